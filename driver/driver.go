@@ -1,0 +1,226 @@
+// Package driver is what a database must provide to candor: a way to open it from a URL, dedicated
+// connections with explicit transactions, a bulk path for loading, and a classification of its errors.
+// Each engine lives in a sub-package (driver/postgres, driver/sqlite) that registers itself by URL
+// scheme; workloads keep their own SQL per dialect name.
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/candor-bench/candor/userr"
+)
+
+// ErrNoRows is returned by Row.Scan when the query returned no row, whatever the engine.
+var ErrNoRows = errors.New("no rows in result set")
+
+// Dialect names an engine's SQL flavour and what it can do. Workloads choose statements by Name and
+// take faster paths where a capability allows.
+type Dialect struct {
+	Name string // "postgres" or "sqlite"
+	// Arrays: the engine takes array parameters (= ANY($1), unnest), so a set of rows can be read or
+	// written in one statement.
+	Arrays bool
+	// SingleWriter: one writer at a time (SQLite). Read-write transactions take the write lock up front.
+	SingleWriter bool
+}
+
+// Isolation is a transaction isolation level; the zero value means the engine's default.
+type Isolation string
+
+const (
+	IsolationDefault        Isolation = ""
+	IsolationReadCommitted  Isolation = "read-committed"
+	IsolationRepeatableRead Isolation = "repeatable-read"
+	IsolationSerializable   Isolation = "serializable"
+)
+
+// TxOptions are the options of one transaction.
+type TxOptions struct {
+	ReadOnly  bool
+	Isolation Isolation
+}
+
+// DB is an opened database: a factory of dedicated connections.
+type DB interface {
+	Kind() string // "postgres", "sqlite"
+	Dialect() Dialect
+	// Redacted is the URL with any password replaced, safe to print and store.
+	Redacted() string
+	// Connect opens a dedicated session, to be owned by one goroutine.
+	Connect(ctx context.Context) (Conn, error)
+	// Version is the server's version string.
+	Version(ctx context.Context) (string, error)
+	// Classify tells what an error returned by this engine means for the transaction that saw it.
+	Classify(err error) ErrorClass
+	// Isolation is the level transactions run at when TxOptions leave it unset.
+	DefaultIsolation() Isolation
+	Close() error
+}
+
+// Conn is one session. Transactions are begun and ended on the connection itself (no per-transaction
+// object), and statements are prepared and cached by their SQL text on first use.
+type Conn interface {
+	Begin(ctx context.Context, opts TxOptions) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+	QueryRow(ctx context.Context, sql string, args ...any) Row
+	Query(ctx context.Context, sql string, args ...any) (Rows, error)
+	Exec(ctx context.Context, sql string, args ...any) (rowsAffected int64, err error)
+	// CopyFrom loads rows into table as fast as the engine allows (COPY on PostgreSQL, large
+	// prepared multi-row inserts on SQLite), inside the connection's current transaction if any.
+	CopyFrom(ctx context.Context, table string, columns []string, src RowSource) (int64, error)
+	Close() error
+}
+
+// Row is the result of QueryRow. Scan returns ErrNoRows when there was no row.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// Rows is the result of Query; Close must be called (it is safe to call twice).
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// RowSource feeds CopyFrom, one row at a time. The slice Values returns may be reused by the next
+// call to Next.
+type RowSource interface {
+	Next() bool
+	Values() ([]any, error)
+	Err() error
+}
+
+// ErrorClass is what an error means for the transaction that saw it.
+type ErrorClass int
+
+const (
+	// ErrFatal: not retried; the transaction counts as an error.
+	ErrFatal ErrorClass = iota
+	// ErrRetry: serialization failure, deadlock or busy lock; the whole transaction is retried.
+	ErrRetry
+	// ErrConnLost: the connection is gone; it is re-opened and the transaction retried.
+	ErrConnLost
+)
+
+func (c ErrorClass) String() string {
+	switch c {
+	case ErrRetry:
+		return "retry"
+	case ErrConnLost:
+		return "connection lost"
+	}
+	return "fatal"
+}
+
+// Opener opens a database from a parsed URL.
+type Opener func(ctx context.Context, u *url.URL, raw string) (DB, error)
+
+var openers = map[string]Opener{}
+
+// Register makes an engine available under a URL scheme. It is called from the engine package's init.
+func Register(scheme string, open Opener) { openers[scheme] = open }
+
+// Schemes lists the registered URL schemes.
+func Schemes() []string {
+	s := make([]string, 0, len(openers))
+	for k := range openers {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return s
+}
+
+// Open opens the database named by a URL such as postgres://user:pass@host:5432/db or sqlite:PATH.
+// Malformed or unknown URLs are user errors. Open checks that the database answers.
+func Open(ctx context.Context, raw string) (DB, error) {
+	if raw == "" {
+		return nil, userr.Errorf("no database given: pass --db URL, for example --db sqlite:candor-tpcc.db or --db postgres://user:pass@127.0.0.1:5432/candor")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return nil, userr.Errorf("the database URL %q is malformed: use postgres://user:pass@host:port/db or sqlite:PATH", Redact(raw))
+	}
+	open, ok := openers[strings.ToLower(u.Scheme)]
+	if !ok {
+		return nil, userr.Errorf("the database URL scheme %q is not supported: use one of %s", u.Scheme, strings.Join(Schemes(), ", "))
+	}
+	return open(ctx, u, raw)
+}
+
+// Redact returns raw with the password of a URL replaced by "xxxxx", and password=... query or
+// keyword parameters hidden too. It never fails: an unparsable URL is cut to its scheme.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.Index(raw, ":"); i > 0 {
+			return raw[:i] + ":(unparsable URL hidden)"
+		}
+		return "(unparsable URL hidden)"
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	q := u.Query()
+	changed := false
+	for k := range q {
+		if strings.Contains(strings.ToLower(k), "password") {
+			q.Set(k, "xxxxx")
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// Retry runs fn in a transaction until it commits, fails with a non-retryable error, or the context
+// ends. It returns the number of retries. A lost connection is reported to the caller (who owns the
+// connection and must replace it) as an error of class ErrConnLost.
+func Retry(ctx context.Context, db DB, c Conn, opts TxOptions, maxRetries int, fn func(ctx context.Context, c Conn) error) (retries int, err error) {
+	for {
+		err = runTx(ctx, c, opts, fn)
+		if err == nil {
+			return retries, nil
+		}
+		if db.Classify(err) != ErrRetry || retries >= maxRetries || ctx.Err() != nil {
+			return retries, err
+		}
+		retries++
+		// A short, growing pause lets the conflicting transaction finish.
+		d := time.Duration(retries) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return retries, err
+		case <-time.After(d):
+		}
+	}
+}
+
+// ErrRollback is returned by a transaction function that decided to roll back as a normal business
+// outcome (TPC-C's 1% of New-Orders with an unused item). Retry rolls back and returns it.
+var ErrRollback = errors.New("transaction rolled back by design")
+
+func runTx(ctx context.Context, c Conn, opts TxOptions, fn func(ctx context.Context, c Conn) error) error {
+	if err := c.Begin(ctx, opts); err != nil {
+		return err
+	}
+	if err := fn(ctx, c); err != nil {
+		if rbErr := c.Rollback(context.WithoutCancel(ctx)); rbErr != nil && !errors.Is(err, ErrRollback) {
+			return fmt.Errorf("%w (and rollback failed: %v)", err, rbErr)
+		}
+		return err
+	}
+	return c.Commit(ctx)
+}
