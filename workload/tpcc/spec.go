@@ -32,11 +32,12 @@ const (
 // TxNames are the keys used in result.json and the interval log tags.
 var TxNames = [NumTxTypes]string{"new_order", "payment", "order_status", "delivery", "stock_level"}
 
-// Deck is the card deck of clause 5.2.4.2 as used by most implementations: 23 cards per pass,
+// DeckCards is the card deck of clause 5.2.4.2 as used by most implementations: 23 cards per pass,
 // 10 New-Order, 10 Payment, 1 each of the others; reshuffled after every pass. Named, not positional.
-var Deck = map[int]int{NewOrder: 10, Payment: 10, OrderStatus: 1, Delivery: 1, StockLevel: 1}
+// A terminal deals from a Deck (deck.go).
+var DeckCards = map[int]int{NewOrder: 10, Payment: 10, OrderStatus: 1, Delivery: 1, StockLevel: 1}
 
-// DeckSize is the number of cards in one pass of Deck.
+// DeckSize is the number of cards in one pass of DeckCards.
 const DeckSize = 23
 
 // Timing of clause 5.2.5: keying time, mean think time, and the 90th-percentile response-time limit.

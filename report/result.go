@@ -1,0 +1,196 @@
+// Package report turns a finished (or interrupted) run into what people and tools read: result.json
+// (a contract other tools and candor's CI read), the console summary and the progress lines.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/userr"
+)
+
+// ResultFile and LogFile are the names of the files a run writes into its --out directory.
+const (
+	ResultFile = "result.json"
+	LogFile    = "latency.hlog"
+)
+
+// Result is the content of result.json. Field names are a contract: add fields, never rename.
+type Result struct {
+	Tool     Tool   `json:"tool"`
+	Workload string `json:"workload"`
+	// Disclaimer is printed with every summary: these numbers are not audited TPC-C results.
+	Disclaimer string `json:"disclaimer"`
+	Mode       string `json:"mode"`
+	// Partial is true when the run was interrupted (Ctrl-C, lost database); PartialReason says why.
+	Partial       bool   `json:"partial"`
+	PartialReason string `json:"partial_reason,omitempty"`
+
+	Warehouses  int    `json:"warehouses"`
+	Terminals   int    `json:"terminals"`
+	Connections int    `json:"connections"`
+	Seed        uint64 `json:"seed"`
+	Isolation   string `json:"isolation"`
+
+	StartedAt      time.Time `json:"started_at"`
+	WarmupSeconds  float64   `json:"warmup_seconds"`
+	MeasureSeconds float64   `json:"measure_seconds"`
+
+	TpmC float64 `json:"tpmC"`
+	// Efficiency is tpmC / (12.86 x W) in percent, only in spec mode (null otherwise).
+	Efficiency *float64 `json:"efficiency"`
+
+	Database Database `json:"database"`
+	Driver   Host     `json:"driver_host"`
+
+	Transactions map[string]*TxResult `json:"transactions"`
+	// DeliveryDeferred is the deferred part of Delivery (clause 2.7.2): completion time from queueing.
+	DeliveryDeferred *Deferred `json:"delivery_deferred,omitempty"`
+
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+	Audit    *Audit    `json:"audit,omitempty"`
+	Warnings []Warning `json:"warnings"`
+	Checks   []Check   `json:"checks,omitempty"`
+	// Constants are the NURand C values of the load and of the run (clause 2.1.6).
+	Constants any `json:"constants,omitempty"`
+	// Plan is the fully resolved plan the run executed (every flag, defaulted or given).
+	Plan any `json:"plan"`
+}
+
+// Tool identifies the program that produced the result.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Database describes the engine measured.
+type Database struct {
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+	URL     string `json:"url"` // redacted: never holds a password
+	// Settings are the engine settings that decide durability and memory, as read from it.
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// Host is the machine the driver ran on.
+type Host struct {
+	Hostname string `json:"hostname"`
+	CPUs     int    `json:"cpus"`
+	GoOS     string `json:"goos"`
+	GoArch   string `json:"goarch"`
+	// CPUMicrosPerTx is the driver process's own CPU time (user+system) per completed transaction.
+	CPUMicrosPerTx float64 `json:"cpu_us_per_tx"`
+	CPUSeconds     float64 `json:"cpu_seconds"`
+}
+
+// TxResult is one transaction type's figures over the measurement interval.
+type TxResult struct {
+	Count      int64 `json:"count"` // completed, including business rollbacks, excluding errors
+	Errors     int64 `json:"errors"`
+	Retries    int64 `json:"retries"`
+	Rollbacks  int64 `json:"rollbacks"`
+	Reconnects int64 `json:"reconnects"`
+	// Incomplete: started in the window but not finished within the grace period.
+	Incomplete int64 `json:"incomplete"`
+	// Overflow: latencies above the histogram's range (counted at its highest value).
+	Overflow   int64               `json:"overflow,omitempty"`
+	PerMinute  float64             `json:"per_minute"`
+	ResponseMs measure.Percentiles `json:"response_ms"`
+	ServiceMs  measure.Percentiles `json:"service_ms"`
+	LagMs      measure.Percentiles `json:"lag_ms"`
+}
+
+// Deferred is the deferred Delivery's figures.
+type Deferred struct {
+	Count            int64               `json:"count"`
+	Errors           int64               `json:"errors"`
+	Incomplete       int64               `json:"incomplete"`
+	SkippedDistricts int64               `json:"skipped_districts"`
+	Districts        int64               `json:"districts"`
+	CompletionMs     measure.Percentiles `json:"completion_ms"`
+}
+
+// Verdict is one pass/fail rule, such as a 90th-percentile response-time limit of clause 5.2.5.3.
+type Verdict struct {
+	Rule    string  `json:"rule"`
+	LimitMs float64 `json:"limit_ms"`
+	ValueMs float64 `json:"value_ms"`
+	Pass    bool    `json:"pass"`
+}
+
+// Audit is the run-time audit of the generated inputs (TPC-C clause 9.2).
+type Audit struct {
+	Transactions int64 `json:"transactions"`
+	// Enough is false below the number of transactions the audit needs to be meaningful.
+	Enough bool        `json:"enough"`
+	Items  []AuditItem `json:"items"`
+}
+
+// AuditItem is one audited share with its bounds.
+type AuditItem struct {
+	Name   string  `json:"name"`
+	Clause string  `json:"clause"`
+	Value  float64 `json:"value"`
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	Unit   string  `json:"unit"`
+	// Status is pass, fail, "not enough transactions" or "not applicable".
+	Status string `json:"status"`
+	Pass   bool   `json:"pass"`
+}
+
+// Check is one consistency condition's outcome (TPC-C clause 3.3.2).
+type Check struct {
+	Condition  int      `json:"condition"`
+	Name       string   `json:"name"`
+	Skipped    bool     `json:"skipped"`
+	Reason     string   `json:"reason,omitempty"`
+	OK         bool     `json:"ok"`
+	Violations []string `json:"violations,omitempty"`
+	Seconds    float64  `json:"seconds"`
+}
+
+// Warning is a condition that makes a number misleading, with a stable code and one sentence.
+type Warning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Write stores r as DIR/result.json (creating DIR), atomically: a crash never leaves half a file.
+func Write(dir string, r *Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return userr.Errorf("cannot create the results directory %s: %v: choose another --out", dir, err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, ResultFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, ResultFile))
+}
+
+// Read loads DIR/result.json.
+func Read(dir string) (*Result, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, userr.Errorf("%s has no %s: pass the --out directory of a candor run", dir, ResultFile)
+		}
+		return nil, userr.Errorf("cannot read %s: %v", filepath.Join(dir, ResultFile), err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, userr.Errorf("%s is not a candor result (%v): pass the --out directory of a candor run", filepath.Join(dir, ResultFile), err)
+	}
+	if r.Workload == "" {
+		return nil, fmt.Errorf("%s has no workload field: not a candor result", filepath.Join(dir, ResultFile))
+	}
+	return &r, nil
+}

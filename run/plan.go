@@ -1,0 +1,173 @@
+// Package run turns what the user asked for into a validated, fully resolved plan before anything
+// connects, then executes it: load, run, check, and the results. The CLI only fills the plans.
+package run
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload/tpcc"
+)
+
+// DefaultSQLite is the embedded default database of the one-shot command.
+const DefaultSQLite = "sqlite:candor-tpcc.db"
+
+// LoadPlan is `candor tpcc load`.
+type LoadPlan struct {
+	DB         string `json:"db"`
+	Warehouses int    `json:"warehouses"`
+	Loaders    int    `json:"loaders"`
+	Seed       uint64 `json:"seed"`
+	Drop       bool   `json:"drop"`
+	Quiet      bool   `json:"-"`
+}
+
+// RunPlan is `candor tpcc run`. Zero values mean "derive a default" until Resolve fills them.
+type RunPlan struct {
+	DB          string        `json:"-"`
+	DBRedacted  string        `json:"db"`
+	Warehouses  int           `json:"warehouses"`
+	Mode        tpcc.Mode     `json:"mode"`
+	Terminals   int           `json:"terminals"`
+	Connections int           `json:"connections"`
+	Duration    time.Duration `json:"-"`
+	Warmup      time.Duration `json:"-"`
+	Grace       time.Duration `json:"-"`
+	Interval    time.Duration `json:"-"`
+	Out         string        `json:"out"`
+	Seed        uint64        `json:"seed"`
+	SeedGiven   bool          `json:"seed_given"`
+	Isolation   string        `json:"isolation"`
+	// Check runs the consistency check after the run (quick, or full with CheckFull).
+	Check     bool `json:"check"`
+	CheckFull bool `json:"check_full"`
+	Quiet     bool `json:"-"`
+
+	// The durations as text in the stored plan, so it reads as the user would write it.
+	DurationText string `json:"duration"`
+	WarmupText   string `json:"warmup"`
+	GraceText    string `json:"grace"`
+	IntervalText string `json:"interval"`
+}
+
+// problems collects every problem of a plan, so the user sees them all at once.
+type problems []string
+
+func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Sprintf(format, a...)) }
+
+func (p problems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	if len(p) == 1 {
+		return userr.Errorf("%s", p[0])
+	}
+	return userr.Errorf("%d problems with the command:\n  - %s", len(p), strings.Join(p, "\n  - "))
+}
+
+// Validate checks a load plan before anything connects.
+func (l *LoadPlan) Validate() error {
+	var p problems
+	if l.DB == "" {
+		p.add("no database given: pass --db URL (for example --db %s)", DefaultSQLite)
+	}
+	if l.Warehouses < 1 {
+		p.add("--warehouses must be at least 1 (got %d)", l.Warehouses)
+	}
+	if l.Loaders < 1 {
+		p.add("--loaders must be at least 1 (got %d)", l.Loaders)
+	}
+	return p.err()
+}
+
+// Validate checks the parts of a run plan that need no database, before anything connects.
+func (r *RunPlan) Validate() error {
+	var p problems
+	if r.DB == "" {
+		p.add("no database given: pass --db URL (for example --db %s)", DefaultSQLite)
+	}
+	switch r.Mode {
+	case tpcc.ModeSpec, tpcc.ModeThroughput:
+	default:
+		p.add("--mode %q is not a mode: use spec or throughput", r.Mode)
+	}
+	if r.Warehouses < 0 {
+		p.add("--warehouses must be positive (got %d)", r.Warehouses)
+	}
+	if r.Terminals < 0 {
+		p.add("--terminals must be positive (got %d)", r.Terminals)
+	}
+	if r.Mode == tpcc.ModeSpec && r.Terminals != 0 && r.Warehouses != 0 && r.Terminals != tpcc.TerminalsPerWarehouse*r.Warehouses {
+		p.add("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d): drop --terminals or use --mode throughput", r.Terminals, tpcc.TerminalsPerWarehouse*r.Warehouses)
+	}
+	if r.Connections < 0 {
+		p.add("--connections must be positive (got %d)", r.Connections)
+	}
+	if r.Duration <= 0 {
+		p.add("--duration must be positive (got %s): for example --duration 5m", r.Duration)
+	}
+	if r.Warmup < 0 {
+		p.add("--warmup must not be negative (got %s)", r.Warmup)
+	}
+	if r.Grace < 0 {
+		p.add("--grace must not be negative (got %s)", r.Grace)
+	}
+	if r.Interval < 100*time.Millisecond {
+		p.add("--interval must be at least 100ms (got %s)", r.Interval)
+	}
+	if _, err := ParseIsolation(r.Isolation); err != nil {
+		p.add("%s", err.Error())
+	}
+	return p.err()
+}
+
+// ParseIsolation reads an --isolation value; "" is the engine's default.
+func ParseIsolation(s string) (driver.Isolation, error) {
+	switch driver.Isolation(strings.ToLower(s)) {
+	case driver.IsolationDefault:
+		return driver.IsolationDefault, nil
+	case driver.IsolationReadCommitted:
+		return driver.IsolationReadCommitted, nil
+	case driver.IsolationRepeatableRead:
+		return driver.IsolationRepeatableRead, nil
+	case driver.IsolationSerializable:
+		return driver.IsolationSerializable, nil
+	}
+	return "", errors.New("--isolation " + s + " is not a level: use read-committed, repeatable-read or serializable")
+}
+
+// resolve fills the defaults that depend on the loaded database (its warehouse count) and checks
+// what could not be checked before connecting.
+func (r *RunPlan) resolve(info tpcc.LoadInfo, db driver.DB) error {
+	if r.Warehouses == 0 {
+		r.Warehouses = info.Warehouses
+	}
+	if r.Warehouses != info.Warehouses {
+		return userr.Errorf("--warehouses %d does not match the database, which holds %d warehouses: drop --warehouses, or reload with candor tpcc load --drop --warehouses %d", r.Warehouses, info.Warehouses, r.Warehouses)
+	}
+	if r.Mode == tpcc.ModeSpec {
+		r.Terminals = tpcc.TerminalsPerWarehouse * r.Warehouses
+	} else if r.Terminals == 0 {
+		// A handful: enough to keep a small server busy, few enough not to hide queueing.
+		r.Terminals = 4
+	}
+	if r.Connections == 0 {
+		if r.Mode == tpcc.ModeSpec {
+			// Spec terminals are idle over 99% of the time (keying and think); a pool of 2 per
+			// warehouse (at least 4) keeps connection waits rare. Waits that do happen are measured.
+			r.Connections = min(r.Terminals, max(4, 2*r.Warehouses))
+		} else {
+			r.Connections = r.Terminals
+		}
+	}
+	if r.Isolation == "" {
+		r.Isolation = string(db.DefaultIsolation())
+	}
+	r.DBRedacted = db.Redacted()
+	r.DurationText, r.WarmupText, r.GraceText, r.IntervalText = r.Duration.String(), r.Warmup.String(), r.Grace.String(), r.Interval.String()
+	return nil
+}

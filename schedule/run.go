@@ -1,0 +1,339 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/candor-bench/candor/measure"
+)
+
+// slot is one worker's state, guarded by run.mu.
+type slot struct {
+	wake      chan struct{} // capacity 1; sent to only when the worker is taken off run.idle
+	busy      bool          // running e
+	abandoned bool          // still running e when the run closed: counted incomplete, result discarded
+	e         entry
+}
+
+// run is the state of one Run. Workers pull due work themselves under mu (no dispatcher goroutine,
+// no hand-off per operation); an idle worker sleeps on its wake channel, and one timer wakes one
+// when the earliest intended start comes due.
+type run struct {
+	cfg    Config
+	start  time.Time
+	mStart time.Duration // window, as offsets from start
+	mEnd   time.Duration
+	nops   int
+
+	mu         sync.Mutex
+	heap       dueHeap
+	seq        uint64
+	slots      []slot
+	idle       []int // idle workers, a stack (the most recently busy worker is woken first)
+	timer      *time.Timer
+	timerArmed bool          // a timer callback is pending and will re-evaluate
+	timerAt    time.Duration // when it was armed for
+	inflight   int
+	dispatched int64
+	completed  int64
+	closing    bool          // the window is over or ctx was cancelled: finish when idle
+	stopped    bool          // cancelled: dispatch nothing more
+	closed     bool          // over: workers exit, late results are discarded
+	cutoff     time.Duration // entries due before this that were never dispatched are incomplete
+	finished   chan struct{} // closed once closing and nothing is in flight or dispatchable
+	isFinished bool
+
+	execCtx    context.Context
+	execCancel context.CancelFunc
+	wg         sync.WaitGroup
+}
+
+func newRun(cfg Config, start time.Time) *run {
+	r := &run{
+		cfg:      cfg,
+		start:    start,
+		mStart:   cfg.Warmup,
+		mEnd:     cfg.Warmup + cfg.Measure,
+		nops:     len(cfg.Rec.Ops()),
+		heap:     make(dueHeap, 0, len(cfg.Terminals)),
+		slots:    make([]slot, cfg.Workers),
+		idle:     make([]int, 0, cfg.Workers),
+		cutoff:   cfg.Warmup + cfg.Measure,
+		finished: make(chan struct{}),
+	}
+	for i := range r.slots {
+		r.slots[i].wake = make(chan struct{}, 1)
+	}
+	return r
+}
+
+// now is the time since the run's start (monotonic clock).
+func (r *run) now() time.Duration { return time.Since(r.start) }
+
+func (r *run) measured(at time.Duration) bool { return at >= r.mStart && at < r.mEnd }
+
+// push queues terminal term's next operation. Caller holds mu.
+func (r *run) push(term int32, op int, at time.Duration) {
+	if op < 0 || op >= r.nops {
+		panic(fmt.Sprintf("schedule: terminal %d drew operation %d; the recorder knows %d operations", term, op, r.nops))
+	}
+	r.seq++
+	r.heap.push(entry{at: at, seq: r.seq, term: term, op: int32(op)})
+}
+
+// dispatchable reports whether the earliest entry may ever be dispatched: not cancelled, and its
+// intended start is inside the run (before the window's end). Caller holds mu.
+func (r *run) dispatchable() bool {
+	return len(r.heap) > 0 && !r.stopped && !r.closed && r.heap[0].at < r.mEnd
+}
+
+// kick makes sure due work gets a worker: it wakes an idle worker when the earliest entry is due, or
+// arms the one timer for when it will be. Caller holds mu.
+func (r *run) kick(now time.Duration) {
+	if len(r.idle) == 0 || !r.dispatchable() {
+		return
+	}
+	at := r.heap[0].at
+	if at <= now {
+		w := r.idle[len(r.idle)-1]
+		r.idle = r.idle[:len(r.idle)-1]
+		r.slots[w].wake <- struct{}{}
+		return
+	}
+	if !r.timerArmed || at < r.timerAt {
+		r.timer.Reset(at - now)
+		r.timerArmed, r.timerAt = true, at
+	}
+}
+
+func (r *run) onTimer() {
+	r.mu.Lock()
+	r.timerArmed = false
+	r.kick(r.now())
+	r.mu.Unlock()
+}
+
+// checkFinished signals Run when, after the window, nothing is in flight and nothing is left to
+// dispatch. Caller holds mu.
+func (r *run) checkFinished() {
+	if r.closing && !r.isFinished && r.inflight == 0 && !r.dispatchable() {
+		r.isFinished = true
+		close(r.finished)
+	}
+}
+
+// worker is one connection's loop: take the earliest due entry, run it, record it, queue the
+// terminal's next operation; sleep when nothing is due.
+func (r *run) worker(w int) {
+	defer r.wg.Done()
+	sl := &r.slots[w]
+	stripe := r.cfg.Rec.Stripe(w)
+	// The previous operation's event, recorded outside mu (after deciding what to run next).
+	var (
+		pending    bool
+		pendOp     int
+		pendMeas   bool
+		pendEv     measure.Event
+		terminals  = r.cfg.Terminals
+		exec       = r.cfg.Exec
+		flushEvent = func() {
+			if pending {
+				stripe.Done(pendOp, pendMeas, pendEv)
+				pending = false
+			}
+		}
+	)
+	r.mu.Lock()
+	for {
+		if r.closed {
+			r.mu.Unlock()
+			flushEvent()
+			return
+		}
+		now := r.now()
+		if len(r.heap) == 0 || r.heap[0].at > now || !r.dispatchable() {
+			r.checkFinished()
+			r.idle = append(r.idle, w)
+			r.kick(now)
+			r.mu.Unlock()
+			flushEvent()
+			<-sl.wake
+			r.mu.Lock()
+			continue
+		}
+		e := r.heap.pop()
+		sl.busy, sl.e = true, e
+		r.inflight++
+		r.dispatched++
+		r.kick(now) // more due work and idle workers: wake the next one
+		r.mu.Unlock()
+		flushEvent()
+
+		t, op := terminals[e.term], int(e.op)
+		dispatch := r.now()
+		out := exec.Execute(r.execCtx, w, t, op)
+		done := r.now()
+		think := t.Think(op)
+		next, keying := t.Next()
+		pending, pendOp, pendMeas = true, op, r.measured(e.at)
+		pendEv = measure.Event{
+			Response:   done - e.at,
+			Service:    done - dispatch,
+			Lag:        dispatch - e.at,
+			Retries:    out.Retries,
+			Err:        out.Err != nil,
+			RolledBack: out.RolledBack,
+			Reconnects: out.Reconnects,
+		}
+
+		r.mu.Lock()
+		if sl.abandoned {
+			r.mu.Unlock() // already counted incomplete; its late result is not recorded
+			return
+		}
+		sl.busy = false
+		r.inflight--
+		r.completed++
+		// Clause 5.2.5: after the response, think, then choose and key the next transaction.
+		r.push(e.term, next, done+think+keying)
+	}
+}
+
+func (r *run) run(ctx context.Context) Summary {
+	cfg := r.cfg
+	sum := Summary{
+		Start:        r.start,
+		MeasureStart: r.start.Add(r.mStart),
+		MeasureEnd:   r.start.Add(r.mEnd),
+	}
+	cfg.Rec.Begin(r.start, sum.MeasureStart, sum.MeasureEnd)
+	// Each terminal's first operation is due after its first keying time (which may be staggered).
+	for i, t := range cfg.Terminals {
+		op, keying := t.Next()
+		r.push(int32(i), op, keying)
+	}
+	r.timer = time.AfterFunc(time.Hour, r.onTimer)
+	r.timer.Stop()
+	// Work in flight must be able to finish during the grace period even after a cancellation, so
+	// Execute's context is cancelled only when the run closes.
+	r.execCtx, r.execCancel = context.WithCancel(context.WithoutCancel(ctx))
+	defer r.execCancel()
+
+	tickStop, tickDone := make(chan struct{}), make(chan struct{})
+	go r.ticker(tickStop, tickDone)
+	r.wg.Add(cfg.Workers)
+	for w := range cfg.Workers {
+		go r.worker(w)
+	}
+
+	// Until the window ends, or cancellation.
+	endTimer := time.NewTimer(time.Until(sum.MeasureEnd))
+	cancelled := false
+	select {
+	case <-endTimer.C:
+	case <-ctx.Done():
+		cancelled = true
+	}
+	endTimer.Stop()
+
+	r.mu.Lock()
+	now := r.now()
+	deadline := r.mEnd + cfg.Grace
+	if cancelled {
+		r.stopped = true // start nothing more, not even work that arrived inside the window
+	}
+	if cancelled && now < r.mEnd {
+		sum.Partial = true
+		// Arrivals due up to now were waiting: if never dispatched they are incomplete.
+		r.cutoff = now + 1
+		sum.MeasureEnd = r.start.Add(now)
+		if now < r.mStart {
+			sum.MeasureStart = sum.MeasureEnd
+		}
+		deadline = now + cfg.Grace
+	}
+	r.closing = true
+	r.kick(now)
+	r.checkFinished()
+	r.mu.Unlock()
+
+	// Wait for the work that arrived in the window, up to the grace period.
+	grace := time.NewTimer(deadline - r.now())
+	ctxDone := ctx.Done()
+	if cancelled {
+		ctxDone = nil
+	}
+wait:
+	for {
+		select {
+		case <-r.finished:
+			break wait
+		case <-grace.C:
+			break wait
+		case <-ctxDone: // cancelled during the grace period: start nothing more
+			ctxDone = nil
+			r.mu.Lock()
+			r.stopped = true
+			r.checkFinished()
+			r.mu.Unlock()
+		}
+	}
+	grace.Stop()
+
+	// Close: what is still in flight or still waiting is incomplete, never dropped silently.
+	r.mu.Lock()
+	r.closed = true
+	r.timer.Stop()
+	stripe := cfg.Rec.Stripe(0)
+	for w := range r.slots {
+		sl := &r.slots[w]
+		if sl.busy {
+			sl.abandoned = true
+			stripe.Incomplete(int(sl.e.op), r.measured(sl.e.at))
+			sum.Incomplete++
+		}
+	}
+	for _, e := range r.heap {
+		if e.at < r.cutoff {
+			stripe.Incomplete(int(e.op), r.measured(e.at))
+			sum.Incomplete++
+		}
+	}
+	for _, w := range r.idle {
+		r.slots[w].wake <- struct{}{}
+	}
+	r.idle = r.idle[:0]
+	sum.Dispatched, sum.Completed = r.dispatched, r.completed
+	r.mu.Unlock()
+	r.execCancel()
+	r.wg.Wait() // every worker has recorded its last event or abandoned it
+
+	close(tickStop)
+	<-tickDone
+	sum.End = time.Now()
+	iv := cfg.Rec.Tick(sum.End)
+	if cfg.OnTick != nil {
+		cfg.OnTick(iv)
+	}
+	return sum
+}
+
+// ticker calls Rec.Tick and OnTick every cfg.Tick until stop is closed.
+func (r *run) ticker(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	tk := time.NewTicker(r.cfg.Tick)
+	defer tk.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tk.C:
+			iv := r.cfg.Rec.Tick(time.Now())
+			if r.cfg.OnTick != nil {
+				r.cfg.OnTick(iv)
+			}
+		}
+	}
+}

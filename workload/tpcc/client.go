@@ -1,0 +1,121 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/userr"
+)
+
+// MaxRetries bounds how often one transaction is retried after a serialization failure, deadlock or
+// busy lock before it counts as an error.
+const MaxRetries = 10
+
+// Outcome is what became of one transaction.
+type Outcome struct {
+	// Retries is the number of times the whole transaction was run again after a retryable error.
+	Retries int
+	// RolledBack: the New-Order rolled back by design because its last item is unused (clause
+	// 2.4.2.3). It is a completed business transaction, not an error.
+	RolledBack bool
+	// Err is the error that ended the transaction, after retries; nil on success.
+	Err error
+}
+
+// DeliveryResult is what one Delivery's deferred part did (clause 2.7.4.2).
+type DeliveryResult struct {
+	// Delivered is the number of districts whose oldest undelivered order was delivered.
+	Delivered int
+	// Skipped is the number of districts without an undelivered order; they must be counted and
+	// reported when above 1% (clause 2.7.4.2).
+	Skipped int
+}
+
+// Client runs the five TPC-C transactions for one worker. It owns reusable buffers and argument
+// slices, so it is not safe for concurrent use: give each worker its own. The connection is passed
+// to each call (the worker owns it and replaces it when it is lost).
+type Client struct {
+	db  driver.DB
+	ops txOps
+
+	// The transaction bodies bound once as method values, so a call allocates no closure. Each reads
+	// its input from the state below.
+	newOrderFn, paymentFn, orderStatusFn, deliveryFn, stockLevelFn func(context.Context, driver.Conn) error
+
+	no  newOrderState
+	pay paymentState
+	os  orderStatusState
+	del deliveryState
+	sl  stockLevelState
+
+	args []any // reused argument list
+}
+
+// txOps is the engine-specific half of the transactions: the statements and how their rows are
+// read. The business logic shared by all engines (inputs, stock arithmetic, totals, customer
+// selection by name) lives in the transaction files.
+type txOps interface {
+	// newOrderHeader: clause 2.4.2.2 up to the order lines. It reads w_tax, reads and increments
+	// d_next_o_id, reads d_tax and the customer, and inserts orders and new_order.
+	newOrderHeader(ctx context.Context, c driver.Conn, cl *Client) error
+	// newOrderStock reads, locking them, the stock rows of cl.no.rows with their items, setting
+	// found on those that exist.
+	newOrderStock(ctx context.Context, c driver.Conn, cl *Client) error
+	// newOrderWrite writes the stock rows and inserts the order lines computed by newOrderState.apply.
+	newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) error
+	payment(ctx context.Context, c driver.Conn, cl *Client) error
+	orderStatus(ctx context.Context, c driver.Conn, cl *Client) error
+	delivery(ctx context.Context, c driver.Conn, cl *Client) error
+	stockLevel(ctx context.Context, c driver.Conn, cl *Client) error
+}
+
+// NewClient returns a Client for db, with the statements of its dialect.
+func NewClient(db driver.DB) *Client {
+	cl := &Client{db: db, args: make([]any, 0, 16)}
+	switch name := db.Dialect().Name; name {
+	case "postgres":
+		cl.ops = pgTxOps{}
+		cl.no.initArrays()
+	case "sqlite":
+		cl.ops = sqliteTxOps{}
+	default:
+		cl.ops = unsupportedTxOps{name: name}
+	}
+	cl.newOrderFn = cl.newOrderTx
+	cl.paymentFn = cl.paymentTx
+	cl.orderStatusFn = cl.orderStatusTx
+	cl.deliveryFn = cl.deliveryTx
+	cl.stockLevelFn = cl.stockLevelTx
+	return cl
+}
+
+// run runs fn as one transaction with retries and turns the result into an Outcome.
+func (cl *Client) run(ctx context.Context, conn driver.Conn, opts driver.TxOptions, fn func(context.Context, driver.Conn) error) Outcome {
+	retries, err := driver.Retry(ctx, cl.db, conn, opts, MaxRetries, fn)
+	if errors.Is(err, driver.ErrRollback) {
+		return Outcome{Retries: retries, RolledBack: true}
+	}
+	return Outcome{Retries: retries, Err: err}
+}
+
+// argList returns the reused argument slice filled with vals. Callers pass it on with args...,
+// which hands the driver the slice itself instead of a new one per call.
+func (cl *Client) argList(vals ...any) []any {
+	cl.args = append(cl.args[:0], vals...)
+	return cl.args
+}
+
+// unsupportedTxOps answers every transaction of an engine without TPC-C statements with a user error.
+type unsupportedTxOps struct{ name string }
+
+func (u unsupportedTxOps) err() error {
+	return userr.Errorf("the TPC-C transactions have no statements for the database kind %q: use PostgreSQL or SQLite", u.name)
+}
+func (u unsupportedTxOps) newOrderHeader(context.Context, driver.Conn, *Client) error { return u.err() }
+func (u unsupportedTxOps) newOrderStock(context.Context, driver.Conn, *Client) error  { return u.err() }
+func (u unsupportedTxOps) newOrderWrite(context.Context, driver.Conn, *Client) error  { return u.err() }
+func (u unsupportedTxOps) payment(context.Context, driver.Conn, *Client) error        { return u.err() }
+func (u unsupportedTxOps) orderStatus(context.Context, driver.Conn, *Client) error    { return u.err() }
+func (u unsupportedTxOps) delivery(context.Context, driver.Conn, *Client) error       { return u.err() }
+func (u unsupportedTxOps) stockLevel(context.Context, driver.Conn, *Client) error     { return u.err() }

@@ -1,0 +1,378 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/userr"
+)
+
+// LoadOptions say what to load and how.
+type LoadOptions struct {
+	Warehouses int
+	// Loaders is the number of parallel loaders (database connections on PostgreSQL; generators
+	// feeding the single writer on SQLite). It changes the speed, never the rows.
+	Loaders int
+	Seed    uint64
+	// Drop replaces existing candor TPC-C tables; without it Load refuses to touch them.
+	Drop        bool
+	ToolVersion string
+	// Progress, if set, is called from several goroutines with the number of rows loaded since its
+	// last call (every few thousand rows); it must be cheap and safe for concurrent use.
+	Progress func(rows int64)
+	// Now is the load's timestamp (c_since, o_entry_d, h_date, the delivered ol_delivery_d); zero
+	// means the current time. It is truncated to the microsecond and stored in candor_load: the same
+	// Seed and Now give the same rows.
+	Now time.Time
+}
+
+// Load creates the TPC-C tables and loads the initial population of clause 4.3.3.1 with
+// o.Loaders parallel loaders, builds the keys and indexes, and records the load in candor_load,
+// whose completed_at is set only when all of that succeeded. If ctx ends or a loader fails, Load
+// stops every loader and returns the error, leaving completed_at null so that check and run see the
+// half-loaded database.
+func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
+	if o.Warehouses < 1 {
+		return LoadInfo{}, userr.Errorf("the number of warehouses must be at least 1, not %d: pass --warehouses N with N >= 1", o.Warehouses)
+	}
+	if o.Loaders < 1 {
+		return LoadInfo{}, userr.Errorf("the number of loaders must be at least 1, not %d: pass --loaders N with N >= 1", o.Loaders)
+	}
+	dialect := db.Dialect().Name
+	if err := checkDialect(dialect); err != nil {
+		return LoadInfo{}, err
+	}
+	ctl, err := db.Connect(ctx)
+	if err != nil {
+		return LoadInfo{}, err
+	}
+	defer ctl.Close()
+
+	have, err := existingTables(ctx, ctl, dialect)
+	if err != nil {
+		return LoadInfo{}, fmt.Errorf("looking for existing TPC-C tables: %w", err)
+	}
+	if len(have) > 0 {
+		if !o.Drop {
+			return LoadInfo{}, refusal(ctx, db, ctl, have)
+		}
+		if err := dropTables(ctx, ctl, dialect); err != nil {
+			return LoadInfo{}, fmt.Errorf("dropping the old TPC-C tables: %w", err)
+		}
+	}
+
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	g := newGenConfig(o.Seed, now, dialect)
+	info := LoadInfo{Warehouses: o.Warehouses, Seed: o.Seed, C: g.c, ToolVersion: o.ToolVersion,
+		Loaders: o.Loaders, StartedAt: now}
+	if err := createSchema(ctx, ctl, dialect, info); err != nil {
+		return LoadInfo{}, fmt.Errorf("creating the TPC-C tables: %w", err)
+	}
+
+	progress := o.Progress
+	if progress == nil {
+		progress = func(int64) {}
+	}
+	us := loadUnits(o.Warehouses)
+	if db.Dialect().SingleWriter {
+		err = loadSingleWriter(ctx, db, g, us, o.Loaders, progress)
+	} else {
+		err = loadParallel(ctx, db, g, us, o.Loaders, progress)
+	}
+	if err == nil {
+		err = buildKeys(ctx, db, ctl, dialect, o.Loaders)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return info, fmt.Errorf("the load was interrupted (%w); the database holds an incomplete load: reload with candor tpcc load --drop", context.Cause(ctx))
+		}
+		return info, err
+	}
+	done := time.Now().UTC().Truncate(time.Microsecond)
+	// The loaders may have committed asynchronously (synchronous_commit off); this commit is
+	// synchronous, and its WAL flush covers everything written before it.
+	if _, err := ctl.Exec(ctx, placeholders(dialect, "UPDATE "+metaTable+" SET completed_at = $1"), done); err != nil {
+		return info, fmt.Errorf("recording the completed load: %w", err)
+	}
+	info.CompletedAt, info.Completed = done, true
+	return info, nil
+}
+
+// refusal is the user error for a database that already holds TPC-C tables while Drop is off.
+func refusal(ctx context.Context, db driver.DB, c driver.Conn, have []string) error {
+	u := db.Redacted()
+	if contains(have, metaTable) {
+		if li, err := readLoadInfo(ctx, db, c); err == nil {
+			state := "loaded " + li.StartedAt.Format("2006-01-02 15:04:05") + " UTC"
+			if !li.Completed {
+				state = "an incomplete load started " + li.StartedAt.Format("2006-01-02 15:04:05") + " UTC"
+			}
+			return userr.Errorf("the database at %s already holds TPC-C data (%d warehouses, %s): pass --drop to replace it", u, li.Warehouses, state)
+		}
+	}
+	return userr.Errorf("the database at %s already holds TPC-C tables (%s): pass --drop to replace them", u, strings.Join(have, ", "))
+}
+
+func dropTables(ctx context.Context, c driver.Conn, dialect string) error {
+	all := append(append([]string{}, TableNames...), metaTable)
+	if dialect == dialectPostgres {
+		_, err := c.Exec(ctx, "DROP TABLE IF EXISTS "+strings.Join(all, ", ")+" CASCADE")
+		return err
+	}
+	for _, t := range all {
+		if _, err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createSchema creates the tables (PostgreSQL: without keys, which come after the data) and
+// candor_load with its row, completed_at null, in one transaction.
+func createSchema(ctx context.Context, c driver.Conn, dialect string, info LoadInfo) error {
+	if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+		return err
+	}
+	err := func() error {
+		for _, t := range tables {
+			if _, err := c.Exec(ctx, t.createSQL(dialect, keysFirst(dialect))); err != nil {
+				return err
+			}
+		}
+		if _, err := c.Exec(ctx, metaCreateSQL(dialect)); err != nil {
+			return err
+		}
+		_, err := c.Exec(ctx, placeholders(dialect, metaInsertSQL), int64(info.Warehouses),
+			strconv.FormatUint(info.Seed, 10), int64(info.C.CLast), int64(info.C.CID), int64(info.C.OLIID),
+			info.ToolVersion, int64(info.Loaders), info.StartedAt)
+		return err
+	}()
+	if err != nil {
+		c.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	return c.Commit(ctx)
+}
+
+// unitError names the unit that failed.
+func unitError(u unit, err error) error { return fmt.Errorf("loading %s: %w", u, err) }
+
+// loadUnit copies a unit's rows in one transaction.
+func loadUnit(ctx context.Context, c driver.Conn, steps []step, progress func(int64)) error {
+	if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+		return err
+	}
+	for _, s := range steps {
+		src := &counting{RowSource: s.src, report: progress}
+		_, err := c.CopyFrom(ctx, s.t.name, s.t.colNames, src)
+		src.flush()
+		if err != nil {
+			c.Rollback(context.WithoutCancel(ctx))
+			return fmt.Errorf("copying into %s: %w", s.t.name, err)
+		}
+	}
+	return c.Commit(ctx)
+}
+
+// counting reports the rows a source gave, in batches.
+type counting struct {
+	driver.RowSource
+	n      int64
+	report func(int64)
+}
+
+const progressBatch = 4096
+
+func (c *counting) Next() bool {
+	if !c.RowSource.Next() {
+		return false
+	}
+	if c.n++; c.n == progressBatch {
+		c.report(c.n)
+		c.n = 0
+	}
+	return true
+}
+
+func (c *counting) flush() {
+	if c.n > 0 {
+		c.report(c.n)
+		c.n = 0
+	}
+}
+
+// firstError keeps the first error of a group of goroutines and cancels their context.
+type firstError struct {
+	err    chan error
+	cancel context.CancelCauseFunc
+}
+
+func newFirstError(cancel context.CancelCauseFunc) *firstError {
+	return &firstError{err: make(chan error, 1), cancel: cancel}
+}
+
+func (f *firstError) set(err error) {
+	select {
+	case f.err <- err:
+		f.cancel(err)
+	default:
+	}
+}
+
+func (f *firstError) get() error {
+	select {
+	case err := <-f.err:
+		return err
+	default:
+		return nil
+	}
+}
+
+// loadParallel runs the units on `loaders` connections, each unit in its own transaction (the
+// PostgreSQL path: COPY on every connection at once).
+func loadParallel(ctx context.Context, db driver.DB, g *genConfig, us []unit, loaders int, progress func(int64)) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	fe := newFirstError(cancel)
+	work := make(chan unit)
+	done := make(chan struct{})
+	n := min(loaders, len(us))
+	for i := 0; i < n; i++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			c, err := db.Connect(ctx)
+			if err != nil {
+				fe.set(err)
+				return
+			}
+			defer c.Close()
+			// Safe: the load is recorded complete only by a final synchronous commit, whose WAL
+			// flush covers these transactions too; a crash before it leaves completed_at null.
+			if _, err := c.Exec(ctx, "SET synchronous_commit = off"); err != nil {
+				fe.set(err)
+				return
+			}
+			for u := range work {
+				if err := loadUnit(ctx, c, u.steps(g), progress); err != nil {
+					fe.set(unitError(u, err))
+					return
+				}
+			}
+		}()
+	}
+feed:
+	for _, u := range us {
+		select {
+		case work <- u:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	for i := 0; i < n; i++ {
+		<-done
+	}
+	if err := fe.get(); err != nil {
+		return err
+	}
+	return context.Cause(ctx)
+}
+
+// buildKeys adds the primary keys and secondary indexes after the load and refreshes the planner's
+// statistics. PostgreSQL builds the indexes in parallel on `loaders` connections, largest first.
+func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect string, loaders int) error {
+	var tasks []string
+	if !keysFirst(dialect) {
+		// Largest tables first, so the longest builds do not start last.
+		for _, t := range []*table{tOrderLine, tStock, tCustomer, tOrders, tHistory, tNewOrder, tItem, tDistrict, tWarehouse} {
+			if ks := t.keySQL(dialect); len(ks) > 0 {
+				tasks = append(tasks, ks[0])
+			}
+		}
+	}
+	for _, x := range indexes {
+		tasks = append(tasks, x.sql())
+	}
+	if dialect == dialectSQLite {
+		for _, q := range append(tasks, "PRAGMA analysis_limit = 1000", "ANALYZE", "PRAGMA wal_checkpoint(TRUNCATE)") {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return fmt.Errorf("building keys and indexes (%s): %w", q, err)
+			}
+		}
+		return nil
+	}
+	var setup = []string{"SET maintenance_work_mem = '512MB'"}
+	if err := runStatements(ctx, db, loaders, setup, tasks); err != nil {
+		return fmt.Errorf("building keys and indexes: %w", err)
+	}
+	for _, t := range tables {
+		if ks := t.keySQL(dialect); len(ks) > 1 {
+			if _, err := ctl.Exec(ctx, ks[1]); err != nil {
+				return fmt.Errorf("adding the primary key of %s: %w", t.name, err)
+			}
+		}
+	}
+	var analyze []string
+	for _, t := range []*table{tOrderLine, tStock, tCustomer, tOrders, tHistory, tNewOrder, tItem, tDistrict, tWarehouse} {
+		analyze = append(analyze, "ANALYZE "+t.name)
+	}
+	if err := runStatements(ctx, db, loaders, nil, analyze); err != nil {
+		return fmt.Errorf("analyzing the tables: %w", err)
+	}
+	return nil
+}
+
+// runStatements runs independent statements on up to n connections at once, in order of the list.
+func runStatements(ctx context.Context, db driver.DB, n int, setup, stmts []string) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	fe := newFirstError(cancel)
+	work := make(chan string, len(stmts))
+	for _, s := range stmts {
+		work <- s
+	}
+	close(work)
+	n = min(n, len(stmts))
+	done := make(chan struct{})
+	for i := 0; i < n; i++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			c, err := db.Connect(ctx)
+			if err != nil {
+				fe.set(err)
+				return
+			}
+			defer c.Close()
+			for _, s := range setup {
+				if _, err := c.Exec(ctx, s); err != nil {
+					fe.set(err)
+					return
+				}
+			}
+			for s := range work {
+				if ctx.Err() != nil {
+					return
+				}
+				if _, err := c.Exec(ctx, s); err != nil {
+					fe.set(fmt.Errorf("%s: %w", s, err))
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		<-done
+	}
+	if err := fe.get(); err != nil {
+		return err
+	}
+	return context.Cause(ctx)
+}

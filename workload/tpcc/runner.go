@@ -1,0 +1,406 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/userr"
+)
+
+// DeliveryDeferred is the recorder's operation index of the deferred part of Delivery: its response
+// time runs from the moment the request was queued to the end of its database work (clause 2.7.2).
+const DeliveryDeferred = NumTxTypes
+
+// OpNames are the recorder's operations: the five transaction types, then the deferred Delivery.
+var OpNames = append(TxNames[:], "delivery_deferred")
+
+// RunOptions is the TPC-C part of a validated, fully resolved run plan.
+type RunOptions struct {
+	Mode        Mode
+	Warehouses  int
+	Terminals   int
+	Connections int
+	// DeliveryWorkers run the deferred Deliveries, each on its own connection. Deliveries of one
+	// warehouse always go to the same worker, so they never race for the same oldest order.
+	DeliveryWorkers int
+	Warmup, Measure time.Duration
+	// Grace is how long in-flight work is waited for after the window (or after an interruption).
+	Grace     time.Duration
+	Tick      time.Duration
+	Seed      uint64
+	Isolation driver.Isolation
+	// OnTick receives every interval (progress line, interval log); called from one goroutine.
+	OnTick func(iv *measure.Interval)
+}
+
+// RunOutput is what a run measured.
+type RunOutput struct {
+	Summary   schedule.Summary
+	Totals    *measure.Totals
+	Audit     *Audit
+	Constants struct{ Load, Run Constants }
+	// Districts and SkippedDistricts count the deferred Deliveries' districts inside the window.
+	Districts, SkippedDistricts int64
+	// CPU is the driver process's CPU time (user + system) over the run; Completed is the number of
+	// operations completed over the same time (warm-up included), to divide it by.
+	CPU       time.Duration
+	Completed int64
+	// Aborted says why the run stopped early when the database was lost (empty otherwise).
+	Aborted string
+}
+
+// Run drives the TPC-C mix against db, loaded as info says, and returns what it measured. A
+// cancelled ctx (Ctrl-C) stops it early: in-flight work is waited for (Grace), the output says it is
+// partial, and nothing measured is lost.
+func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOutput, error) {
+	out := &RunOutput{}
+	out.Constants.Load = info.C
+	out.Constants.Run = RunConstants(o.Seed, info.C)
+
+	terms := newTerminals(o.Terminals, o.Warehouses, o.Mode, o.Seed, out.Constants.Run)
+	sterms := make([]schedule.Terminal, len(terms))
+	for i, t := range terms {
+		sterms[i] = t
+	}
+
+	rec := measure.NewRecorder(OpNames, 0)
+	start := time.Now()
+	measureStart := start.Add(o.Warmup)
+	measureEnd := measureStart.Add(o.Measure)
+	rec.Begin(start, measureStart, measureEnd)
+
+	runCtx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	// Transactions run on their own context: an interruption stops the dispatch at once but lets the
+	// work in flight finish within the grace period, so it is measured rather than lost.
+	execCtx, stopExec := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopExec()
+
+	ex, err := newExecutor(execCtx, db, o, rec, abort)
+	if err != nil {
+		return nil, err
+	}
+	defer ex.close()
+	dq, err := newDeferredQueue(execCtx, db, o, rec, len(ex.slots), measureStart, measureEnd)
+	if err != nil {
+		return nil, err
+	}
+	ex.deliveries = dq
+
+	var completed atomic.Int64
+	onTick := func(iv *measure.Interval) {
+		completed.Add(iv.Completed())
+		if o.OnTick != nil {
+			o.OnTick(iv)
+		}
+	}
+	cpu0 := processCPU()
+	sum, err := schedule.Run(runCtx, schedule.Config{
+		Terminals: sterms,
+		Workers:   len(ex.slots),
+		Exec:      ex,
+		Rec:       rec,
+		Warmup:    o.Warmup,
+		Measure:   o.Measure,
+		Grace:     o.Grace,
+		Tick:      o.Tick,
+		OnTick:    onTick,
+		Start:     start,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Deferred Deliveries queued inside the window are waited for, up to the grace period; those
+	// still pending then are counted as incomplete. The final tick takes in what they recorded.
+	dq.finish(o.Grace)
+	onTick(rec.Tick(time.Now()))
+	stopExec()
+
+	out.Summary = sum
+	out.Totals = rec.Totals()
+	out.Audit = ex.mergedAudit()
+	out.Districts, out.SkippedDistricts = dq.districts.Load(), dq.skipped.Load()
+	out.CPU = processCPU() - cpu0
+	out.Completed = completed.Load()
+	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) {
+		out.Aborted = cause.Error()
+		out.Summary.Partial = true
+	}
+	return out, nil
+}
+
+// processCPU is the CPU time (user + system) this process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// slot is one worker: a connection, the client that runs transactions on it, and its share of the
+// run-time audit (merged at the end, so workers never share a lock for it).
+type slot struct {
+	conn   driver.Conn
+	client *Client
+	audit  Audit
+}
+
+// executor runs the terminals' transactions on the workers' connections (schedule.Executor).
+type executor struct {
+	db         driver.DB
+	iso        driver.Isolation
+	warehouses int
+	slots      []slot
+	deliveries *deferredQueue
+	abort      context.CancelCauseFunc
+	// lostStreak counts consecutive failed reconnects over all workers; past maxLostStreak the
+	// database is taken as gone and the run ends as partial.
+	lostStreak atomic.Int32
+}
+
+const maxLostStreak = 20
+
+var _ schedule.Executor = (*executor)(nil)
+
+func newExecutor(ctx context.Context, db driver.DB, o RunOptions, rec *measure.Recorder, abort context.CancelCauseFunc) (*executor, error) {
+	e := &executor{db: db, iso: o.Isolation, warehouses: o.Warehouses, slots: make([]slot, o.Connections), abort: abort}
+	for i := range e.slots {
+		c, err := db.Connect(ctx)
+		if err != nil {
+			e.close()
+			return nil, userr.Errorf("cannot open connection %d of %d to %s: %v: lower --connections or raise the server's connection limit", i+1, o.Connections, db.Redacted(), err)
+		}
+		e.slots[i] = slot{conn: c, client: NewClient(db)}
+	}
+	return e, nil
+}
+
+func (e *executor) close() {
+	for i := range e.slots {
+		if c := e.slots[i].conn; c != nil {
+			c.Close()
+			e.slots[i].conn = nil
+		}
+	}
+}
+
+// Execute runs terminal t's drawn transaction on worker i. A lost connection is re-opened and the
+// transaction run again (counted in Reconnects); the Delivery only queues its deferred part.
+func (e *executor) Execute(ctx context.Context, i int, st schedule.Terminal, op int) schedule.Outcome {
+	t := st.(*terminal)
+	s := &e.slots[i]
+	var res schedule.Outcome
+	for {
+		if s.conn == nil {
+			c, err := e.db.Connect(ctx)
+			if err != nil {
+				if e.lostStreak.Add(1) >= maxLostStreak {
+					e.abort(fmt.Errorf("lost the database: %d reconnects in a row failed, the last with: %v", maxLostStreak, err))
+				}
+				res.Err = err
+				return res
+			}
+			e.lostStreak.Store(0)
+			s.conn = c
+			res.Reconnects++
+		}
+		var o Outcome
+		switch op {
+		case NewOrder:
+			o = s.client.NewOrder(ctx, s.conn, &t.no, e.iso)
+			s.audit.AddNewOrder(&t.no)
+		case Payment:
+			o = s.client.Payment(ctx, s.conn, &t.pay, e.iso)
+			s.audit.AddPayment(&t.pay)
+		case OrderStatus:
+			o = s.client.OrderStatus(ctx, s.conn, &t.os, e.iso)
+			s.audit.AddOrderStatus(&t.os)
+		case Delivery:
+			// Clause 2.7.2.1: the terminal's response time is the time to queue the request.
+			o.Err = e.deliveries.enqueue(ctx, t.w, t.dl.CarrierID)
+		case StockLevel:
+			// Clause 2.8.1.1: always the terminal's own district. Clause 2.8.2.1 allows a weaker
+			// isolation level: read committed where the engine has one.
+			o, _ = s.client.StockLevel(ctx, s.conn, t.w, t.d, &t.sl, stockLevelIsolation(e.iso))
+			s.audit.AddStockLevel()
+		}
+		res.Retries += o.Retries
+		res.RolledBack = o.RolledBack
+		res.Err = o.Err
+		if o.Err != nil && op != Delivery && e.db.Classify(o.Err) == driver.ErrConnLost && res.Reconnects < 3 {
+			s.conn.Close()
+			s.conn = nil
+			continue
+		}
+		return res
+	}
+}
+
+// stockLevelIsolation is the level Stock-Level runs at: read committed when the run uses a stronger
+// level (clause 2.8.2.1 allows it), else the run's.
+func stockLevelIsolation(iso driver.Isolation) driver.Isolation {
+	if iso == driver.IsolationRepeatableRead || iso == driver.IsolationSerializable {
+		return driver.IsolationReadCommitted
+	}
+	return iso
+}
+
+func (e *executor) mergedAudit() *Audit {
+	a := &Audit{Warehouses: e.warehouses}
+	for i := range e.slots {
+		a.Merge(&e.slots[i].audit)
+	}
+	a.Merge(&e.deliveries.audit)
+	return a
+}
+
+// deferredQueue runs the deferred part of Delivery (clause 2.7.2) on its own workers and connections.
+type deferredQueue struct {
+	ctx         context.Context
+	db          driver.DB
+	iso         driver.Isolation
+	rec         *measure.Recorder
+	stripeBase  int
+	queues      []chan deliveryJob
+	wg          sync.WaitGroup
+	windowStart time.Time
+	windowEnd   time.Time
+	stop        context.CancelFunc
+	runCtx      context.Context
+
+	districts, skipped atomic.Int64
+	auditMu            sync.Mutex
+	audit              Audit
+}
+
+type deliveryJob struct {
+	w, carrier int
+	queued     time.Time
+}
+
+// deliveryQueueLen bounds each worker's queue. A full queue blocks the terminal, and that wait is in
+// the Delivery's response time: the backlog shows, it is never dropped.
+const deliveryQueueLen = 4096
+
+func newDeferredQueue(ctx context.Context, db driver.DB, o RunOptions, rec *measure.Recorder, stripeBase int, ws, we time.Time) (*deferredQueue, error) {
+	n := max(1, min(o.DeliveryWorkers, o.Warehouses))
+	runCtx, stop := context.WithCancel(ctx)
+	q := &deferredQueue{ctx: ctx, db: db, iso: o.Isolation, rec: rec, stripeBase: stripeBase,
+		queues: make([]chan deliveryJob, n), windowStart: ws, windowEnd: we, stop: stop, runCtx: runCtx}
+	conns := make([]driver.Conn, n)
+	for i := range conns {
+		c, err := db.Connect(ctx)
+		if err != nil {
+			for _, c := range conns[:i] {
+				c.Close()
+			}
+			stop()
+			return nil, userr.Errorf("cannot open the deferred-delivery connection to %s: %v: raise the server's connection limit", db.Redacted(), err)
+		}
+		conns[i] = c
+	}
+	for i := range q.queues {
+		q.queues[i] = make(chan deliveryJob, deliveryQueueLen)
+		q.wg.Add(1)
+		go q.work(i, conns[i])
+	}
+	return q, nil
+}
+
+func (q *deferredQueue) enqueue(ctx context.Context, w, carrier int) error {
+	job := deliveryJob{w: w, carrier: carrier, queued: time.Now()}
+	select {
+	case q.queues[(w-1)%len(q.queues)] <- job:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (q *deferredQueue) measured(t time.Time) bool {
+	return !t.Before(q.windowStart) && t.Before(q.windowEnd)
+}
+
+func (q *deferredQueue) work(i int, conn driver.Conn) {
+	defer q.wg.Done()
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	client := NewClient(q.db)
+	stripe := q.rec.Stripe(q.stripeBase + i)
+	var audit Audit
+	defer func() {
+		q.auditMu.Lock()
+		q.audit.Merge(&audit)
+		q.auditMu.Unlock()
+	}()
+	in := DeliveryInput{}
+	for job := range q.queues[i] {
+		m := q.measured(job.queued)
+		if q.runCtx.Err() != nil {
+			stripe.Incomplete(DeliveryDeferred, m)
+			continue
+		}
+		ev := measure.Event{}
+		if conn == nil {
+			c, err := q.db.Connect(q.runCtx)
+			if err != nil {
+				ev.Err = true
+				now := time.Now()
+				ev.Response, ev.Lag = now.Sub(job.queued), now.Sub(job.queued)
+				stripe.Done(DeliveryDeferred, m, ev)
+				continue
+			}
+			conn = c
+			ev.Reconnects++
+		}
+		in.CarrierID = job.carrier
+		begin := time.Now()
+		o, res := client.Delivery(q.runCtx, conn, job.w, &in, q.iso)
+		done := time.Now()
+		if o.Err != nil && q.runCtx.Err() != nil {
+			stripe.Incomplete(DeliveryDeferred, m)
+			continue
+		}
+		if o.Err != nil && q.db.Classify(o.Err) == driver.ErrConnLost {
+			conn.Close()
+			conn = nil
+		}
+		audit.AddDelivery(res.Skipped)
+		ev.Response, ev.Service, ev.Lag = done.Sub(job.queued), done.Sub(begin), begin.Sub(job.queued)
+		ev.Retries, ev.Err = o.Retries, o.Err != nil
+		stripe.Done(DeliveryDeferred, m, ev)
+		if m && o.Err == nil {
+			q.districts.Add(DistrictsPerWarehouse)
+			q.skipped.Add(int64(res.Skipped))
+		}
+	}
+}
+
+// finish closes the queues and waits for the workers; after grace, work still queued or running is
+// cancelled and counted as incomplete.
+func (q *deferredQueue) finish(grace time.Duration) {
+	for _, c := range q.queues {
+		close(c)
+	}
+	done := make(chan struct{})
+	go func() { q.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		q.stop()
+		<-done
+	}
+	q.stop()
+}
