@@ -2,7 +2,9 @@ package measure
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +64,28 @@ func TestSummarizeUniform(t *testing.T) {
 	}
 	if p.Mean < 5.0 || p.Mean > 5.01 {
 		t.Errorf("mean = %v ms, want about 5.0005", p.Mean)
+	}
+}
+
+// TestValueAtMatchesExactQuantiles: for 100,000 exponential values, ValueAt(q) is the exact
+// value at rank round(q*n) (HdrHistogram's rank rule) within the 3-digit precision.
+func TestValueAtMatchesExactQuantiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n = 100000
+	vals := make([]int64, n)
+	h := NewHistogram()
+	for i := range vals {
+		vals[i] = 1 + int64(rng.ExpFloat64()*20000) // mean 20 ms
+		record(h, vals[i])
+	}
+	slices.Sort(vals)
+	for _, q := range []Quantile{Q50, Q90, Q95, Q99, Q999, Q9999, 1} {
+		rank := int(math.Floor(float64(q)*n + 0.5)) // 1-based
+		want := vals[rank-1]
+		got := ValueAt(h, q)
+		if !h.ValuesAreEquivalent(got, want) {
+			t.Errorf("q %v: ValueAt %d µs, exact %d µs", q, got, want)
+		}
 	}
 }
 

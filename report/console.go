@@ -70,7 +70,7 @@ func Summary(w io.Writer, r *Result) {
 	if len(r.Verdicts) > 0 {
 		p("\n90th-percentile response-time limits (clause 5.2.5.3):\n")
 		for _, v := range r.Verdicts {
-			p("  %-4s %-52s %10s ms (limit %s ms)\n", passFail(v.Pass), v.Rule, ms(v.ValueMs), ms(v.LimitMs))
+			p("  %-7s %-52s %10s ms (limit %s ms, %d samples)\n", v.Status, v.Rule, ms(v.ValueMs), ms(v.LimitMs), v.Samples)
 		}
 	}
 	if a := r.Audit; a != nil {

@@ -119,7 +119,25 @@ type Verdict struct {
 	Rule    string  `json:"rule"`
 	LimitMs float64 `json:"limit_ms"`
 	ValueMs float64 `json:"value_ms"`
-	Pass    bool    `json:"pass"`
+	// Samples is the number of transactions the value comes from; with none there is no verdict.
+	Samples int64 `json:"samples"`
+	// Status is "pass", "fail" or "no data"; Pass is true only for "pass".
+	Status string `json:"status"`
+	Pass   bool   `json:"pass"`
+}
+
+// NewVerdict judges value against limit (lower is better) from samples transactions.
+func NewVerdict(rule string, limitMs, valueMs float64, samples int64) Verdict {
+	v := Verdict{Rule: rule, LimitMs: limitMs, ValueMs: valueMs, Samples: samples}
+	switch {
+	case samples == 0:
+		v.Status = "no data"
+	case valueMs <= limitMs:
+		v.Status, v.Pass = "pass", true
+	default:
+		v.Status = "fail"
+	}
+	return v
 }
 
 // Audit is the run-time audit of the generated inputs (TPC-C clause 9.2).

@@ -47,10 +47,17 @@ func warnings(r *report.Result, p *RunPlan) []report.Warning {
 	if incomplete > 0 {
 		add("INCOMPLETE", "%d transactions started in the window did not finish within the %s grace period; they are counted apart and are in no histogram", incomplete, p.Grace)
 	}
+	noData := 0
 	for _, v := range r.Verdicts {
-		if !v.Pass {
+		if v.Status == "no data" {
+			noData++
+		}
+		if v.Status == "fail" {
 			add("LIMIT_90_FAILED", "%s is %.1f ms, above the %.0f ms limit", v.Rule, v.ValueMs, v.LimitMs)
 		}
+	}
+	if noData > 0 {
+		add("NO_VERDICT", "%d of the 90th-percentile limits have no verdict: no transaction of that type completed in the window (run longer)", noData)
 	}
 	if d := r.DeliveryDeferred; d != nil && d.Districts > 0 && float64(d.SkippedDistricts) > 0.01*float64(d.Districts) {
 		add("DELIVERY_SKIPPED", "%.2f%% of deferred Delivery districts found no undelivered order (more than the 1%% clause 2.7.4.2 tolerates)", 100*float64(d.SkippedDistricts)/float64(d.Districts))

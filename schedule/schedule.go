@@ -14,6 +14,13 @@
 // is running, so it is still dispatched (dropping it would hide exactly the queueing the window
 // ended in). Everything measured that has not completed Grace after the window's end, in flight or
 // still waiting for a worker, is counted per operation as incomplete (measure.Counts.Incomplete).
+//
+// Cost: workers take due work themselves under one mutex (no dispatcher goroutine, no hand-off in
+// no-wait modes); idle workers sleep on a channel and one timer wakes one of them when the earliest
+// intended start comes due. About 0.2 µs of CPU per operation in throughput mode and 0.5 µs when
+// every operation goes through the timer (BenchmarkSchedulerOverhead*). Go's timers can fire up to
+// about 1 ms late when the process is otherwise idle (the runtime sleeps in epoll with millisecond
+// resolution); that lateness is real and shows in Lag and Response, which is why Lag is recorded.
 package schedule
 
 import (
@@ -100,13 +107,10 @@ type Summary struct {
 }
 
 func (c *Config) validate() error {
-	var errs []error
-	switch {
-	case c.Exec == nil:
-		errs = append(errs, errors.New("schedule: Config.Exec is nil"))
-	case c.Rec == nil:
-		errs = append(errs, errors.New("schedule: Config.Rec is nil"))
+	if c.Exec == nil || c.Rec == nil {
+		return errors.New("schedule: Config.Exec and Config.Rec must be set")
 	}
+	var errs []error
 	if len(c.Terminals) == 0 {
 		errs = append(errs, userr.Errorf("there are no terminals to run; give at least one terminal (or warehouse)"))
 	}

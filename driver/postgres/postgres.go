@@ -9,7 +9,6 @@ package postgres
 import (
 	"context"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,11 +44,8 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	if u.User != nil {
 		db.password, _ = u.User.Password()
 	}
-	// pgx recognises the URL form only by a lower-case scheme.
-	connString := raw
-	if s := strings.ToLower(u.Scheme); s != u.Scheme {
-		connString = s + raw[len(u.Scheme):]
-	}
+	// pgx recognises the URL form only by a lower-case scheme (u.Scheme is lower-cased already).
+	connString := u.Scheme + raw[len(u.Scheme):]
 	cfg, err := pgx.ParseConfig(connString)
 	if err != nil {
 		return nil, db.userError("the PostgreSQL URL %s is malformed (%s): use postgres://user:pass@host:port/db", db.redacted, parseProblem(err))

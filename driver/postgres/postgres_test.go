@@ -118,6 +118,12 @@ func TestOpenConnectVersion(t *testing.T) {
 	if err := c.QueryRow(testCtx(t), "SELECT 1").Scan(&one); err != nil || one != 1 {
 		t.Fatalf("SELECT 1 = %d, %v", one, err)
 	}
+	// The scheme is case-insensitive.
+	db3, err := driver.Open(testCtx(t), "POSTGRES"+strings.TrimPrefix(pgURL(t), "postgres"))
+	if err != nil {
+		t.Fatalf("open POSTGRES://: %v", err)
+	}
+	db3.Close()
 	// The postgresql:// scheme works too, and a password never shows in Redacted.
 	u, _ := url.Parse(pgURL(t))
 	u.Scheme = "postgresql"
@@ -611,4 +617,31 @@ func BenchmarkTransaction(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCopyFrom loads rows of (int, int8, text) with COPY; see rows/s.
+func BenchmarkCopyFrom(b *testing.B) {
+	db, err := driver.Open(context.Background(), os.Getenv("CANDOR_TEST_PG_URL"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Connect(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "CREATE TEMP TABLE bench_copy (id int, v int8, s text)"); err != nil {
+		b.Fatal(err)
+	}
+	const rows = 100000
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.CopyFrom(ctx, "bench_copy", []string{"id", "v", "s"}, &source{n: rows}); err != nil {
+			b.Fatal(err)
+		}
+		c.Exec(ctx, "TRUNCATE bench_copy")
+	}
+	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
 }

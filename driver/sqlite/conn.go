@@ -66,8 +66,15 @@ func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 	return err
 }
 
+// Commit commits. If COMMIT fails and leaves the transaction open (SQLITE_BUSY), it is rolled back,
+// so that a retry starts from a clean connection.
 func (c *Conn) Commit(ctx context.Context) error {
 	_, err := c.Exec(ctx, "COMMIT")
+	if err != nil {
+		if in, _ := c.inTransaction(); in {
+			c.sc.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}
 	return err
 }
 

@@ -35,9 +35,6 @@ const (
 // a missing directory, a directory in place of the file, missing permissions. SQLite needs to write
 // the directory too, for the -wal and -shm files.
 func checkPath(path string) error {
-	if path == ":memory:" {
-		return nil
-	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	switch {

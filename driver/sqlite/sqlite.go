@@ -49,6 +49,9 @@ func parseURL(raw string) (options, error) {
 	if path == "" {
 		return o, userr.Errorf("the SQLite URL %q names no file: use sqlite:PATH, for example sqlite:candor-tpcc.db", driver.Redact(raw))
 	}
+	if path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return o, userr.Errorf("the SQLite URL %q does not name a plain database file (in-memory and file: URI databases are not supported): use sqlite:PATH, for example sqlite:candor-tpcc.db", driver.Redact(raw))
+	}
 	o.path = path
 	q, err := url.ParseQuery(query)
 	if err != nil {

@@ -415,6 +415,7 @@ func TestUserErrors(t *testing.T) {
 		{"a directory", "sqlite:" + dir,
 			[]string{dir + " is a directory, not a SQLite database file"}},
 		{"no path", "sqlite:", []string{"names no file", "sqlite:PATH"}},
+		{"in memory", "sqlite::memory:", []string{"in-memory", "sqlite:PATH"}},
 		{"bad synchronous", "sqlite:" + dir + "/x.db?synchronous=sometimes", []string{"synchronous=sometimes", "full, normal, off"}},
 		{"bad busy_timeout", "sqlite:" + dir + "/x.db?busy_timeout=-5", []string{"busy_timeout=-5"}},
 		{"unknown parameter", "sqlite:" + dir + "/x.db?journal_mode=delete", []string{`"journal_mode" is unknown`}},

@@ -78,12 +78,17 @@ var conditions = []condition{
 		from: `FROM orders o FULL JOIN new_order n ON n.no_w_id = o.o_w_id AND n.no_d_id = o.o_d_id AND n.no_o_id = o.o_id
   WHERE o.o_id IS NULL OR (o.o_carrier_id IS NULL AND n.no_o_id IS NULL) OR (o.o_carrier_id IS NOT NULL AND n.no_o_id IS NOT NULL)`},
 	{n: 6, name: "O_OL_CNT = count of the order's ORDER_LINE rows", full: true, // 3.3.2.6
-		cols: []outCol{{"w_id", "coalesce(o.o_w_id, l.ol_w_id)", oInt}, {"d_id", "coalesce(o.o_d_id, l.ol_d_id)", oInt},
-			{"o_id", "coalesce(o.o_id, l.ol_o_id)", oInt}, {"o_ol_cnt", "o.o_ol_cnt", oInt}, {"count(order_line)", "coalesce(l.c, 0)", oInt}},
+		// Lines grouped per order joined to their order, plus orders without lines: both halves
+		// use the primary keys (a FULL JOIN against the aggregate makes SQLite loop).
+		cols: []outCol{{"w_id", "l.ol_w_id", oInt}, {"d_id", "l.ol_d_id", oInt}, {"o_id", "l.ol_o_id", oInt},
+			{"o_ol_cnt", "o.o_ol_cnt", oInt}, {"count(order_line)", "l.c", oInt}},
 		keys: 3,
-		from: `FROM orders o FULL JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, count(*) AS c FROM order_line GROUP BY ol_w_id, ol_d_id, ol_o_id) l
-    ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
-  WHERE o.o_id IS NULL OR l.c IS NULL OR l.c <> o.o_ol_cnt`},
+		from: `FROM (SELECT ol_w_id, ol_d_id, ol_o_id, count(*) AS c FROM order_line GROUP BY ol_w_id, ol_d_id, ol_o_id) l
+    LEFT JOIN orders o ON o.o_w_id = l.ol_w_id AND o.o_d_id = l.ol_d_id AND o.o_id = l.ol_o_id
+  WHERE o.o_id IS NULL OR o.o_ol_cnt <> l.c
+  UNION ALL
+  SELECT o.o_w_id, o.o_d_id, o.o_id, o.o_ol_cnt, 0 FROM orders o
+  WHERE NOT EXISTS (SELECT 1 FROM order_line ol WHERE ol.ol_w_id = o.o_w_id AND ol.ol_d_id = o.o_d_id AND ol.ol_o_id = o.o_id)`},
 	{n: 7, name: "OL_DELIVERY_D is null iff O_CARRIER_ID is null", full: true, // 3.3.2.7
 		cols: []outCol{{"w_id", "o.o_w_id", oInt}, {"d_id", "o.o_d_id", oInt}, {"o_id", "o.o_id", oInt}, {"ol_number", "ol.ol_number", oInt},
 			{"o_carrier_id", "o.o_carrier_id", oInt}, {"ol_delivery_d", "CASE WHEN ol.ol_delivery_d IS NULL THEN 0 ELSE 1 END", oSet}},

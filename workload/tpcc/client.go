@@ -50,18 +50,22 @@ type Client struct {
 	sl  stockLevelState
 
 	args []any // reused argument list
+
+	// Single-statement transactions (see txConn).
+	pg     bool
+	auto   autoConn
+	rcConn driver.Conn // the connection whose session default was last checked
+	rcOK   bool        // its default_transaction_isolation is read committed
 }
 
 // txOps is the engine-specific half of the transactions: the statements and how their rows are
 // read. The business logic shared by all engines (inputs, stock arithmetic, totals, customer
 // selection by name) lives in the transaction files.
 type txOps interface {
-	// newOrderHeader: clause 2.4.2.2 up to the order lines. It reads w_tax, reads and increments
-	// d_next_o_id, reads d_tax and the customer, and inserts orders and new_order.
-	newOrderHeader(ctx context.Context, c driver.Conn, cl *Client) error
-	// newOrderStock reads, locking them, the stock rows of cl.no.rows with their items, setting
-	// found on those that exist.
-	newOrderStock(ctx context.Context, c driver.Conn, cl *Client) error
+	// newOrderRead: clause 2.4.2.2 up to the order lines. It reads w_tax, reads and increments
+	// d_next_o_id, reads d_tax and the customer, inserts orders and new_order, and reads, locking
+	// them, the stock rows of cl.no.rows with their items, setting found on those that exist.
+	newOrderRead(ctx context.Context, c driver.Conn, cl *Client) error
 	// newOrderWrite writes the stock rows and inserts the order lines computed by newOrderState.apply.
 	newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) error
 	payment(ctx context.Context, c driver.Conn, cl *Client) error
@@ -76,6 +80,7 @@ func NewClient(db driver.DB) *Client {
 	switch name := db.Dialect().Name; name {
 	case "postgres":
 		cl.ops = pgTxOps{}
+		cl.pg = true
 		cl.no.initArrays()
 	case "sqlite":
 		cl.ops = sqliteTxOps{}
@@ -99,6 +104,46 @@ func (cl *Client) run(ctx context.Context, conn driver.Conn, opts driver.TxOptio
 	return Outcome{Retries: retries, Err: err}
 }
 
+// txConn returns the connection a single-statement transaction (Payment, Order-Status, Delivery
+// and Stock-Level on PostgreSQL) runs on. At read committed a single statement sent on its own is
+// exactly the transaction BEGIN; statement; COMMIT would be (PostgreSQL runs it as an implicit
+// transaction at the session's default level: atomic, one snapshot, the same row locks and
+// re-checks), so candor sends it alone, which saves the two round trips of BEGIN and COMMIT. That is
+// done only when the level asked for is read committed and the session's default level is read
+// committed too (checked once per connection); any other level gets an explicit transaction. Retries
+// still go through driver.Retry, whose Begin, Commit and Rollback then do nothing.
+func (cl *Client) txConn(ctx context.Context, conn driver.Conn, iso driver.Isolation) driver.Conn {
+	if !cl.pg {
+		return conn
+	}
+	if iso == driver.IsolationDefault {
+		iso = cl.db.DefaultIsolation()
+	}
+	if iso != driver.IsolationReadCommitted {
+		return conn
+	}
+	if conn != cl.rcConn {
+		var level string
+		if err := conn.QueryRow(ctx, "SELECT current_setting('default_transaction_isolation')").Scan(&level); err != nil {
+			return conn // an explicit transaction is always right; the error will show again there
+		}
+		cl.rcConn, cl.rcOK = conn, level == "read committed"
+	}
+	if !cl.rcOK {
+		return conn
+	}
+	cl.auto.Conn = conn
+	return &cl.auto
+}
+
+// autoConn runs each statement as its own implicit transaction: Begin, Commit and Rollback do
+// nothing (a failed statement has rolled itself back).
+type autoConn struct{ driver.Conn }
+
+func (*autoConn) Begin(context.Context, driver.TxOptions) error { return nil }
+func (*autoConn) Commit(context.Context) error                  { return nil }
+func (*autoConn) Rollback(context.Context) error                { return nil }
+
 // argList returns the reused argument slice filled with vals. Callers pass it on with args...,
 // which hands the driver the slice itself instead of a new one per call.
 func (cl *Client) argList(vals ...any) []any {
@@ -112,10 +157,9 @@ type unsupportedTxOps struct{ name string }
 func (u unsupportedTxOps) err() error {
 	return userr.Errorf("the TPC-C transactions have no statements for the database kind %q: use PostgreSQL or SQLite", u.name)
 }
-func (u unsupportedTxOps) newOrderHeader(context.Context, driver.Conn, *Client) error { return u.err() }
-func (u unsupportedTxOps) newOrderStock(context.Context, driver.Conn, *Client) error  { return u.err() }
-func (u unsupportedTxOps) newOrderWrite(context.Context, driver.Conn, *Client) error  { return u.err() }
-func (u unsupportedTxOps) payment(context.Context, driver.Conn, *Client) error        { return u.err() }
-func (u unsupportedTxOps) orderStatus(context.Context, driver.Conn, *Client) error    { return u.err() }
-func (u unsupportedTxOps) delivery(context.Context, driver.Conn, *Client) error       { return u.err() }
-func (u unsupportedTxOps) stockLevel(context.Context, driver.Conn, *Client) error     { return u.err() }
+func (u unsupportedTxOps) newOrderRead(context.Context, driver.Conn, *Client) error  { return u.err() }
+func (u unsupportedTxOps) newOrderWrite(context.Context, driver.Conn, *Client) error { return u.err() }
+func (u unsupportedTxOps) payment(context.Context, driver.Conn, *Client) error       { return u.err() }
+func (u unsupportedTxOps) orderStatus(context.Context, driver.Conn, *Client) error   { return u.err() }
+func (u unsupportedTxOps) delivery(context.Context, driver.Conn, *Client) error      { return u.err() }
+func (u unsupportedTxOps) stockLevel(context.Context, driver.Conn, *Client) error    { return u.err() }

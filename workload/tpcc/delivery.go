@@ -33,7 +33,7 @@ var errTooManyLines = errors.New("tpcc: an order has more than 15 order lines (c
 func (cl *Client) Delivery(ctx context.Context, conn driver.Conn, w int, in *DeliveryInput, iso driver.Isolation) (Outcome, DeliveryResult) {
 	st := &cl.del
 	st.w, st.in, st.now = w, in, time.Now()
-	out := cl.run(ctx, conn, driver.TxOptions{Isolation: iso}, cl.deliveryFn)
+	out := cl.run(ctx, cl.txConn(ctx, conn, iso), driver.TxOptions{Isolation: iso}, cl.deliveryFn)
 	if out.Err != nil {
 		return out, DeliveryResult{}
 	}

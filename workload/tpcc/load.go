@@ -82,13 +82,17 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 		progress = func(int64) {}
 	}
 	us := loadUnits(o.Warehouses)
+	phase := time.Now()
 	if db.Dialect().SingleWriter {
 		err = loadSingleWriter(ctx, db, g, us, o.Loaders, progress)
 	} else {
 		err = loadParallel(ctx, db, g, us, o.Loaders, progress)
 	}
 	if err == nil {
+		loadTrace("rows", time.Since(phase))
+		phase = time.Now()
 		err = buildKeys(ctx, db, ctl, dialect, o.Loaders)
+		loadTrace("keys, indexes and statistics", time.Since(phase))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -105,6 +109,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	info.CompletedAt, info.Completed = done, true
 	return info, nil
 }
+
+// loadTrace receives the duration of each phase of a load (tests and measurements set it).
+var loadTrace = func(phase string, d time.Duration) {}
 
 // refusal is the user error for a database that already holds TPC-C tables while Drop is off.
 func refusal(ctx context.Context, db driver.DB, c driver.Conn, have []string) error {

@@ -82,15 +82,12 @@ func (cl *Client) NewOrder(ctx context.Context, conn driver.Conn, in *NewOrderIn
 
 func (cl *Client) newOrderTx(ctx context.Context, c driver.Conn) error {
 	st := &cl.no
-	// Warehouse, district (d_next_o_id read and incremented), customer; insert orders and new_order.
-	if err := cl.ops.newOrderHeader(ctx, c, cl); err != nil {
-		return err
-	}
-	// Each line's item and stock, all stock rows locked in key order.
+	// Warehouse, district (d_next_o_id read and incremented), customer; insert orders and
+	// new_order; each line's item and stock, all stock rows locked in key order.
 	for k := 0; k < st.nRows; k++ {
 		st.rows[k].found = false
 	}
-	if err := cl.ops.newOrderStock(ctx, c, cl); err != nil {
+	if err := cl.ops.newOrderRead(ctx, c, cl); err != nil {
 		return err
 	}
 	if err := st.apply(); err != nil {

@@ -38,7 +38,7 @@ type orderStatusState struct {
 // o_id, found through the orders (o_w_id, o_d_id, o_c_id, o_id) index) and its lines.
 func (cl *Client) OrderStatus(ctx context.Context, conn driver.Conn, in *OrderStatusInput, iso driver.Isolation) Outcome {
 	cl.os.in = in
-	return cl.run(ctx, conn, driver.TxOptions{ReadOnly: true, Isolation: iso}, cl.orderStatusFn)
+	return cl.run(ctx, cl.txConn(ctx, conn, iso), driver.TxOptions{ReadOnly: true, Isolation: iso}, cl.orderStatusFn)
 }
 
 func (cl *Client) orderStatusTx(ctx context.Context, c driver.Conn) error {

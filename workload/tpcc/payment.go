@@ -47,7 +47,7 @@ var errCustomerNotFound = errors.New("tpcc: customer not found (is the database 
 func (cl *Client) Payment(ctx context.Context, conn driver.Conn, in *PaymentInput, iso driver.Isolation) Outcome {
 	in.Date = time.Now()
 	cl.pay.in = in
-	return cl.run(ctx, conn, driver.TxOptions{Isolation: iso}, cl.paymentFn)
+	return cl.run(ctx, cl.txConn(ctx, conn, iso), driver.TxOptions{Isolation: iso}, cl.paymentFn)
 }
 
 // paymentTx: clause 2.5.2.2. W_YTD and D_YTD grow by H_AMOUNT; the customer (by id, or by last name

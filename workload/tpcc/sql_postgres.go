@@ -17,10 +17,19 @@ type pgTxOps struct{}
 
 var _ txOps = pgTxOps{}
 
-// New-Order, clause 2.4.2.2, part 1: district (d_next_o_id read and incremented under its row lock,
-// d_tax), warehouse (w_tax), customer (c_discount, c_last, c_credit), then the orders and new_order
-// rows. $1 w_id, $2 d_id, $3 c_id, $4 o_entry_d, $5 o_ol_cnt, $6 o_all_local.
-const pgNewOrderHeader = `WITH d AS (
+// pgNewOrderRead[d-1] is New-Order, clause 2.4.2.2, part 1, in one statement: the district
+// (d_next_o_id read and incremented under its row lock, d_tax), warehouse (w_tax) and customer
+// (c_discount, c_last, c_credit), the orders and new_order rows, and each line's item and stock (with
+// S_DIST_<d>). The first row (kind 0) is the header, the others (kind 1) the stock rows; UNION ALL
+// runs its branches in order, so the district row is locked before the stock rows, and the stock rows
+// are locked in (s_w_id, s_i_id) order (PostgreSQL locks after sorting): concurrent New-Orders lock
+// shared rows in the same order and cannot deadlock on them. An unused item simply has no row.
+// $1 w_id, $2 d_id, $3 c_id, $4 o_entry_d, $5 o_ol_cnt, $6 o_all_local, $7 supply warehouses,
+// $8 item ids (the distinct pairs).
+var pgNewOrderRead = func() [DistrictsPerWarehouse]string {
+	var s [DistrictsPerWarehouse]string
+	for d := 1; d <= DistrictsPerWarehouse; d++ {
+		s[d-1] = `WITH d AS (
 	UPDATE district SET d_next_o_id = d_next_o_id + 1
 	WHERE d_w_id = $1 AND d_id = $2
 	RETURNING d_next_o_id - 1 AS o_id, (d_tax * 10000)::int8 AS d_tax),
@@ -28,25 +37,21 @@ o AS (
 	INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
 	SELECT d.o_id, $2, $1, $3, $4::timestamp, NULL, $5::int4, $6::int4 FROM d),
 n AS (
-	INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT d.o_id, $2, $1 FROM d)
-SELECT d.o_id, d.d_tax, (w_tax * 10000)::int8, (c_discount * 10000)::int8, c_last, c_credit
+	INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT d.o_id, $2, $1 FROM d),
+s AS (
+	SELECT s_w_id, s_i_id, s_quantity, s_dist_` + string(rune('0'+d/10)) + string(rune('0'+d%10)) + `::text AS dist,
+		s_data::text AS data, (i_price * 100)::int8 AS price, i_name::text AS name, i_data::text AS idata
+	FROM unnest($7::int4[], $8::int4[]) AS k(w, i)
+	JOIN stock ON s_w_id = k.w AND s_i_id = k.i
+	JOIN item ON i_id = k.i
+	ORDER BY s_w_id, s_i_id
+	FOR UPDATE OF stock)
+SELECT 0, d.o_id, d.d_tax, (w_tax * 10000)::int8, (c_discount * 10000)::int8, c_last::text, c_credit::text,
+	0, 0, 0, '', '', 0::int8, '', ''
 FROM d, warehouse, customer
-WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3`
-
-// pgNewOrderStock[d-1]: clause 2.4.2.2, each line's item and stock (with S_DIST_<d>), all stock rows
-// locked in (s_w_id, s_i_id) order: PostgreSQL takes the row locks after the sort, so concurrent
-// New-Orders lock shared stock rows in the same order and cannot deadlock on them. An unused item
-// simply has no row. $1 supply warehouses, $2 item ids (distinct pairs).
-var pgNewOrderStock = func() [DistrictsPerWarehouse]string {
-	var s [DistrictsPerWarehouse]string
-	for d := 1; d <= DistrictsPerWarehouse; d++ {
-		s[d-1] = `SELECT s_w_id, s_i_id, s_quantity, s_dist_` + string(rune('0'+d/10)) + string(rune('0'+d%10)) + `,
-	s_data, (i_price * 100)::int8, i_name, i_data
-FROM unnest($1::int4[], $2::int4[]) AS k(w, i)
-JOIN stock ON s_w_id = k.w AND s_i_id = k.i
-JOIN item ON i_id = k.i
-ORDER BY s_w_id, s_i_id
-FOR UPDATE OF stock`
+WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3
+UNION ALL
+SELECT 1, 0, 0, 0, 0, '', '', s_w_id, s_i_id, s_quantity, dist, data, price, name, idata FROM s`
 	}
 	return s
 }()
@@ -64,51 +69,53 @@ INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply
 SELECT $1::int4, $2::int4, $3::int4, l.n, l.i, l.sw, NULL, l.q, l.amt * 0.01, l.dist
 FROM unnest($10::int4[], $11::int4[], $12::int4[], $13::int4[], $14::int8[], $15::text[]) AS l(n, i, sw, q, amt, dist)`
 
-func (pgTxOps) newOrderHeader(ctx context.Context, c driver.Conn, cl *Client) error {
+func (pgTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) error {
 	st := &cl.no
 	in := st.in
 	allLocal := 0
 	if in.AllLocal() {
 		allLocal = 1
 	}
-	err := c.QueryRow(ctx, pgNewOrderHeader, cl.argList(in.WID, in.DID, in.CID, in.EntryD, in.OLCnt, allLocal)...).
-		Scan(&st.oID, &st.dTax, &st.wTax, &st.cDiscount, &st.cLast, &st.cCredit)
-	if err == driver.ErrNoRows {
-		return errCustomerNotFound
-	}
-	return err
-}
-
-func (pgTxOps) newOrderStock(ctx context.Context, c driver.Conn, cl *Client) error {
-	st := &cl.no
 	st.keyW, st.keyI = st.keyW[:0], st.keyI[:0]
 	for k := 0; k < st.nRows; k++ {
 		st.keyW = append(st.keyW, st.rows[k].w)
 		st.keyI = append(st.keyI, st.rows[k].i)
 	}
-	rows, err := c.Query(ctx, pgNewOrderStock[st.in.DID-1], cl.argList(st.keyW, st.keyI)...)
+	rows, err := c.Query(ctx, pgNewOrderRead[in.DID-1],
+		cl.argList(in.WID, in.DID, in.CID, in.EntryD, in.OLCnt, allLocal, st.keyW, st.keyI)...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	header := false
+	var kind int32
+	var oID, dTax, wTax, cDiscount int64
+	var cLast, cCredit string
 	var r noStock
-	k := 0
 	for rows.Next() {
-		if err := rows.Scan(&r.w, &r.i, &r.qty, &r.dist, &r.sdata, &r.price, &r.name, &r.idata); err != nil {
+		if err := rows.Scan(&kind, &oID, &dTax, &wTax, &cDiscount, &cLast, &cCredit,
+			&r.w, &r.i, &r.qty, &r.dist, &r.sdata, &r.price, &r.name, &r.idata); err != nil {
 			return err
 		}
-		// rows arrive sorted like st.rows, with the missing keys left out
-		for k < st.nRows && (st.rows[k].w != r.w || st.rows[k].i != r.i) {
-			k++
+		if kind == 0 {
+			header = true
+			st.oID, st.dTax, st.wTax, st.cDiscount, st.cLast, st.cCredit = oID, dTax, wTax, cDiscount, cLast, cCredit
+			continue
 		}
-		if k == st.nRows {
+		k := st.find(r.w, r.i)
+		if k < 0 {
 			return fmt.Errorf("tpcc: new-order: unexpected stock row (%d, %d)", r.w, r.i)
 		}
 		r.found = true
 		st.rows[k] = r
-		k++
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if !header {
+		return errCustomerNotFound
+	}
+	return nil
 }
 
 func (pgTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) error {

@@ -49,6 +49,13 @@ FROM stock JOIN item ON i_id = s_i_id WHERE s_w_id = ?1 AND s_i_id = ?2`
 	return s
 }()
 
+func (o sqliteTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) error {
+	if err := o.newOrderHeader(ctx, c, cl); err != nil {
+		return err
+	}
+	return o.newOrderStock(ctx, c, cl)
+}
+
 func (sqliteTxOps) newOrderHeader(ctx context.Context, c driver.Conn, cl *Client) error {
 	st := &cl.no
 	in := st.in

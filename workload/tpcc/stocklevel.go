@@ -22,7 +22,7 @@ type stockLevelState struct {
 func (cl *Client) StockLevel(ctx context.Context, conn driver.Conn, w, d int, in *StockLevelInput, iso driver.Isolation) (Outcome, int) {
 	st := &cl.sl
 	st.w, st.d, st.in = w, d, in
-	out := cl.run(ctx, conn, driver.TxOptions{ReadOnly: true, Isolation: iso}, cl.stockLevelFn)
+	out := cl.run(ctx, cl.txConn(ctx, conn, iso), driver.TxOptions{ReadOnly: true, Isolation: iso}, cl.stockLevelFn)
 	if out.Err != nil {
 		return out, 0
 	}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/candor-bench/candor/report"
+)
+
+// runCLI runs candor in-process with args and returns its exit status and what it printed.
+func runCLI(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	oldOut, oldErr := os.Stdout, os.Stderr
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout, os.Stderr = w, w
+	var buf bytes.Buffer
+	done := make(chan struct{})
+	go func() { io.Copy(&buf, r); close(done) }()
+	code := execute(args)
+	w.Close()
+	<-done
+	os.Stdout, os.Stderr = oldOut, oldErr
+	t.Logf("candor %s -> exit %d\n%s", strings.Join(args, " "), code, buf.String())
+	return code, buf.String()
+}
+
+func readResult(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, report.ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestBadInput: every kind of bad input gets one clear sentence and exit status 2, and changes no data.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "x.db")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tpcc", "run", "--bogus"}, "unknown flag"},
+		{[]string{"tpcc", "run", "--db", "nonsense"}, "malformed"},
+		{[]string{"tpcc", "run", "--db", "mysqlx://h/db"}, "not supported"},
+		{[]string{"tpcc", "run", "--db", db, "--duration", "0s"}, "--duration must be positive"},
+		{[]string{"tpcc", "run", "--db", db, "--duration", "-5s"}, "--duration must be positive"},
+		{[]string{"tpcc", "run", "--db", db, "--mode", "fast"}, "not a mode"},
+		{[]string{"tpcc", "run", "--db", db}, "has no candor TPC-C data"},
+		{[]string{"tpcc", "check", "--db", db}, "has no candor TPC-C data"},
+		{[]string{"tpcc", "load", "--db", db, "--warehouses", "0"}, "--warehouses must be at least 1"},
+		{[]string{"tpcc", "run", "--db", "postgres://candor:secret@127.0.0.1:1/candor"}, "cannot reach"},
+		{[]string{"report", filepath.Join(dir, "nothing")}, "has no result.json"},
+		{[]string{"report"}, "takes one directory"},
+	}
+	for _, c := range cases {
+		code, out := runCLI(t, c.args...)
+		if code != 2 {
+			t.Errorf("candor %v: exit %d, want 2", c.args, code)
+		}
+		if !strings.Contains(out, c.want) {
+			t.Errorf("candor %v: output %q does not say %q", c.args, out, c.want)
+		}
+		if strings.Contains(out, "secret") {
+			t.Errorf("candor %v printed the password: %q", c.args, out)
+		}
+		if strings.Contains(out, "goroutine ") || strings.Contains(out, "panic") {
+			t.Errorf("candor %v printed a stack trace: %q", c.args, out)
+		}
+	}
+}
+
+// TestSQLiteEndToEnd: the README's first command on the embedded default, shortened; then the parts.
+func TestSQLiteEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "tpcc.db")
+	endToEnd(t, db, dir)
+}
+
+// TestPostgresEndToEnd runs the same flow against the throwaway PostgreSQL of scripts/test.
+func TestPostgresEndToEnd(t *testing.T) {
+	url := os.Getenv("CANDOR_TEST_PG_URL")
+	if url == "" {
+		t.Fatal("CANDOR_TEST_PG_URL is not set: run the tests with scripts/test, which starts a throwaway PostgreSQL")
+	}
+	endToEnd(t, freshPGDatabase(t, url), t.TempDir())
+}
+
+func endToEnd(t *testing.T, db, dir string) {
+	// Load 2 warehouses and check the initial population, all conditions.
+	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "2", "--loaders", "2"); code != 0 {
+		t.Fatalf("load: exit %d", code)
+	}
+	if code, out := runCLI(t, "tpcc", "check", "--db", db, "--full"); code != 0 || strings.Contains(out, "FAIL") {
+		t.Fatalf("check after load: exit %d", code)
+	}
+	// Loading again without --drop refuses and changes nothing.
+	if code, out := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 2 || !strings.Contains(out, "--drop") {
+		t.Fatalf("second load without --drop: exit %d, want 2 and a hint about --drop", code)
+	}
+	// A warehouse count that does not match is refused.
+	if code, out := runCLI(t, "tpcc", "run", "--db", db, "--warehouses", "3", "--duration", "1s"); code != 2 || !strings.Contains(out, "does not match") {
+		t.Fatalf("run with a mismatched warehouse count: exit %d", code)
+	}
+	// A short throughput run, then a short spec run; each checks consistency (quick) afterwards.
+	thr := filepath.Join(dir, "thr")
+	code, _ := runCLI(t, "tpcc", "run", "--db", db, "--mode", "throughput", "--terminals", "4",
+		"--duration", "8s", "--warmup", "2s", "--interval", "2s", "--out", thr, "--seed", "7")
+	if code != 0 {
+		t.Fatalf("throughput run: exit %d", code)
+	}
+	res := readResult(t, thr)
+	for _, k := range []string{"workload", "mode", "warehouses", "terminals", "seed", "isolation", "measure_seconds", "tpmC", "efficiency", "database", "transactions"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("result.json has no %q", k)
+		}
+	}
+	if res["efficiency"] != nil {
+		t.Errorf("efficiency is %v outside spec mode, want null", res["efficiency"])
+	}
+	if res["tpmC"].(float64) <= 0 {
+		t.Errorf("tpmC is %v, want > 0", res["tpmC"])
+	}
+	txs := res["transactions"].(map[string]any)
+	for _, name := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
+		tx, ok := txs[name].(map[string]any)
+		if !ok {
+			t.Fatalf("result.json has no transactions.%s", name)
+		}
+		if tx["count"].(float64) <= 0 {
+			t.Errorf("%s: count %v, want > 0", name, tx["count"])
+		}
+		for _, kind := range []string{"response_ms", "service_ms"} {
+			p := tx[kind].(map[string]any)
+			for _, q := range []string{"p50", "p90", "p95", "p99", "p99_9", "p99_99", "max", "mean"} {
+				if _, ok := p[q]; !ok {
+					t.Errorf("%s.%s has no %s", name, kind, q)
+				}
+			}
+			if p["p50"].(float64) <= 0 || p["max"].(float64) < p["p99"].(float64) {
+				t.Errorf("%s.%s: implausible spectrum %v", name, kind, p)
+			}
+		}
+		for _, k := range []string{"errors", "retries", "rollbacks"} {
+			if _, ok := tx[k]; !ok {
+				t.Errorf("%s has no %s", name, k)
+			}
+		}
+	}
+	if strings.Contains(mustRead(t, filepath.Join(thr, report.ResultFile)), "secret") {
+		t.Error("result.json holds the password")
+	}
+	if code, out := runCLI(t, "report", thr); code != 0 || !strings.Contains(out, "derived from TPC-C, not audited") {
+		t.Fatalf("report: exit %d", code)
+	}
+
+	spec := filepath.Join(dir, "spec")
+	code, out := runCLI(t, "tpcc", "run", "--db", db, "--mode", "spec",
+		"--duration", "25s", "--warmup", "0s", "--interval", "5s", "--out", spec, "--seed", "8")
+	if code != 0 {
+		t.Fatalf("spec run: exit %d", code)
+	}
+	res = readResult(t, spec)
+	if res["efficiency"] == nil || res["terminals"].(float64) != 20 {
+		t.Errorf("spec run: efficiency %v, terminals %v; want a number and 20", res["efficiency"], res["terminals"])
+	}
+	if !strings.Contains(out, "90th-percentile response-time limits") {
+		t.Error("spec run summary has no 90th-percentile verdicts")
+	}
+	// Everything still holds after both runs (condition 11 is skipped: the data has been run on).
+	if code, out := runCLI(t, "tpcc", "check", "--db", db, "--full"); code != 0 || strings.Contains(out, "FAIL") {
+		t.Fatalf("check after runs: exit %d", code)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// freshPGDatabase creates an empty database beside the one url names and returns its URL; it is
+// dropped when the test ends.
+func freshPGDatabase(t *testing.T, url string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("cannot connect to CANDOR_TEST_PG_URL: %v", err)
+	}
+	defer conn.Close(ctx)
+	name := "candor_cli_" + strings.ReplaceAll(strings.ToLower(t.Name()), "/", "_")
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), url)
+		if err == nil {
+			c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			c.Close(context.Background())
+		}
+	})
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = name
+	return strings.Replace(url, "/"+conn.Config().Database, "/"+name, 1)
+}

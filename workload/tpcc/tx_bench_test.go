@@ -1,0 +1,132 @@
+package tpcc
+
+import (
+	"context"
+	"os"
+	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/gen"
+)
+
+// BenchmarkPostgres runs the transactions against PostgreSQL (CANDOR_TEST_PG_URL) on one loaded
+// warehouse, with no keying or think time, and reports the driver's own CPU per completed
+// transaction (user + system time of this process, which includes pgx and the Go runtime, divided
+// by the transactions): the brief's budget is 150 µs. The database server's CPU is not included.
+//
+//	CANDOR_TEST_PG_URL=postgres://... go test -run '^$' -bench Postgres -benchtime 3s ./workload/tpcc/
+func BenchmarkPostgres(b *testing.B) {
+	db := txOpenPG(b)
+	info := txLoad(b, db)
+	c := RunConstants(txTestSeed, info.C)
+	b.Run("mix", func(b *testing.B) { txBench(b, db, c, 1, -1) })
+	b.Run("mix-4-workers", func(b *testing.B) { txBench(b, db, c, 4, -1) })
+	for op := 0; op < NumTxTypes; op++ {
+		b.Run(TxNames[op], func(b *testing.B) { txBench(b, db, c, 1, op) })
+	}
+}
+
+// cpuTime is the user and system CPU time this process has used.
+func cpuTime(b *testing.B) (user, sys time.Duration) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+}
+
+// txBench runs b.N transactions on workers connections: the deck's mix when only < 0, else only
+// that type.
+func txBench(b *testing.B, db driver.DB, c Constants, workers, only int) {
+	ctx := context.Background()
+	type worker struct {
+		conn driver.Conn
+		cl   *Client
+		r    *gen.Rand
+		deck Deck
+		no   NewOrderInput
+		pay  PaymentInput
+		os   OrderStatusInput
+		dl   DeliveryInput
+		sl   StockLevelInput
+	}
+	ws := make([]*worker, workers)
+	for k := range ws {
+		conn, err := db.Connect(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close()
+		ws[k] = &worker{conn: conn, cl: NewClient(db), r: gen.New(gen.Derive(txTestSeed, "bench", k, b.N))}
+	}
+	var next, retries atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	b.ReportAllocs()
+	b.ResetTimer()
+	if p := os.Getenv("CANDOR_TX_CPUPROFILE"); p != "" { // a profile of the transactions alone
+		f, err := os.Create(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	user0, sys0 := cpuTime(b)
+	wall0 := time.Now()
+	for k, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := 1 + k%DistrictsPerWarehouse
+			for next.Add(1) <= int64(b.N) {
+				op := only
+				if op < 0 {
+					op = w.deck.Next(w.r)
+				}
+				var out Outcome
+				switch op {
+				case NewOrder:
+					GenNewOrder(w.r, c, 1, 1, &w.no)
+					out = w.cl.NewOrder(ctx, w.conn, &w.no, driver.IsolationReadCommitted)
+				case Payment:
+					GenPayment(w.r, c, 1, 1, &w.pay)
+					out = w.cl.Payment(ctx, w.conn, &w.pay, driver.IsolationReadCommitted)
+				case OrderStatus:
+					GenOrderStatus(w.r, c, 1, 1, &w.os)
+					out = w.cl.OrderStatus(ctx, w.conn, &w.os, driver.IsolationReadCommitted)
+				case Delivery:
+					GenDelivery(w.r, c, 1, 1, &w.dl)
+					out, _ = w.cl.Delivery(ctx, w.conn, 1, &w.dl, driver.IsolationReadCommitted)
+				case StockLevel:
+					GenStockLevel(w.r, c, 1, 1, &w.sl)
+					out, _ = w.cl.StockLevel(ctx, w.conn, 1, d, &w.sl, driver.IsolationReadCommitted)
+				}
+				retries.Add(int64(out.Retries))
+				if out.Err != nil {
+					firstErr.CompareAndSwap(nil, out.Err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	user1, sys1 := cpuTime(b)
+	user, sys, wall := user1-user0, sys1-sys0, time.Since(wall0)
+	b.StopTimer()
+	if err, _ := firstErr.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64((user+sys).Microseconds())/float64(b.N), "cpu-us/tx")
+	b.ReportMetric(float64(user.Microseconds())/float64(b.N), "user-us/tx")
+	b.ReportMetric(float64(b.N)/wall.Seconds(), "tx/s")
+	b.ReportMetric(float64(retries.Load())/float64(b.N), "retries/tx")
+}
