@@ -104,6 +104,8 @@ func TestLoadAndCheck(t *testing.T) {
 			}
 			t.Logf("%s: check --full took %v", e.name, time.Since(start).Round(time.Millisecond))
 
+			checkCorruptions(t, db)
+
 			// A second load without Drop is refused and changes nothing.
 			_, err = Load(ctx, db, LoadOptions{Warehouses: 1, Loaders: 1, Seed: 1})
 			if !userr.Is(err) || !strings.Contains(err.Error(), "already holds TPC-C data (2 warehouses") || !strings.Contains(err.Error(), "--drop") {
@@ -277,6 +279,70 @@ func TestLoadDeterministic(t *testing.T) {
 	for _, tb := range TableNames {
 		if hashes[0][tb] != hashes[1][tb] {
 			t.Errorf("%s differs between 1 and 3 loaders", tb)
+		}
+	}
+}
+
+// checkCorruptions breaks the data in one way at a time and expects exactly the conditions that
+// way breaks to fail, then repairs it.
+func checkCorruptions(t *testing.T, db driver.DB) {
+	t.Helper()
+	for _, c := range []struct {
+		what         string
+		break_, undo []string
+		fail         []int
+	}{
+		{"d_ytd of one district + 1", []string{"UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = 3"},
+			[]string{"UPDATE district SET d_ytd = d_ytd - 1 WHERE d_w_id = 1 AND d_id = 3"}, []int{1, 9}},
+		{"d_next_o_id + 1", []string{"UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = 2 AND d_id = 4"},
+			[]string{"UPDATE district SET d_next_o_id = d_next_o_id - 1 WHERE d_w_id = 2 AND d_id = 4"}, []int{2}},
+		{"the newest new order gone", []string{"DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 2 AND no_o_id = 3000"},
+			[]string{"INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (3000, 2, 1)"}, []int{2, 5, 11}},
+		{"a new order in the middle gone", []string{"DELETE FROM new_order WHERE no_w_id = 2 AND no_d_id = 2 AND no_o_id = 2500"},
+			[]string{"INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (2500, 2, 2)"}, []int{3, 5, 11}},
+		{"o_ol_cnt + 1", []string{"UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 5"},
+			[]string{"UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 5"}, []int{4, 6}},
+		{"an order line gone", []string{"DELETE FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 2900 AND ol_number = 1"},
+			[]string{"INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES (2900, 1, 1, 1, 1, 1, 5, 0, 'xxxxxxxxxxxxxxxxxxxxxxxx')"},
+			[]int{4, 6}},
+		{"a carrier on an undelivered order", []string{"UPDATE orders SET o_carrier_id = 3 WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 2500"},
+			[]string{"UPDATE orders SET o_carrier_id = NULL WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = 2500"}, []int{5, 7}},
+		{"a delivered line without a date", []string{"UPDATE order_line SET ol_delivery_d = NULL WHERE ol_w_id = 2 AND ol_d_id = 1 AND ol_o_id = 10 AND ol_number = 1"},
+			[]string{"UPDATE order_line SET ol_delivery_d = (SELECT o_entry_d FROM orders WHERE o_w_id = 2 AND o_d_id = 1 AND o_id = 10) WHERE ol_w_id = 2 AND ol_d_id = 1 AND ol_o_id = 10 AND ol_number = 1"},
+			[]int{7}},
+		{"c_balance + 1", []string{"UPDATE customer SET c_balance = c_balance + 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 7"},
+			[]string{"UPDATE customer SET c_balance = c_balance - 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 7"}, []int{10, 12}},
+		{"h_amount + 1", []string{"UPDATE history SET h_amount = h_amount + 1 WHERE h_c_w_id = 1 AND h_c_d_id = 1 AND h_c_id = 9"},
+			[]string{"UPDATE history SET h_amount = h_amount - 1 WHERE h_c_w_id = 1 AND h_c_d_id = 1 AND h_c_id = 9"}, []int{8, 9, 10}},
+		{"a delivered amount + 1", []string{"UPDATE order_line SET ol_amount = ol_amount + 1 WHERE ol_w_id = 2 AND ol_d_id = 5 AND ol_o_id = 11 AND ol_number = 2"},
+			[]string{"UPDATE order_line SET ol_amount = ol_amount - 1 WHERE ol_w_id = 2 AND ol_d_id = 5 AND ol_o_id = 11 AND ol_number = 2"}, []int{10, 12}},
+	} {
+		for _, q := range c.break_ {
+			if n := exec(t, db, q); n != 1 {
+				t.Fatalf("%s: %s changed %d rows", c.what, q, n)
+			}
+		}
+		rs, err := Check(context.Background(), db, CheckOptions{Full: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed []int
+		for _, r := range rs {
+			if !r.OK {
+				failed = append(failed, r.Condition)
+				if len(r.Violations) == 0 || r.Count < 1 {
+					t.Errorf("%s: condition %d failed without offending rows", c.what, r.Condition)
+				}
+			}
+		}
+		if fmt.Sprint(failed) != fmt.Sprint(c.fail) {
+			t.Errorf("%s: conditions %v failed, want %v", c.what, failed, c.fail)
+			for _, v := range Violations(rs) {
+				t.Logf("  %d %s: %v", v.Condition, v.Name, v.Rows)
+			}
+		}
+		for _, q := range c.undo {
+			exec(t, db, q)
 		}
 	}
 }
