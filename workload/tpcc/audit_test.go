@@ -9,22 +9,23 @@ import (
 // goodAudit is a run whose every share sits in the middle of its bounds.
 func goodAudit() Audit {
 	a := Audit{Warehouses: 10}
-	// 11,000 New-Orders, 1,000 of each line count 5..15: average 10 lines, 1/11 each.
-	a.NewOrders = 11000
+	// 110,000 New-Orders, 10,000 of each line count 5..15: average 10 lines, 1/11 each. Every
+	// sample is above its check's MinSample (remote lines need 356,400 lines, rollbacks 89,100 orders).
+	a.NewOrders = 110000
 	for n := MinLines; n <= MaxLines; n++ {
-		a.LineCounts[n] = 1000
+		a.LineCounts[n] = 10000
 	}
-	a.OrderLines = 110000
-	a.Rollbacks = 110    // 1%
-	a.RemoteLines = 1100 // 1%
-	a.Payments = 10000   // remote 15%, by name 60%
-	a.RemotePayments = 1500
-	a.PaymentsByName = 6000
-	a.OrderStatuses = 1000
-	a.OrderStatusByName = 600
-	a.Deliveries = 1000
-	a.SkippedDistricts = 5 // 0.05%
-	a.StockLevels = 1000
+	a.OrderLines = 1100000
+	a.Rollbacks = 1100    // 1%
+	a.RemoteLines = 11000 // 1%
+	a.Payments = 100000   // remote 15%, by name 60%
+	a.RemotePayments = 15000
+	a.PaymentsByName = 60000
+	a.OrderStatuses = 10000
+	a.OrderStatusByName = 6000
+	a.Deliveries = 10000
+	a.SkippedDistricts = 50 // 0.05%
+	a.StockLevels = 10000
 	return a
 }
 
@@ -40,7 +41,7 @@ func statusOf(rep AuditReport, name string) string {
 func TestAuditPass(t *testing.T) {
 	a := goodAudit()
 	rep := a.Report()
-	if !rep.Pass || !rep.Enough || rep.Transactions != 24000 {
+	if !rep.Pass || !rep.Enough || rep.Transactions != 240000 {
 		t.Fatalf("good audit: pass %v, enough %v, transactions %d", rep.Pass, rep.Enough, rep.Transactions)
 	}
 	if len(rep.Checks) != 2+11+5 {
@@ -67,15 +68,15 @@ func TestAuditFailures(t *testing.T) {
 		check string
 		edit  func(a *Audit)
 	}{
-		{"new_order_rollbacks", func(a *Audit) { a.Rollbacks = 98 }},      // 0.89%
-		{"new_order_rollbacks", func(a *Audit) { a.Rollbacks = 122 }},     // 1.11%
-		{"average_order_lines", func(a *Audit) { a.OrderLines = 104000 }}, // 9.45
-		{"orders_with_15_lines", func(a *Audit) { a.LineCounts[15] = 1200 }},
-		{"remote_order_lines", func(a *Audit) { a.RemoteLines = 1040 }}, // 0.945%
-		{"remote_payments", func(a *Audit) { a.RemotePayments = 1620 }},
-		{"payments_by_last_name", func(a *Audit) { a.PaymentsByName = 5650 }},
-		{"order_status_by_last_name", func(a *Audit) { a.OrderStatusByName = 640 }},
-		{"skipped_delivery_districts", func(a *Audit) { a.SkippedDistricts = 101 }}, // 1.01%
+		{"new_order_rollbacks", func(a *Audit) { a.Rollbacks = 980 }},      // 0.89%
+		{"new_order_rollbacks", func(a *Audit) { a.Rollbacks = 1220 }},     // 1.11%
+		{"average_order_lines", func(a *Audit) { a.OrderLines = 1040000 }}, // 9.45
+		{"orders_with_15_lines", func(a *Audit) { a.LineCounts[15] = 12000 }},
+		{"remote_order_lines", func(a *Audit) { a.RemoteLines = 10400 }}, // 0.945%
+		{"remote_payments", func(a *Audit) { a.RemotePayments = 16200 }},
+		{"payments_by_last_name", func(a *Audit) { a.PaymentsByName = 56500 }},
+		{"order_status_by_last_name", func(a *Audit) { a.OrderStatusByName = 6400 }},
+		{"skipped_delivery_districts", func(a *Audit) { a.SkippedDistricts = 1010 }}, // 1.01%
 	}
 	for _, tc := range cases {
 		a := goodAudit()
@@ -90,7 +91,7 @@ func TestAuditFailures(t *testing.T) {
 	}
 	// bounds are inclusive
 	a := goodAudit()
-	a.Rollbacks, a.SkippedDistricts = 99, 100 // 0.9% and 1%
+	a.Rollbacks, a.SkippedDistricts = 990, 1000 // 0.9% and 1%
 	if rep := a.Report(); !rep.Pass {
 		t.Errorf("values on the bounds fail: %+v", rep)
 	}
@@ -148,5 +149,26 @@ func TestAuditAddAndMerge(t *testing.T) {
 	}
 	if a.Transactions() != 6 {
 		t.Errorf("transactions %d, want 6", a.Transactions())
+	}
+}
+
+// TestAuditSmallSampleIsNotAFailure: a correct generator drifts outside narrow bounds by chance in a
+// small sample (0.87% rollbacks among 11,000 New-Orders is 1 standard error from 1%); the check must
+// say "not enough transactions", not fail, until the sample makes the bounds three standard errors wide.
+func TestAuditSmallSampleIsNotAFailure(t *testing.T) {
+	a := goodAudit()
+	a.NewOrders, a.OrderLines, a.Rollbacks = 11000, 110000, 96
+	for n := MinLines; n <= MaxLines; n++ {
+		a.LineCounts[n] = 1000
+	}
+	rep := a.Report()
+	if s := statusOf(rep, "new_order_rollbacks"); s != AuditNotEnough {
+		t.Errorf("0.87%% rollbacks of 11,000 orders: status %q, want %q", s, AuditNotEnough)
+	}
+	if s := statusOf(rep, "average_order_lines"); s != AuditPass {
+		t.Errorf("average lines of 11,000 orders: status %q, want pass", s)
+	}
+	if got := minSample("new_order_rollbacks", "%", 0.9, 1.1); got != 89100 {
+		t.Errorf("minSample for 1%% +- 0.1%% = %d, want 89100", got)
 	}
 }

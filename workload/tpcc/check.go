@@ -64,14 +64,17 @@ func Check(ctx context.Context, db driver.DB, o CheckOptions) ([]CheckResult, er
 		return nil, err
 	}
 	if !li.Completed {
-		return nil, userr.Errorf("the load of this database did not complete (%d warehouses, started %s UTC), so its data cannot be checked: reload with candor tpcc load --drop",
-			li.Warehouses, li.StartedAt.Format("2006-01-02 15:04:05"))
+		return nil, userr.Errorf("the load of this database did not complete (%s, started %s UTC), so its data cannot be checked: reload with candor tpcc load --drop",
+			warehousesText(li.Warehouses), li.StartedAt.Format("2006-01-02 15:04:05"))
 	}
 	if dialect == dialectPostgres {
-		// Hash joins and aggregates over a district's orders and a warehouse's customers fit in
-		// memory instead of spilling; session-local.
-		if _, err := c.Exec(ctx, "SET work_mem = '256MB'"); err != nil {
-			return nil, err
+		// Session-local settings for queries that read whole tables: hash joins and aggregates
+		// fit in memory instead of spilling, and no nested loop of index probes (at 10
+		// warehouses condition 10 takes 3.2 s with the planner's nested loop, 1.7 s without).
+		for _, q := range []string{"SET work_mem = '256MB'", "SET enable_nestloop = off"} {
+			if _, err := c.Exec(ctx, q); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var out []CheckResult

@@ -81,7 +81,6 @@ func NewClient(db driver.DB) *Client {
 	case "postgres":
 		cl.ops = pgTxOps{}
 		cl.pg = true
-		cl.no.initArrays()
 	case "sqlite":
 		cl.ops = sqliteTxOps{}
 	default:

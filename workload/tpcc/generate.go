@@ -91,12 +91,11 @@ type rowText struct {
 	buf  []byte
 	ends []int
 	s    string
-	pos  int
 }
 
 func (t *rowText) reset()  { t.buf, t.ends = t.buf[:0], t.ends[:0] }
 func (t *rowText) cut()    { t.ends = append(t.ends, len(t.buf)) }
-func (t *rowText) finish() { t.s, t.pos = string(t.buf), 0 }
+func (t *rowText) finish() { t.s = string(t.buf) }
 
 // field returns the i-th text column of the row (after finish).
 func (t *rowText) field(i int) string {

@@ -168,3 +168,11 @@ func MarkRun(ctx context.Context, db driver.DB) error {
 	_, err = c.Exec(ctx, "UPDATE "+metaTable+" SET runs = runs + 1 WHERE workload = 'tpcc'")
 	return err
 }
+
+// warehousesText is "1 warehouse" or "N warehouses".
+func warehousesText(n int) string {
+	if n == 1 {
+		return "1 warehouse"
+	}
+	return strconv.Itoa(n) + " warehouses"
+}

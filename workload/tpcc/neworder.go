@@ -3,7 +3,6 @@ package tpcc
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
@@ -21,10 +20,11 @@ type noStock struct {
 
 	qty   int32  // s_quantity as read, then after all of this order's lines
 	dist  string // s_dist_<d_id>
-	sdata string // s_data
 	price int64  // i_price in cents
 	name  string // i_name
-	idata string // i_data
+	// original: both i_data and s_data contain "ORIGINAL" (brand-generic "B", clause 2.4.2.2),
+	// tested by the database so that the two data strings need not travel.
+	original bool
 
 	// increments from this order's lines
 	ytd, orderCnt, remoteCnt int32
@@ -50,29 +50,28 @@ type newOrderState struct {
 	total   int64           // cents, clause 2.4.2.2
 	missing int             // the line whose item is unused, or -1
 
-	// PostgreSQL array arguments, reused (see sql_postgres.go)
-	keyW, keyI                                []int32
-	upW, upI, upQty, upYtd, upOrder, upRemote []int32
-	olNum, olItem, olSupply, olQty            []int32
-	olAmount                                  []int64
-	olDist                                    []string
+	// PostgreSQL: array arguments, and the row scanned by newOrderRead with its destinations
+	// (built once, so a Scan allocates no argument list).
+	arrays   pgArrays
+	scan     newOrderScan
+	readDest []any
 }
 
-func (st *newOrderState) initArrays() {
-	mk := func() []int32 { return make([]int32, 0, MaxLines) }
-	st.keyW, st.keyI = mk(), mk()
-	st.upW, st.upI, st.upQty, st.upYtd, st.upOrder, st.upRemote = mk(), mk(), mk(), mk(), mk(), mk()
-	st.olNum, st.olItem, st.olSupply, st.olQty = mk(), mk(), mk(), mk()
-	st.olAmount = make([]int64, 0, MaxLines)
-	st.olDist = make([]string, 0, MaxLines)
+// newOrderScan is one row of PostgreSQL's newOrderRead: the header (kind 0) or a stock row (1).
+type newOrderScan struct {
+	kind                       int32
+	oID, dTax, wTax, cDiscount int64
+	cLast, cCredit             string
+	r                          noStock
 }
 
 // NewOrder runs one New-Order (clause 2.4.2) as one database transaction. in.EntryD is set to the
 // time of execution. A New-Order whose last item is unused does all its work and rolls back:
 // Outcome.RolledBack, not an error (clause 2.4.2.3).
 func (cl *Client) NewOrder(ctx context.Context, conn driver.Conn, in *NewOrderInput, iso driver.Isolation) Outcome {
-	if in.OLCnt < 1 || in.OLCnt > MaxLines {
-		return Outcome{Err: fmt.Errorf("tpcc: new-order with %d lines (must be 1..%d)", in.OLCnt, MaxLines)}
+	if in.OLCnt < 1 || in.OLCnt > MaxLines || in.DID < 1 || in.DID > DistrictsPerWarehouse {
+		return Outcome{Err: fmt.Errorf("tpcc: new-order for district %d with %d lines (must be 1..%d and 1..%d)",
+			in.DID, in.OLCnt, DistrictsPerWarehouse, MaxLines)}
 	}
 	in.EntryD = time.Now()
 	cl.no.in = in
@@ -179,7 +178,7 @@ func (st *newOrderState) apply() error {
 		}
 		st.amount[l] = int64(q) * r.price // OL_AMOUNT = OL_QUANTITY * I_PRICE
 		st.brand[l] = 'G'
-		if strings.Contains(r.idata, "ORIGINAL") && strings.Contains(r.sdata, "ORIGINAL") {
+		if r.original {
 			st.brand[l] = 'B'
 		}
 		sum += st.amount[l]

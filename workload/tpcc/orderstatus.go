@@ -31,6 +31,22 @@ type orderStatusState struct {
 	nLines    int
 	lines     [MaxLines]statusLine
 	ids       []int32 // see paymentState.ids
+
+	// PostgreSQL: the row being scanned and its destinations, built once
+	scan orderStatusScan
+	dest []any
+}
+
+// orderStatusScan is one row of PostgreSQL's Order-Status: customer and order (kind 0) or a line (1).
+type orderStatusScan struct {
+	kind                int32
+	cID                 int32
+	first, middle, last string
+	balance             int64
+	oID                 int64
+	entryD              time.Time
+	carrierID           int32
+	l                   statusLine
 }
 
 // OrderStatus runs one Order-Status (clause 2.6.2) as one read-only database transaction: the

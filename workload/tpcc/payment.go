@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
@@ -35,16 +36,21 @@ type paymentState struct {
 	wName, dName string
 	wAddr, dAddr addrBlock
 	c            paymentCustomer
-	ids          []int32 // customers matching a last name, in c_first order (engines without window SQL)
+	ids          []int32 // customers matching a last name, in c_first order (SQLite)
+	dest         []any   // PostgreSQL's scan destinations, built once
 }
 
-// errCustomerNotFound means a customer chosen by id or name does not exist, which the initial
-// population rules out (every district has customers 1..3000 and each of the 1000 last names).
-var errCustomerNotFound = errors.New("tpcc: customer not found (is the database fully loaded?)")
+// errNotFound means that the warehouse, district or customer a transaction names does not exist,
+// which a complete load rules out (every district has customers 1..3000 and each of the 1000 last
+// names).
+var errNotFound = errors.New("tpcc: the warehouse, district or customer of the transaction does not exist (is the database loaded, with this many warehouses?)")
 
 // Payment runs one Payment (clause 2.5.2) as one database transaction. in.Date is set to the time
 // of execution.
 func (cl *Client) Payment(ctx context.Context, conn driver.Conn, in *PaymentInput, iso driver.Isolation) Outcome {
+	if in.DID < 1 || in.DID > DistrictsPerWarehouse || in.CDID < 1 || in.CDID > DistrictsPerWarehouse {
+		return Outcome{Err: fmt.Errorf("tpcc: payment for districts %d and %d (must be 1..%d)", in.DID, in.CDID, DistrictsPerWarehouse)}
+	}
 	in.Date = time.Now()
 	cl.pay.in = in
 	return cl.run(ctx, cl.txConn(ctx, conn, iso), driver.TxOptions{Isolation: iso}, cl.paymentFn)
@@ -83,7 +89,7 @@ func customerByName(ctx context.Context, c driver.Conn, sql string, ids *[]int32
 		return 0, err
 	}
 	if len(*ids) == 0 {
-		return 0, errCustomerNotFound
+		return 0, errNotFound
 	}
 	return (*ids)[byNameIndex(len(*ids))], nil
 }

@@ -3,13 +3,15 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/candor-bench/candor/driver"
 )
 
 // PostgreSQL statements. Each transaction takes as few round trips as the standard allows: rows are
 // read and written with RETURNING, data-modifying CTEs and array parameters (unnest), so a New-Order
-// is 3 statements, a Payment, Order-Status, Delivery or Stock-Level 1 (plus BEGIN and COMMIT).
+// is 2 statements between BEGIN and COMMIT (4 round trips), and a Payment, Order-Status, Delivery or
+// Stock-Level 1 statement, sent alone at read committed (1 round trip; see Client.txConn).
 // Money crosses the wire as int64 cents and rates as int64 ten-thousandths: the SQL converts from
 // and to NUMERIC (x * 100)::int8 and $n::int8 * 0.01, which is exact.
 
@@ -40,18 +42,19 @@ n AS (
 	INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT d.o_id, $2, $1 FROM d),
 s AS (
 	SELECT s_w_id, s_i_id, s_quantity, s_dist_` + string(rune('0'+d/10)) + string(rune('0'+d%10)) + `::text AS dist,
-		s_data::text AS data, (i_price * 100)::int8 AS price, i_name::text AS name, i_data::text AS idata
+		(i_price * 100)::int8 AS price, i_name::text AS name,
+		(s_data LIKE '%ORIGINAL%' AND i_data LIKE '%ORIGINAL%') AS original
 	FROM unnest($7::int4[], $8::int4[]) AS k(w, i)
 	JOIN stock ON s_w_id = k.w AND s_i_id = k.i
 	JOIN item ON i_id = k.i
 	ORDER BY s_w_id, s_i_id
 	FOR UPDATE OF stock)
 SELECT 0, d.o_id, d.d_tax, (w_tax * 10000)::int8, (c_discount * 10000)::int8, c_last::text, c_credit::text,
-	0, 0, 0, '', '', 0::int8, '', ''
+	0, 0, 0, '', 0::int8, '', false
 FROM d, warehouse, customer
 WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3
 UNION ALL
-SELECT 1, 0, 0, 0, 0, '', '', s_w_id, s_i_id, s_quantity, dist, data, price, name, idata FROM s`
+SELECT 1, 0, 0, 0, 0, '', '', s_w_id, s_i_id, s_quantity, dist, price, name, original FROM s`
 	}
 	return s
 }()
@@ -76,44 +79,51 @@ func (pgTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) erro
 	if in.AllLocal() {
 		allLocal = 1
 	}
-	st.keyW, st.keyI = st.keyW[:0], st.keyI[:0]
+	a := &st.arrays
+	a.reset()
+	a.begin()
 	for k := 0; k < st.nRows; k++ {
-		st.keyW = append(st.keyW, st.rows[k].w)
-		st.keyI = append(st.keyI, st.rows[k].i)
+		a.int(int64(st.rows[k].w))
 	}
-	rows, err := c.Query(ctx, pgNewOrderRead[in.DID-1],
-		cl.argList(in.WID, in.DID, in.CID, in.EntryD, in.OLCnt, allLocal, st.keyW, st.keyI)...)
+	a.end()
+	a.begin()
+	for k := 0; k < st.nRows; k++ {
+		a.int(int64(st.rows[k].i))
+	}
+	a.end()
+	args := a.appendArgs(cl.argList(in.WID, in.DID, in.CID, in.EntryD, in.OLCnt, allLocal))
+	rows, err := c.Query(ctx, pgNewOrderRead[in.DID-1], args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	sc := &st.scan
+	if st.readDest == nil {
+		st.readDest = []any{&sc.kind, &sc.oID, &sc.dTax, &sc.wTax, &sc.cDiscount, &sc.cLast, &sc.cCredit,
+			&sc.r.w, &sc.r.i, &sc.r.qty, &sc.r.dist, &sc.r.price, &sc.r.name, &sc.r.original}
+	}
 	header := false
-	var kind int32
-	var oID, dTax, wTax, cDiscount int64
-	var cLast, cCredit string
-	var r noStock
 	for rows.Next() {
-		if err := rows.Scan(&kind, &oID, &dTax, &wTax, &cDiscount, &cLast, &cCredit,
-			&r.w, &r.i, &r.qty, &r.dist, &r.sdata, &r.price, &r.name, &r.idata); err != nil {
+		if err := rows.Scan(st.readDest...); err != nil {
 			return err
 		}
-		if kind == 0 {
+		if sc.kind == 0 {
 			header = true
-			st.oID, st.dTax, st.wTax, st.cDiscount, st.cLast, st.cCredit = oID, dTax, wTax, cDiscount, cLast, cCredit
+			st.oID, st.dTax, st.wTax, st.cDiscount, st.cLast, st.cCredit = sc.oID, sc.dTax, sc.wTax, sc.cDiscount, sc.cLast, sc.cCredit
 			continue
 		}
-		k := st.find(r.w, r.i)
+		k := st.find(sc.r.w, sc.r.i)
 		if k < 0 {
-			return fmt.Errorf("tpcc: new-order: unexpected stock row (%d, %d)", r.w, r.i)
+			return fmt.Errorf("tpcc: new-order: unexpected stock row (%d, %d)", sc.r.w, sc.r.i)
 		}
-		r.found = true
-		st.rows[k] = r
+		st.rows[k] = sc.r
+		st.rows[k].found = true
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	if !header {
-		return errCustomerNotFound
+		return errNotFound
 	}
 	return nil
 }
@@ -121,51 +131,141 @@ func (pgTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) erro
 func (pgTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) error {
 	st := &cl.no
 	in := st.in
-	st.upW, st.upI, st.upQty = st.upW[:0], st.upI[:0], st.upQty[:0]
-	st.upYtd, st.upOrder, st.upRemote = st.upYtd[:0], st.upOrder[:0], st.upRemote[:0]
-	for k := 0; k < st.nRows; k++ {
-		r := &st.rows[k]
-		if !r.found {
-			continue
+	a := &st.arrays
+	a.reset()
+	// the stock rows: s_w_id, s_i_id, s_quantity, and the s_ytd, s_order_cnt, s_remote_cnt increments
+	for f := 0; f < 6; f++ {
+		a.begin()
+		for k := 0; k < st.nRows; k++ {
+			r := &st.rows[k]
+			if !r.found {
+				continue
+			}
+			switch f {
+			case 0:
+				a.int(int64(r.w))
+			case 1:
+				a.int(int64(r.i))
+			case 2:
+				a.int(int64(r.qty))
+			case 3:
+				a.int(int64(r.ytd))
+			case 4:
+				a.int(int64(r.orderCnt))
+			case 5:
+				a.int(int64(r.remoteCnt))
+			}
 		}
-		st.upW = append(st.upW, r.w)
-		st.upI = append(st.upI, r.i)
-		st.upQty = append(st.upQty, r.qty)
-		st.upYtd = append(st.upYtd, r.ytd)
-		st.upOrder = append(st.upOrder, r.orderCnt)
-		st.upRemote = append(st.upRemote, r.remoteCnt)
+		a.end()
 	}
-	st.olNum, st.olItem, st.olSupply, st.olQty = st.olNum[:0], st.olItem[:0], st.olSupply[:0], st.olQty[:0]
-	st.olAmount, st.olDist = st.olAmount[:0], st.olDist[:0]
-	for l := 0; l < in.OLCnt; l++ {
-		if l == st.missing {
-			continue
+	// the order lines: ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount (cents), ol_dist_info
+	lines := 0
+	for f := 0; f < 6; f++ {
+		a.begin()
+		for l := 0; l < in.OLCnt; l++ {
+			if l == st.missing {
+				continue
+			}
+			line := &in.Lines[l]
+			switch f {
+			case 0:
+				a.int(int64(l + 1))
+				lines++
+			case 1:
+				a.int(int64(line.ItemID))
+			case 2:
+				a.int(int64(line.SupplyWID))
+			case 3:
+				a.int(int64(line.Quantity))
+			case 4:
+				a.int(st.amount[l])
+			case 5:
+				a.text(st.rows[st.lineRow[l]].dist)
+			}
 		}
-		line := &in.Lines[l]
-		st.olNum = append(st.olNum, int32(l+1))
-		st.olItem = append(st.olItem, int32(line.ItemID))
-		st.olSupply = append(st.olSupply, int32(line.SupplyWID))
-		st.olQty = append(st.olQty, int32(line.Quantity))
-		st.olAmount = append(st.olAmount, st.amount[l])
-		st.olDist = append(st.olDist, st.rows[st.lineRow[l]].dist)
+		a.end()
 	}
-	n, err := c.Exec(ctx, pgNewOrderWrite, cl.argList(st.oID, in.DID, in.WID,
-		st.upW, st.upI, st.upQty, st.upYtd, st.upOrder, st.upRemote,
-		st.olNum, st.olItem, st.olSupply, st.olQty, st.olAmount, st.olDist)...)
+	args := a.appendArgs(cl.argList(st.oID, in.DID, in.WID))
+	n, err := c.Exec(ctx, pgNewOrderWrite, args...)
 	if err != nil {
 		return err
 	}
-	if int(n) != len(st.olNum) {
-		return fmt.Errorf("tpcc: new-order inserted %d order lines, expected %d", n, len(st.olNum))
+	if int(n) != lines {
+		return fmt.Errorf("tpcc: new-order inserted %d order lines, expected %d", n, lines)
 	}
 	return nil
 }
 
-// Payment, clause 2.5.2.2, in one statement. The CTEs are chained (d waits for w, c for d) so every
-// Payment locks warehouse, district, customer in that order. $1 w_id, $2 d_id, $3 h_amount in cents,
-// $4 c_w_id, $5 c_d_id, $6 c_id or c_last, $7 h_date. The customer's row comes back after update.
-const pgPaymentHead = `WITH w AS (
-	UPDATE warehouse SET w_ytd = w_ytd + $3::int8 * 0.01 WHERE w_id = $1
+// pgArrays builds the array parameters of one statement as PostgreSQL array literals ('{1,2,3}')
+// in one reused buffer. They are passed as *string, which pgx sends in text format without
+// encoding work: measured with pgx v5.12, the twelve 15-element arrays of New-Order's write cost
+// 29 µs and 196 allocations through pgx's binary array encoding, and 10 µs as text (with one
+// allocation per array; here there is one per statement).
+type pgArrays struct {
+	buf  []byte
+	ends [16]int    // end of each array in buf
+	strs [16]string // the arrays, sliced from one string copy of buf
+	n    int
+}
+
+func (a *pgArrays) reset() { a.buf, a.n = a.buf[:0], 0 }
+
+func (a *pgArrays) begin() { a.buf = append(a.buf, '{') }
+
+func (a *pgArrays) sep() {
+	if a.buf[len(a.buf)-1] != '{' {
+		a.buf = append(a.buf, ',')
+	}
+}
+
+func (a *pgArrays) int(v int64) {
+	a.sep()
+	a.buf = strconv.AppendInt(a.buf, v, 10)
+}
+
+// text appends s as a quoted element ("..." with " and \ escaped).
+func (a *pgArrays) text(s string) {
+	a.sep()
+	a.buf = append(a.buf, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			a.buf = append(a.buf, '\\')
+		}
+		a.buf = append(a.buf, s[i])
+	}
+	a.buf = append(a.buf, '"')
+}
+
+func (a *pgArrays) end() {
+	a.buf = append(a.buf, '}')
+	a.ends[a.n] = len(a.buf)
+	a.n++
+}
+
+// appendArgs appends the arrays built since reset to args, as *string.
+func (a *pgArrays) appendArgs(args []any) []any {
+	s := string(a.buf)
+	start := 0
+	for i := 0; i < a.n; i++ {
+		a.strs[i] = s[start:a.ends[i]]
+		start = a.ends[i]
+		args = append(args, &a.strs[i])
+	}
+	return args
+}
+
+// Payment, clause 2.5.2.2, in one statement. The customer is found first (cu, a plain read), and
+// the updates run only if it exists, so a Payment for a missing customer changes nothing even when
+// the statement is its own transaction. The CTEs are chained (w waits for cu, d for w, c for d) so
+// every Payment locks warehouse, district, customer in that order. $1 w_id, $2 d_id, $3 h_amount in
+// cents, $4 c_w_id, $5 c_d_id, $6 c_id or c_last, $7 h_date. The customer's row comes back after
+// update.
+const pgPaymentHead = `WITH cu AS (
+	SELECT c_id FROM customer WHERE c_w_id = $4 AND c_d_id = $5 AND c_id = `
+
+const pgPaymentTail = `),
+w AS (
+	UPDATE warehouse SET w_ytd = w_ytd + $3::int8 * 0.01 WHERE w_id = $1 AND EXISTS (SELECT FROM cu)
 	RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip),
 d AS (
 	UPDATE district SET d_ytd = d_ytd + $3::int8 * 0.01
@@ -177,9 +277,7 @@ c AS (
 		c_payment_cnt = c_payment_cnt + 1,
 		c_data = CASE WHEN c_credit = 'BC' THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' ||
 			$2::int4 || ' ' || $1::int4 || ' ' || ($3::int8 * 0.01) || ' ' || c_data, 500) ELSE c_data END
-	WHERE c_w_id = $4 AND c_d_id = $5 AND EXISTS (SELECT FROM d) AND c_id = `
-
-const pgPaymentTail = `
+	WHERE c_w_id = $4 AND c_d_id = $5 AND c_id = (SELECT c_id FROM cu) AND EXISTS (SELECT FROM d)
 	RETURNING c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
 		c_since, c_credit, (c_credit_lim * 100)::int8 AS credit_lim, (c_discount * 10000)::int8 AS discount,
 		(c_balance * 100)::int8 AS balance, CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END AS data),
@@ -206,22 +304,24 @@ func (pgTxOps) payment(ctx context.Context, c driver.Conn, cl *Client) error {
 	if in.ByName {
 		sql, key = pgPaymentByName, any(in.CLast)
 	}
-	cu := &st.c
-	err := c.QueryRow(ctx, sql, cl.argList(in.WID, in.DID, in.AmountCents, in.CWID, in.CDID, key, in.Date)...).Scan(
-		&st.wName, &st.wAddr.street1, &st.wAddr.street2, &st.wAddr.city, &st.wAddr.state, &st.wAddr.zip,
-		&st.dName, &st.dAddr.street1, &st.dAddr.street2, &st.dAddr.city, &st.dAddr.state, &st.dAddr.zip,
-		&cu.id, &cu.first, &cu.middle, &cu.last, &cu.addr.street1, &cu.addr.street2, &cu.addr.city,
-		&cu.addr.state, &cu.addr.zip, &cu.phone, &cu.since, &cu.credit, &cu.creditLim, &cu.discount,
-		&cu.balance, &cu.data)
+	if st.dest == nil {
+		cu := &st.c
+		st.dest = []any{&st.wName, &st.wAddr.street1, &st.wAddr.street2, &st.wAddr.city, &st.wAddr.state, &st.wAddr.zip,
+			&st.dName, &st.dAddr.street1, &st.dAddr.street2, &st.dAddr.city, &st.dAddr.state, &st.dAddr.zip,
+			&cu.id, &cu.first, &cu.middle, &cu.last, &cu.addr.street1, &cu.addr.street2, &cu.addr.city,
+			&cu.addr.state, &cu.addr.zip, &cu.phone, &cu.since, &cu.credit, &cu.creditLim, &cu.discount,
+			&cu.balance, &cu.data}
+	}
+	err := c.QueryRow(ctx, sql, cl.argList(in.WID, in.DID, in.AmountCents, in.CWID, in.CDID, key, in.Date)...).Scan(st.dest...)
 	if err == driver.ErrNoRows {
-		return errCustomerNotFound
+		return errNotFound
 	}
 	return err
 }
 
-// Order-Status, clause 2.6.2.2, in one statement: the customer, their order with the highest o_id
-// (through the orders (o_w_id, o_d_id, o_c_id, o_id) index) and its lines, one row per line.
-// $1 w_id, $2 d_id, $3 c_id or c_last.
+// Order-Status, clause 2.6.2.2, in one statement: the customer and their order with the highest
+// o_id (through the orders (o_w_id, o_d_id, o_c_id, o_id) index) in the first row (kind 0), then the
+// order's lines (kind 1). $1 w_id, $2 d_id, $3 c_id or c_last.
 const pgOrderStatusHead = `WITH c AS (
 	SELECT c_id, c_first, c_middle, c_last, (c_balance * 100)::int8 AS balance FROM customer
 	WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = `
@@ -231,13 +331,16 @@ o AS (
 	SELECT o_id, o_entry_d, o_carrier_id FROM orders, c
 	WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = c.c_id
 	ORDER BY o_id DESC LIMIT 1)
-SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.balance,
+SELECT 0, c.c_id, c.c_first::text, c.c_middle::text, c.c_last::text, c.balance,
 	coalesce(o.o_id, 0), coalesce(o.o_entry_d, 'epoch'), coalesce(o.o_carrier_id, 0),
-	coalesce(ol_i_id, 0), coalesce(ol_supply_w_id, 0), coalesce(ol_quantity, 0),
-	coalesce((ol_amount * 100)::int8, 0), ol_delivery_d IS NOT NULL, coalesce(ol_delivery_d, 'epoch')
+	0, 0, 0, 0::int8, false, 'epoch'::timestamp
 FROM c LEFT JOIN o ON true
-LEFT JOIN order_line ON ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = o.o_id
-ORDER BY ol_number`
+UNION ALL
+(SELECT 1, 0, '', '', '', 0, 0, 'epoch', 0,
+	ol_i_id, ol_supply_w_id, ol_quantity, (ol_amount * 100)::int8, ol_delivery_d IS NOT NULL,
+	coalesce(ol_delivery_d, 'epoch')
+FROM o JOIN order_line ON ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = o.o_id
+ORDER BY ol_number)`
 
 var (
 	pgOrderStatusByID   = pgOrderStatusHead + `$3` + pgOrderStatusTail
@@ -260,29 +363,33 @@ func (pgTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) error
 		return err
 	}
 	defer rows.Close()
-	n := 0
-	var l statusLine
+	sc := &st.scan
+	if st.dest == nil {
+		st.dest = []any{&sc.kind, &sc.cID, &sc.first, &sc.middle, &sc.last, &sc.balance, &sc.oID, &sc.entryD,
+			&sc.carrierID, &sc.l.itemID, &sc.l.supplyWID, &sc.l.quantity, &sc.l.amount, &sc.l.delivered, &sc.l.deliveryD}
+	}
+	header := false
 	for rows.Next() {
-		if err := rows.Scan(&st.cID, &st.first, &st.middle, &st.last, &st.balance,
-			&st.oID, &st.entryD, &st.carrierID,
-			&l.itemID, &l.supplyWID, &l.quantity, &l.amount, &l.delivered, &l.deliveryD); err != nil {
+		if err := rows.Scan(st.dest...); err != nil {
 			return err
 		}
-		n++
-		if l.itemID == 0 { // the customer has no order (the LEFT JOINs found nothing)
+		if sc.kind == 0 {
+			header = true
+			st.cID, st.first, st.middle, st.last, st.balance = sc.cID, sc.first, sc.middle, sc.last, sc.balance
+			st.oID, st.entryD, st.carrierID = sc.oID, sc.entryD, sc.carrierID
 			continue
 		}
 		p, err := st.addLine()
 		if err != nil {
 			return err
 		}
-		*p = l
+		*p = sc.l
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if n == 0 {
-		return errCustomerNotFound
+	if !header {
+		return errNotFound
 	}
 	return nil
 }
@@ -290,8 +397,10 @@ func (pgTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) error
 // Delivery, clause 2.7.4.2, all ten districts in one statement. For each district the oldest
 // new_order row is locked (FOR UPDATE: under read committed a Delivery that finds it taken by a
 // concurrent one waits and then moves on to the next row) and deleted; its order gets the carrier,
-// its lines the delivery date, and the customer the sum of the line amounts. The counts returned
-// let the caller check that every delivered order reached its customer. $1 w_id, $2 carrier, $3 now.
+// its lines the delivery date, and the customer the sum of the line amounts. If a new_order row
+// taken has no order, no lines or no customer, the statement fails (the text that cannot be cast to
+// a number is the error message), so that nothing of it stays, even when it runs as its own
+// transaction. It returns the number of districts delivered. $1 w_id, $2 carrier, $3 now.
 const pgDelivery = `WITH no AS (
 	DELETE FROM new_order n
 	USING (SELECT x.no_d_id, x.no_o_id
@@ -317,19 +426,18 @@ c AS (
 	UPDATE customer SET c_balance = c_balance + s.amount, c_delivery_cnt = c_delivery_cnt + 1
 	FROM s WHERE c_w_id = $1 AND c_d_id = s.o_d_id AND c_id = s.o_c_id
 	RETURNING c_id)
-SELECT (SELECT count(*) FROM no), (SELECT count(*) FROM o), (SELECT count(*) FROM c)`
+SELECT CASE WHEN (SELECT count(*) FROM o) = n.taken AND (SELECT count(*) FROM c) = n.taken THEN n.taken
+	ELSE ('tpcc delivery: ' || n.taken || ' new_order rows taken but their orders, lines or customers are missing')::int8 END
+FROM (SELECT count(*) AS taken FROM no) AS n`
 
 func (pgTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error {
 	st := &cl.del
-	var nNo, nO, nC int64
-	if err := c.QueryRow(ctx, pgDelivery, cl.argList(st.w, st.in.CarrierID, st.now)...).Scan(&nNo, &nO, &nC); err != nil {
+	var n int64
+	if err := c.QueryRow(ctx, pgDelivery, cl.argList(st.w, st.in.CarrierID, st.now)...).Scan(&n); err != nil {
 		return err
 	}
-	if nNo != nO || nO != nC {
-		return fmt.Errorf("tpcc: delivery of warehouse %d took %d new orders but updated %d orders and %d customers (inconsistent database?)", st.w, nNo, nO, nC)
-	}
-	st.res.Delivered = int(nNo)
-	st.res.Skipped = DistrictsPerWarehouse - int(nNo)
+	st.res.Delivered = int(n)
+	st.res.Skipped = DistrictsPerWarehouse - int(n)
 	return nil
 }
 

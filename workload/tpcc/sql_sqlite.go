@@ -43,7 +43,8 @@ VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6, ?7)`
 var sqliteNOStock = func() [DistrictsPerWarehouse]string {
 	var s [DistrictsPerWarehouse]string
 	for d := 1; d <= DistrictsPerWarehouse; d++ {
-		s[d-1] = `SELECT s_quantity, s_dist_` + string(rune('0'+d/10)) + string(rune('0'+d%10)) + `, s_data, i_price, i_name, i_data
+		s[d-1] = `SELECT s_quantity, s_dist_` + string(rune('0'+d/10)) + string(rune('0'+d%10)) + `, i_price, i_name,
+	instr(s_data, 'ORIGINAL') > 0 AND instr(i_data, 'ORIGINAL') > 0
 FROM stock JOIN item ON i_id = s_i_id WHERE s_w_id = ?1 AND s_i_id = ?2`
 	}
 	return s
@@ -60,14 +61,14 @@ func (sqliteTxOps) newOrderHeader(ctx context.Context, c driver.Conn, cl *Client
 	st := &cl.no
 	in := st.in
 	if err := c.QueryRow(ctx, sqliteNOWarehouse, cl.argList(in.WID)...).Scan(&st.wTax); err != nil {
-		return err
+		return notFound(err)
 	}
 	if err := c.QueryRow(ctx, sqliteNODistrict, cl.argList(in.WID, in.DID)...).Scan(&st.oID, &st.dTax); err != nil {
-		return err
+		return notFound(err)
 	}
 	err := c.QueryRow(ctx, sqliteNOCustomer, cl.argList(in.WID, in.DID, in.CID)...).Scan(&st.cDiscount, &st.cLast, &st.cCredit)
 	if err == driver.ErrNoRows {
-		return errCustomerNotFound
+		return errNotFound
 	} else if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func (sqliteTxOps) newOrderStock(ctx context.Context, c driver.Conn, cl *Client)
 	var qty int64
 	for k := 0; k < st.nRows; k++ {
 		r := &st.rows[k]
-		err := c.QueryRow(ctx, q, cl.argList(r.w, r.i)...).Scan(&qty, &r.dist, &r.sdata, &r.price, &r.name, &r.idata)
+		err := c.QueryRow(ctx, q, cl.argList(r.w, r.i)...).Scan(&qty, &r.dist, &r.price, &r.name, &r.original)
 		if err == driver.ErrNoRows {
 			continue // an unused item: found stays false
 		} else if err != nil {
@@ -155,11 +156,11 @@ func (sqliteTxOps) payment(ctx context.Context, c driver.Conn, cl *Client) error
 	w, d, cu := &st.wAddr, &st.dAddr, &st.c
 	if err := c.QueryRow(ctx, sqlitePayWarehouse, cl.argList(in.WID, in.AmountCents)...).
 		Scan(&st.wName, &w.street1, &w.street2, &w.city, &w.state, &w.zip); err != nil {
-		return err
+		return notFound(err)
 	}
 	if err := c.QueryRow(ctx, sqlitePayDistrict, cl.argList(in.WID, in.DID, in.AmountCents)...).
 		Scan(&st.dName, &d.street1, &d.street2, &d.city, &d.state, &d.zip); err != nil {
-		return err
+		return notFound(err)
 	}
 	cID := int32(in.CID)
 	if in.ByName {
@@ -172,7 +173,7 @@ func (sqliteTxOps) payment(ctx context.Context, c driver.Conn, cl *Client) error
 		&cu.first, &cu.middle, &cu.last, &cu.addr.street1, &cu.addr.street2, &cu.addr.city, &cu.addr.state,
 		&cu.addr.zip, &cu.phone, &cu.since, &cu.credit, &cu.creditLim, &cu.discount, &cu.balance, &cu.data)
 	if err == driver.ErrNoRows {
-		return errCustomerNotFound
+		return errNotFound
 	} else if err != nil {
 		return err
 	}
@@ -206,7 +207,7 @@ func (sqliteTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) e
 	st.cID = cID
 	err := c.QueryRow(ctx, sqliteOSCustomer, cl.argList(in.WID, in.DID, cID)...).Scan(&st.balance, &st.first, &st.middle, &st.last)
 	if err == driver.ErrNoRows {
-		return errCustomerNotFound
+		return errNotFound
 	} else if err != nil {
 		return err
 	}
@@ -286,6 +287,14 @@ func (sqliteTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) erro
 		st.res.Delivered++
 	}
 	return nil
+}
+
+// notFound turns "no row" into errNotFound.
+func notFound(err error) error {
+	if err == driver.ErrNoRows {
+		return errNotFound
+	}
+	return err
 }
 
 // sumRows runs a statement returning one integer column and adds up its rows.
