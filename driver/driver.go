@@ -217,8 +217,9 @@ func runTx(ctx context.Context, c Conn, opts TxOptions, fn func(ctx context.Cont
 		return err
 	}
 	if err := fn(ctx, c); err != nil {
-		if rbErr := c.Rollback(context.WithoutCancel(ctx)); rbErr != nil && !errors.Is(err, ErrRollback) {
-			return fmt.Errorf("%w (and rollback failed: %v)", err, rbErr)
+		if rbErr := c.Rollback(context.WithoutCancel(ctx)); rbErr != nil {
+			// Even a planned rollback that failed is an error: the transaction may still be open.
+			return fmt.Errorf("rollback failed: %w (after: %v)", rbErr, err)
 		}
 		return err
 	}

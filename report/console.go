@@ -53,7 +53,7 @@ func Summary(w io.Writer, r *Result) {
 		if d.Districts > 0 {
 			skipped = 100 * float64(d.SkippedDistricts) / float64(d.Districts)
 		}
-		p("  * deferred Delivery: %d districts processed, %d skipped (%.2f%%: no undelivered order)\n", d.Districts, d.SkippedDistricts, skipped)
+		p("  * deferred Delivery: %d districts processed, %d skipped (%.2f%%: no undelivered order), %d failed, %d not finished within the grace period\n", d.Districts, d.SkippedDistricts, skipped, d.Errors, d.Incomplete)
 	}
 	var incomplete, overflow int64
 	for _, t := range r.Transactions {
@@ -70,6 +70,10 @@ func Summary(w io.Writer, r *Result) {
 	if len(r.Verdicts) > 0 {
 		p("\n90th-percentile response-time limits (clause 5.2.5.3):\n")
 		for _, v := range r.Verdicts {
+			if v.Unfinished {
+				p("  %-7s %-52s %10s    (limit %s ms, %d samples)\n", v.Status, v.Rule, "unfinished", ms(v.LimitMs), v.Samples)
+				continue
+			}
 			p("  %-7s %-52s %10s ms (limit %s ms, %d samples)\n", v.Status, v.Rule, ms(v.ValueMs), ms(v.LimitMs), v.Samples)
 		}
 	}

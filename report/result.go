@@ -5,6 +5,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -124,12 +125,17 @@ type Verdict struct {
 	// Status is "pass", "fail" or "no data"; Pass is true only for "pass".
 	Status string `json:"status"`
 	Pass   bool   `json:"pass"`
+	// Unfinished: the percentile falls among failed or incomplete transactions, which have no
+	// latency; ValueMs is then 0 and the verdict fails.
+	Unfinished bool `json:"unfinished,omitempty"`
 }
 
 // NewVerdict judges value against limit (lower is better) from samples transactions.
 func NewVerdict(rule string, limitMs, valueMs float64, samples int64) Verdict {
 	v := Verdict{Rule: rule, LimitMs: limitMs, ValueMs: valueMs, Samples: samples}
 	switch {
+	case math.IsInf(valueMs, 1):
+		v.ValueMs, v.Unfinished, v.Status = 0, true, "fail"
 	case samples == 0:
 		v.Status = "no data"
 	case valueMs <= limitMs:

@@ -44,15 +44,23 @@ func warnings(r *report.Result, p *RunPlan) []report.Warning {
 	if count > 0 && float64(retries) > 0.01*float64(count) {
 		add("RETRY_RATE", "%d retries for %d transactions (%.2f%%): contention is high and the latencies include the retried attempts", retries, count, 100*float64(retries)/float64(count))
 	}
+	if d := r.DeliveryDeferred; d != nil {
+		count += d.Count + d.Errors
+		errs += d.Errors
+		incomplete += d.Incomplete
+	}
 	if incomplete > 0 {
-		add("INCOMPLETE", "%d transactions started in the window did not finish within the %s grace period; they are counted apart and are in no histogram", incomplete, p.Grace)
+		add("INCOMPLETE", "%d transactions (deferred Deliveries included) started in the window did not finish within the grace period; they are counted apart, are in no histogram, and count as too slow in the 90th-percentile verdicts", incomplete)
 	}
 	noData := 0
 	for _, v := range r.Verdicts {
 		if v.Status == "no data" {
 			noData++
 		}
-		if v.Status == "fail" {
+		switch {
+		case v.Status == "fail" && v.Unfinished:
+			add("LIMIT_90_FAILED", "%s: more than 10%% of the transactions failed or did not finish, so the 90th percentile is above the %.0f ms limit", v.Rule, v.LimitMs)
+		case v.Status == "fail":
 			add("LIMIT_90_FAILED", "%s is %.1f ms, above the %.0f ms limit", v.Rule, v.ValueMs, v.LimitMs)
 		}
 	}

@@ -173,7 +173,7 @@ func (r *run) worker(w int) {
 
 		t, op := terminals[e.term], int(e.op)
 		dispatch := r.now()
-		out := exec.Execute(r.execCtx, w, t, op)
+		out := exec.Execute(r.execCtx, w, t, op, r.measured(e.at))
 		done := r.now()
 		think := t.Think(op)
 		next, keying := t.Next()

@@ -55,15 +55,18 @@ type Executor interface {
 	// Execute runs terminal t's drawn operation op on worker slot (each slot owns one connection;
 	// slots are 0..Workers-1 and a slot runs one operation at a time). It must return soon after ctx
 	// is cancelled: Run cancels it once the grace period is over, then waits for every worker.
-	Execute(ctx context.Context, slot int, t Terminal, op int) Outcome
+	// measured says whether the operation belongs to the measurement window (its intended start is
+	// inside it), so work the executor hands on (TPC-C's deferred Delivery) is counted in the same
+	// window as the operation itself.
+	Execute(ctx context.Context, slot int, t Terminal, op int, measured bool) Outcome
 }
 
 // ExecutorFunc adapts a function to Executor.
-type ExecutorFunc func(ctx context.Context, slot int, t Terminal, op int) Outcome
+type ExecutorFunc func(ctx context.Context, slot int, t Terminal, op int, measured bool) Outcome
 
 // Execute calls f.
-func (f ExecutorFunc) Execute(ctx context.Context, slot int, t Terminal, op int) Outcome {
-	return f(ctx, slot, t, op)
+func (f ExecutorFunc) Execute(ctx context.Context, slot int, t Terminal, op int, measured bool) Outcome {
+	return f(ctx, slot, t, op, measured)
 }
 
 var _ Executor = ExecutorFunc(nil)

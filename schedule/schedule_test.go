@@ -36,7 +36,7 @@ func (t *term) Think(int) time.Duration { return t.think }
 // sleepExec runs every operation for d(n), n counting dispatches from 0; it honours ctx.
 func sleepExec(d func(n int64, t Terminal, op int) time.Duration) Executor {
 	var n atomic.Int64
-	return ExecutorFunc(func(ctx context.Context, _ int, t Terminal, op int) Outcome {
+	return ExecutorFunc(func(ctx context.Context, _ int, t Terminal, op int, _ bool) Outcome {
 		tm := time.NewTimer(d(n.Add(1)-1, t, op))
 		defer tm.Stop()
 		select {
@@ -371,7 +371,7 @@ func simulate(terms []Terminal, workers int, warmup, window time.Duration, rec *
 func TestMatchesSimulation(t *testing.T) {
 	for _, workers := range []int{3, 30} {
 		synctest.Test(t, func(t *testing.T) {
-			exec := ExecutorFunc(func(ctx context.Context, _ int, term Terminal, op int) Outcome {
+			exec := ExecutorFunc(func(ctx context.Context, _ int, term Terminal, op int, _ bool) Outcome {
 				time.Sleep(term.(*simTerm).svc)
 				return Outcome{}
 			})
@@ -407,7 +407,7 @@ func TestErrorsAndOutcomes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		n := 0
-		exec := ExecutorFunc(func(ctx context.Context, _ int, _ Terminal, _ int) Outcome {
+		exec := ExecutorFunc(func(ctx context.Context, _ int, _ Terminal, _ int, _ bool) Outcome {
 			time.Sleep(10 * time.Millisecond)
 			mu.Lock()
 			defer mu.Unlock()
@@ -461,7 +461,7 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 	defer cancel()
 	var n atomic.Int64
 	target := int64(b.N)
-	exec := ExecutorFunc(func(context.Context, int, Terminal, int) Outcome {
+	exec := ExecutorFunc(func(context.Context, int, Terminal, int, bool) Outcome {
 		if n.Add(1) == target {
 			cancel()
 		}
@@ -490,7 +490,7 @@ func BenchmarkSchedulerOverheadTimed(b *testing.B) {
 	defer cancel()
 	var n atomic.Int64
 	target := int64(b.N)
-	exec := ExecutorFunc(func(context.Context, int, Terminal, int) Outcome {
+	exec := ExecutorFunc(func(context.Context, int, Terminal, int, bool) Outcome {
 		if n.Add(1) == target {
 			cancel()
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -10,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/report"
 )
 
@@ -95,11 +93,7 @@ func TestSQLiteEndToEnd(t *testing.T) {
 
 // TestPostgresEndToEnd runs the same flow against the throwaway PostgreSQL of scripts/test.
 func TestPostgresEndToEnd(t *testing.T) {
-	url := os.Getenv("CANDOR_TEST_PG_URL")
-	if url == "" {
-		t.Fatal("CANDOR_TEST_PG_URL is not set: run the tests with scripts/test, which starts a throwaway PostgreSQL")
-	}
-	endToEnd(t, freshPGDatabase(t, url), t.TempDir())
+	endToEnd(t, dbtest.FreshPostgresURL(t, "candor_cli"), t.TempDir())
 }
 
 func endToEnd(t *testing.T, db, dir string) {
@@ -195,36 +189,4 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// freshPGDatabase creates an empty database beside the one url names and returns its URL; it is
-// dropped when the test ends.
-func freshPGDatabase(t *testing.T, url string) string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatalf("cannot connect to CANDOR_TEST_PG_URL: %v", err)
-	}
-	defer conn.Close(ctx)
-	name := "candor_cli_" + strings.ReplaceAll(strings.ToLower(t.Name()), "/", "_")
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), url)
-		if err == nil {
-			c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			c.Close(context.Background())
-		}
-	})
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Database = name
-	return strings.Replace(url, "/"+conn.Config().Database, "/"+name, 1)
 }

@@ -22,7 +22,7 @@ import (
 //
 //	CANDOR_TEST_PG_URL=postgres://... go test -run '^$' -bench Postgres -benchtime 3s ./workload/tpcc/
 func BenchmarkPostgres(b *testing.B) {
-	db := txOpenPG(b)
+	db := pgTestDB(b)
 	info := txLoad(b, db)
 	c := RunConstants(txTestSeed, info.C)
 	// The CPU of one round trip of a trivial statement through the same driver: the floor every

@@ -2,12 +2,7 @@ package tpcc
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,65 +21,8 @@ import (
 
 const txTestSeed = 20240601
 
-// txOpenSQLite opens a fresh SQLite database in the test's temporary directory.
-func txOpenSQLite(t testing.TB) driver.DB {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "tpcc.db")
-	db, err := driver.Open(context.Background(), "sqlite:"+path)
-	if err != nil {
-		t.Fatalf("opening SQLite at %s: %v", path, err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// txOpenPG creates a database of its own on the server of CANDOR_TEST_PG_URL, dropped at the end.
-func txOpenPG(t testing.TB) driver.DB {
-	t.Helper()
-	raw := os.Getenv("CANDOR_TEST_PG_URL")
-	if raw == "" {
-		t.Fatal("CANDOR_TEST_PG_URL is not set: this test needs a PostgreSQL server, e.g. " +
-			"export CANDOR_TEST_PG_URL=postgres://user:pass@127.0.0.1:5432/db (the test creates and drops its own database there)")
-	}
-	ctx := context.Background()
-	admin, err := driver.Open(ctx, raw)
-	if err != nil {
-		t.Fatalf("opening %s: %v", driver.Redact(raw), err)
-	}
-	ac, err := admin.Connect(ctx)
-	if err != nil {
-		t.Fatalf("connecting to %s: %v", driver.Redact(raw), err)
-	}
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	name := "candor_tx_" + hex.EncodeToString(b[:])
-	if _, err := ac.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		ac.Close()
-		t.Fatalf("creating database %s on %s: %v", name, driver.Redact(raw), err)
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	db, err := driver.Open(ctx, u.String())
-	if err != nil {
-		t.Fatalf("opening %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		db.Close()
-		if _, err := ac.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-		ac.Close()
-	})
-	return db
-}
-
-func TestTransactionsSQLite(t *testing.T)   { txExercise(t, txOpenSQLite(t)) }
-func TestTransactionsPostgres(t *testing.T) { txExercise(t, txOpenPG(t)) }
+func TestTransactionsSQLite(t *testing.T)   { txExercise(t, sqliteTestDB(t)) }
+func TestTransactionsPostgres(t *testing.T) { txExercise(t, pgTestDB(t)) }
 
 // txEnv is a loaded database with one connection for the transactions and one for checking them.
 type txEnv struct {

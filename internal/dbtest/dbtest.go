@@ -1,0 +1,101 @@
+// Package dbtest gives integration tests real databases of their own: a fresh database on the
+// PostgreSQL server named by CANDOR_TEST_PG_URL (scripts/test starts a throwaway one), dropped when
+// the test ends, or a SQLite file in the test's temporary directory. A missing server fails the test
+// loudly; it never skips.
+package dbtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	_ "github.com/candor-bench/candor/driver/postgres" // the engines the tests open
+	_ "github.com/candor-bench/candor/driver/sqlite"
+)
+
+// EnvPG is the variable that names the test PostgreSQL server.
+const EnvPG = "CANDOR_TEST_PG_URL"
+
+// PostgresURL returns the test server's URL, failing the test when it is not set.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	raw := os.Getenv(EnvPG)
+	if raw == "" {
+		t.Fatalf("%s is not set: this integration test needs PostgreSQL; run it through scripts/test, which starts a throwaway server, or export %s=postgres://user@127.0.0.1:PORT/db", EnvPG, EnvPG)
+	}
+	return raw
+}
+
+// FreshPostgresURL creates an empty database named prefix_<random> on the test server and returns
+// its URL; the database is dropped (with FORCE) when the test ends.
+func FreshPostgresURL(t testing.TB, prefix string) string {
+	t.Helper()
+	raw := PostgresURL(t)
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	name := prefix + "_" + hex.EncodeToString(b[:])
+	if err := adminExec(raw, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("creating the test database %s on %s: %v", name, driver.Redact(raw), err)
+	}
+	t.Cleanup(func() {
+		if err := adminExec(raw, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping the test database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// FreshPostgres opens a fresh database (see FreshPostgresURL), closed when the test ends.
+func FreshPostgres(t testing.TB, prefix string) driver.DB {
+	t.Helper()
+	return open(t, FreshPostgresURL(t, prefix))
+}
+
+// SQLite opens a new SQLite file in the test's temporary directory, closed when the test ends.
+func SQLite(t testing.TB) driver.DB {
+	t.Helper()
+	return open(t, "sqlite:"+filepath.Join(t.TempDir(), "test.db"))
+}
+
+func open(t testing.TB, u string) driver.DB {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := driver.Open(ctx, u)
+	if err != nil {
+		t.Fatalf("opening %s: %v", driver.Redact(u), err)
+	}
+	// Registered after the drop (cleanups run last-in first-out), so the database closes first.
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func adminExec(raw, sql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := driver.Open(ctx, raw)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Exec(ctx, sql)
+	return err
+}
