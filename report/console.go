@@ -21,8 +21,12 @@ func Summary(w io.Writer, r *Result) {
 	p("mode %s · %d warehouse%s · %d terminals · %d connections · isolation %s · seed %d\n",
 		r.Mode, r.Warehouses, plural(r.Warehouses), r.Terminals, r.Connections, r.Isolation, r.Seed)
 	p("database %s (%s) · %s\n", r.Database.Version, r.Database.Kind, r.Database.URL)
-	p("measured %.1f s after %.1f s of warm-up · driver %s, %d CPUs, %.0f µs of driver CPU per transaction · %s %s\n",
-		r.MeasureSeconds, r.WarmupSeconds, r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, r.Tool.Name, r.Tool.Version)
+	whose := "driver CPU"
+	if r.Database.Kind == "sqlite" {
+		whose = "CPU of the driver and the embedded SQLite together"
+	}
+	p("measured %.1f s after %.1f s of warm-up · driver %s, %d CPUs, %.0f µs of %s per transaction · %s %s\n",
+		r.MeasureSeconds, r.WarmupSeconds, r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose, r.Tool.Name, r.Tool.Version)
 
 	p("\n")
 	switch {
