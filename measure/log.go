@@ -103,15 +103,26 @@ type LogEntry struct {
 
 // ReadLog reads every histogram of an interval log (ours or any standard one) in file order.
 func ReadLog(r io.Reader) ([]LogEntry, error) {
-	rd := hdr.NewHistogramLogReader(r)
 	var out []LogEntry
-	for {
+	err := ScanLog(r, func(e LogEntry) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// ScanLog calls fn with each histogram of an interval log in file order, holding one at a time
+// (a decoded histogram of the one geometry takes about 184 KiB, so a long run's log does not fit
+// in memory at once). It stops at the first error, fn's included.
+func ScanLog(r io.Reader, fn func(LogEntry) error) error {
+	rd := hdr.NewHistogramLogReader(r)
+	for n := 0; ; n++ {
 		h, err := rd.NextIntervalHistogram()
 		if err != nil {
-			return out, fmt.Errorf("measure: reading interval log (after %d histograms): %w", len(out), err)
+			return fmt.Errorf("measure: reading interval log (after %d histograms): %w", n, err)
 		}
 		if h == nil {
-			return out, nil
+			return nil
 		}
 		e := LogEntry{
 			Tag:   h.Tag(),
@@ -126,6 +137,8 @@ func ReadLog(r io.Reader) ([]LogEntry, error) {
 				e.Op, e.Kind, e.Measured = op, k, measured
 			}
 		}
-		out = append(out, e)
+		if err := fn(e); err != nil {
+			return err
+		}
 	}
 }

@@ -38,6 +38,9 @@ type Counts struct {
 	Incomplete int64 `json:"incomplete"`
 	// Overflow counts values above HighestMicros (any kind), recorded at HighestMicros.
 	Overflow int64 `json:"overflow"`
+	// Dropped arrivals of an open-loop run found the backlog full and were never run (counted,
+	// never silent). They have no latency and are in no histogram.
+	Dropped int64 `json:"dropped"`
 }
 
 // Add adds o to c.
@@ -49,6 +52,7 @@ func (c *Counts) Add(o Counts) {
 	c.Reconnects += o.Reconnects
 	c.Incomplete += o.Incomplete
 	c.Overflow += o.Overflow
+	c.Dropped += o.Dropped
 }
 
 // set is one histogram per op and kind, and counters per op.
@@ -123,6 +127,13 @@ func (s *Stripe) Done(op int, measured bool, e Event) {
 func (s *Stripe) Incomplete(op int, measured bool) {
 	s.mu.Lock()
 	s.cur[b2i(measured)].counts[op].Incomplete++
+	s.mu.Unlock()
+}
+
+// Dropped counts one arrival of type op that was dropped (see Counts.Dropped).
+func (s *Stripe) Dropped(op int, measured bool) {
+	s.mu.Lock()
+	s.cur[b2i(measured)].counts[op].Dropped++
 	s.mu.Unlock()
 }
 

@@ -18,9 +18,10 @@ func Summary(w io.Writer, r *Result) {
 	}
 	p("\n%s\n%s\n", title, strings.Repeat("=", len([]rune(title))))
 	p("%s\n", r.Disclaimer)
-	p("mode %s · %d warehouse%s · %d terminals · %d connections · isolation %s · seed %d\n",
-		r.Mode, r.Warehouses, plural(r.Warehouses), r.Terminals, r.Connections, r.Isolation, r.Seed)
+	p("mode %s · %s · %d warehouse%s · %d terminals · %d connections · isolation %s · seed %d\n",
+		r.Mode, TxPath(r.Procedures), r.Warehouses, plural(r.Warehouses), r.Terminals, r.Connections, r.Isolation, r.Seed)
 	p("database %s (%s) · %s\n", r.Database.Version, r.Database.Kind, r.Database.URL)
+	printEngineNotes(w, r)
 	whose := "driver CPU"
 	if r.Database.Kind == "sqlite" {
 		whose = "CPU of the driver and the embedded SQLite together"
@@ -70,6 +71,7 @@ func Summary(w io.Writer, r *Result) {
 	if overflow > 0 {
 		p("  %d latencies exceeded the histogram range and were counted at its highest value\n", overflow)
 	}
+	printRate(w, r) // rate.go
 
 	if len(r.Verdicts) > 0 {
 		p("\n90th-percentile response-time limits (clause 5.2.5.3):\n")
@@ -92,6 +94,7 @@ func Summary(w io.Writer, r *Result) {
 		}
 	}
 	PrintChecks(w, r)
+	printDisclosure(w, r)
 	if len(r.Warnings) > 0 {
 		p("\nwarnings (conditions that make these numbers misleading):\n")
 		for _, wr := range r.Warnings {

@@ -36,6 +36,16 @@ type Result struct {
 	Connections int    `json:"connections"`
 	Seed        uint64 `json:"seed"`
 	Isolation   string `json:"isolation"`
+	// IsolationEffective is the level the engine reported running Isolation at (it may be
+	// stronger: CockroachDB and YugabyteDB can run READ COMMITTED at a stronger level); empty
+	// when the engine cannot tell. StockLevelIsolation is Stock-Level's level (clause 2.8.2.1).
+	IsolationEffective  string `json:"isolation_effective,omitempty"`
+	StockLevelIsolation string `json:"stock_level_isolation,omitempty"`
+	// Endpoints are the database endpoints the terminals were spread over, with their counts.
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
+	// Procedures: the transactions ran as stored procedures, one call each (--procedures); false
+	// means interactive statements.
+	Procedures bool `json:"procedures"`
 
 	StartedAt      time.Time `json:"started_at"`
 	WarmupSeconds  float64   `json:"warmup_seconds"`
@@ -60,6 +70,10 @@ type Result struct {
 	Constants any `json:"constants,omitempty"`
 	// Plan is the fully resolved plan the run executed (every flag, defaulted or given).
 	Plan any `json:"plan"`
+	// Resources summarises the per-second resource samples (resources.jsonl) over the window.
+	Resources *Resources `json:"resources,omitempty"`
+	// Rate is the open-loop part of a run in mode rate (rate.go); null in the other modes.
+	Rate *RateResult `json:"rate,omitempty"`
 }
 
 // Tool identifies the program that produced the result.
@@ -75,6 +89,10 @@ type Database struct {
 	URL     string `json:"url"` // redacted: never holds a password
 	// Settings are the engine settings that decide durability and memory, as read from it.
 	Settings map[string]string `json:"settings,omitempty"`
+	// SizeBytes is the database's size when the run started (0: unknown); OnDriverHost says the
+	// server runs on the driver's host, whose memory (driver_host.mem_*) is then the server's.
+	SizeBytes    int64 `json:"size_bytes,omitempty"`
+	OnDriverHost bool  `json:"on_driver_host"`
 }
 
 // Host is the machine the driver ran on.
@@ -86,6 +104,14 @@ type Host struct {
 	// CPUMicrosPerTx is the driver process's own CPU time (user+system) per completed transaction.
 	CPUMicrosPerTx float64 `json:"cpu_us_per_tx"`
 	CPUSeconds     float64 `json:"cpu_seconds"`
+	// The host's system, memory and the driver's own behaviour over the window (package sysmon).
+	OS                string       `json:"os,omitempty"`
+	Kernel            string       `json:"kernel,omitempty"`
+	GoVersion         string       `json:"go_version,omitempty"`
+	GOMAXPROCS        int          `json:"gomaxprocs,omitempty"`
+	MemTotalBytes     uint64       `json:"mem_total_bytes,omitempty"`
+	MemAvailableBytes uint64       `json:"mem_available_bytes,omitempty"`
+	Watch             *DriverWatch `json:"watch,omitempty"`
 }
 
 // TxResult is one transaction type's figures over the measurement interval.
@@ -103,6 +129,8 @@ type TxResult struct {
 	ResponseMs measure.Percentiles `json:"response_ms"`
 	ServiceMs  measure.Percentiles `json:"service_ms"`
 	LagMs      measure.Percentiles `json:"lag_ms"`
+	// Dropped: open-loop arrivals of this type that found the backlog full and never ran.
+	Dropped int64 `json:"dropped"`
 }
 
 // Deferred is the deferred Delivery's figures.

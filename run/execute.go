@@ -15,6 +15,7 @@ import (
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
+	htmlreport "github.com/candor-bench/candor/report/html"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/version"
 	"github.com/candor-bench/candor/workload/tpcc"
@@ -43,6 +44,11 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 		return err
 	}
 	defer db.Close()
+	if p.Procedures {
+		if err := tpcc.ProceduresSupported(db); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(out.Stderr, "loading %d warehouse%s into %s with %d loader%s, seed %d\n",
 		p.Warehouses, plural(p.Warehouses), db.Redacted(), p.Loaders, plural(p.Loaders), p.Seed)
 	bar := newProgressBar(out, tpcc.ExpectedRows(p.Warehouses))
@@ -60,8 +66,15 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 		return err
 	}
 	el := time.Since(start)
-	fmt.Fprintf(out.Stderr, "loaded %d warehouse%s: %d rows in %.1f s (%.0f rows/s), keys and indexes built; load C constants: c_last %d, c_id %d, ol_i_id %d\n",
-		info.Warehouses, plural(info.Warehouses), bar.rows.Load(), el.Seconds(), float64(bar.rows.Load())/el.Seconds(), info.C.CLast, info.C.CID, info.C.OLIID)
+	via := "" // the engine's bulk path, when it has a choice (MySQL)
+	if info.BulkPath != "" {
+		via = " via " + info.BulkPath
+	}
+	fmt.Fprintf(out.Stderr, "loaded %d warehouse%s: %d rows%s in %.1f s (%.0f rows/s), keys and indexes built; load C constants: c_last %d, c_id %d, ol_i_id %d\n",
+		info.Warehouses, plural(info.Warehouses), bar.rows.Load(), via, el.Seconds(), float64(bar.rows.Load())/el.Seconds(), info.C.CLast, info.C.CID, info.C.OLIID)
+	if p.Procedures {
+		return createProcedures(ctx, db, out) // procedures.go
+	}
 	return nil
 }
 
@@ -114,6 +127,11 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	mx, err := startMetrics(&p, out) // metrics.go: --metrics-addr, listening until the run ends
+	if err != nil {
+		return nil, err
+	}
+	defer mx.stop()
 	iso, _ := ParseIsolation(p.Isolation)
 	db, err := driver.Open(ctx, p.DB)
 	if err != nil {
@@ -130,9 +148,20 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 	if err := p.resolve(info, db); err != nil {
 		return nil, err
 	}
+	eps, err := openEndpoints(ctx, &p, db, info, out) // distsql.go: --db given more than once
+	if err != nil {
+		return nil, err
+	}
+	defer closeEndpoints(eps)
+	if p.Procedures {
+		if err := tpcc.CheckProcedures(ctx, db); err != nil {
+			return nil, err
+		}
+	}
 	if iso == driver.IsolationDefault {
 		iso = db.DefaultIsolation()
 	}
+	isoFacts := probeIsolation(ctx, db, iso) // the levels the engine really runs (distsql.go)
 	var logw *measure.LogWriter
 	var logFile *os.File
 	if p.Out != "" {
@@ -152,15 +181,21 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 	if err := tpcc.MarkRun(ctx, db); err != nil {
 		return nil, err
 	}
+	mon := newMonitor(ctx, &p, db) // monitor.go: the disclosure now, resource samples from started on
+	defer mon.stop()
 	started := time.Now()
+	mon.begin(started)
 	if logFile != nil {
 		logw, err = measure.NewLogWriter(logFile, started, fmt.Sprintf("candor %s tpcc %s", version.String(), p.Mode))
 		if err != nil {
 			return nil, err
 		}
 	}
-	fmt.Fprintf(out.Stderr, "running TPC-C (derived, not audited) on %s: mode %s, %d warehouse%s, %d terminals over %d connections, warm-up %s, measure %s, seed %d\n",
-		dbVersion, p.Mode, p.Warehouses, plural(p.Warehouses), p.Terminals, p.Connections, p.Warmup, p.Duration, p.Seed)
+	fmt.Fprintf(out.Stderr, "running TPC-C (derived, not audited) on %s: mode %s, %s, %d warehouse%s, %d terminals over %d connections, warm-up %s, measure %s, seed %d\n",
+		dbVersion, p.Mode, report.TxPath(p.Procedures), p.Warehouses, plural(p.Warehouses), p.Terminals, p.Connections, p.Warmup, p.Duration, p.Seed)
+	if p.Mode == tpcc.ModeRate {
+		fmt.Fprintln(out.Stderr, p.rateLine())
+	}
 
 	prog := newProgress(out, p.Quiet)
 	var logErr error
@@ -168,9 +203,12 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 		Mode: p.Mode, Warehouses: p.Warehouses, Terminals: p.Terminals, Connections: p.Connections,
 		DeliveryWorkers: max(1, p.Warehouses/10+1),
 		Warmup:          p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval,
-		Seed: p.Seed, Isolation: iso,
+		Seed: p.Seed, Isolation: iso, Procedures: p.Procedures,
+		Rate:      mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
+		Endpoints: eps,
 		OnTick: func(iv *measure.Interval) {
 			prog.line(iv, started)
+			mx.observe(iv)
 			if logw != nil && logErr == nil {
 				logErr = logw.Write(iv)
 			}
@@ -179,7 +217,10 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	mx.done()
 	res := buildResult(&p, info, db, dbVersion, iso, started, o)
+	addEngineFacts(res, &p, o, isoFacts, dbVersion)
+	mon.finish(res)
 	if logw != nil && logErr == nil {
 		// The measured totals, tagged apart, so a report rebuilt from the log alone has exactly the
 		// window's events (intervals at the window's edges also hold warm-up or drain events).
@@ -199,10 +240,13 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 		if err := report.Write(p.Out, res); err != nil {
 			return res, err
 		}
+		if err := htmlreport.Write(p.Out); err != nil {
+			fmt.Fprintf(out.Stderr, "could not write %s (the results are saved; candor report %s --html FILE retries): %v\n", htmlreport.File, p.Out, err)
+		}
 	}
 	report.Summary(out.Stdout, res)
 	if p.Out != "" {
-		fmt.Fprintf(out.Stderr, "results saved in %s (%s, %s)\n", p.Out, report.ResultFile, report.LogFile)
+		fmt.Fprintf(out.Stderr, "results saved in %s (%s, %s, %s)\n", p.Out, report.ResultFile, report.LogFile, htmlreport.File)
 	}
 	switch {
 	case res.Partial:
@@ -236,6 +280,7 @@ func buildResult(p *RunPlan, info tpcc.LoadInfo, db driver.DB, dbVersion string,
 		Connections:    p.Connections,
 		Seed:           p.Seed,
 		Isolation:      string(iso),
+		Procedures:     p.Procedures,
 		StartedAt:      started.UTC(),
 		WarmupSeconds:  p.Warmup.Seconds(),
 		MeasureSeconds: measured.Seconds(),
@@ -265,6 +310,7 @@ func buildResult(p *RunPlan, info tpcc.LoadInfo, db driver.DB, dbVersion string,
 			ResponseMs: t.Percentiles(op, measure.Response),
 			ServiceMs:  t.Percentiles(op, measure.Service),
 			LagMs:      t.Percentiles(op, measure.Lag),
+			Dropped:    c.Dropped,
 		}
 		if minutes > 0 {
 			tx.PerMinute = float64(c.Completed) / minutes
@@ -283,6 +329,7 @@ func buildResult(p *RunPlan, info tpcc.LoadInfo, db driver.DB, dbVersion string,
 		r.Verdicts = verdicts(r, t)
 	}
 	r.Audit = auditReport(o.Audit)
+	r.Rate = rateResult(o.Rate, r.MeasureSeconds) // rate.go
 	r.Warnings = append(r.Warnings, warnings(r, p)...)
 	return r
 }

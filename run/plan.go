@@ -23,7 +23,9 @@ type LoadPlan struct {
 	Loaders    int    `json:"loaders"`
 	Seed       uint64 `json:"seed"`
 	Drop       bool   `json:"drop"`
-	Quiet      bool   `json:"-"`
+	// Procedures creates the stored procedures of the --procedures mode after the load.
+	Procedures bool `json:"procedures"`
+	Quiet      bool `json:"-"`
 }
 
 // RunPlan is `candor tpcc run`. Zero values mean "derive a default" until Resolve fills them.
@@ -42,6 +44,25 @@ type RunPlan struct {
 	Seed        uint64        `json:"seed"`
 	SeedGiven   bool          `json:"seed_given"`
 	Isolation   string        `json:"isolation"`
+	// Procedures runs each transaction as one call of a stored procedure (procedures.go).
+	Procedures bool `json:"procedures"`
+	// ExtraDB are further endpoints of the same database (--db given more than once); Endpoints
+	// are all of them, redacted, once resolved (distsql.go).
+	ExtraDB   []string `json:"-"`
+	Endpoints []string `json:"endpoints,omitempty"`
+	// Dialect is the engine's dialect as resolved (driver.Dialect.Name: postgres, cockroachdb, ...).
+	Dialect string `json:"dialect"`
+	// Open loop (mode rate, rate.go): the rate as given ("500" or "100..1000"), the step and its
+	// length for a range, the arrival process and the backlog bound.
+	Rate          string        `json:"rate,omitempty"`
+	Step          float64       `json:"step,omitempty"`
+	StepEvery     time.Duration `json:"-"`
+	StepEveryText string        `json:"step_every,omitempty"`
+	Arrivals      string        `json:"arrivals,omitempty"`
+	MaxBacklog    int           `json:"max_backlog,omitempty"`
+	DurationGiven bool          `json:"-"` // --duration was given (it must then match the steps)
+	// MetricsAddr serves live Prometheus metrics on this HOST:PORT during the run (metrics.go).
+	MetricsAddr string `json:"metrics_addr,omitempty"`
 	// Check runs the consistency check after the run (quick, or full with CheckFull).
 	Check     bool `json:"check"`
 	CheckFull bool `json:"check_full"`
@@ -91,10 +112,11 @@ func (r *RunPlan) Validate() error {
 		p.add("no database given: pass --db URL (for example --db %s)", DefaultSQLite)
 	}
 	switch r.Mode {
-	case tpcc.ModeSpec, tpcc.ModeThroughput:
+	case tpcc.ModeSpec, tpcc.ModeThroughput, tpcc.ModeRate:
 	default:
-		p.add("--mode %q is not a mode: use spec or throughput", r.Mode)
+		p.add("--mode %q is not a mode: use spec, throughput or rate", r.Mode)
 	}
+	r.validateRate(&p) // rate.go
 	if r.Warehouses < 0 {
 		p.add("--warehouses must be positive (got %d)", r.Warehouses)
 	}
@@ -122,6 +144,8 @@ func (r *RunPlan) Validate() error {
 	if _, err := ParseIsolation(r.Isolation); err != nil {
 		p.add("%s", err.Error())
 	}
+	r.validateEndpoints(&p)
+	r.validateMetrics(&p) // metrics.go
 	return p.err()
 }
 
@@ -151,14 +175,19 @@ func (r *RunPlan) resolve(info tpcc.LoadInfo, db driver.DB) error {
 	}
 	if r.Mode == tpcc.ModeSpec {
 		r.Terminals = tpcc.TerminalsPerWarehouse * r.Warehouses
+	} else if r.Terminals == 0 && r.Mode == tpcc.ModeRate {
+		// The pool arrivals are drawn from: one terminal state per district (arrivals.go).
+		r.Terminals = tpcc.TerminalsPerWarehouse * r.Warehouses
 	} else if r.Terminals == 0 {
 		// A handful: enough to keep a small server busy, few enough not to hide queueing.
 		r.Terminals = 4
 	}
 	if r.Connections == 0 {
-		if r.Mode == tpcc.ModeSpec {
+		if r.Mode == tpcc.ModeSpec || r.Mode == tpcc.ModeRate {
 			// Spec terminals are idle over 99% of the time (keying and think); a pool of 2 per
 			// warehouse (at least 4) keeps connection waits rare. Waits that do happen are measured.
+			// Rate mode starts from the same pool; how many connections a rate needs is the user's
+			// question, and the backlog shows when they are too few.
 			r.Connections = min(r.Terminals, max(4, 2*r.Warehouses))
 		} else {
 			r.Connections = r.Terminals
@@ -167,6 +196,7 @@ func (r *RunPlan) resolve(info tpcc.LoadInfo, db driver.DB) error {
 	if r.Isolation == "" {
 		r.Isolation = string(db.DefaultIsolation())
 	}
+	r.resolveRate() // rate.go
 	r.DBRedacted = db.Redacted()
 	r.DurationText, r.WarmupText, r.GraceText, r.IntervalText = r.Duration.String(), r.Warmup.String(), r.Grace.String(), r.Interval.String()
 	return nil

@@ -77,11 +77,9 @@ func warnings(r *report.Result, p *RunPlan) []report.Warning {
 			}
 		}
 	}
-	if wall := r.MeasureSeconds + r.WarmupSeconds; wall > 0 && r.Driver.CPUs > 0 {
-		if share := r.Driver.CPUSeconds / wall / float64(r.Driver.CPUs); share > 0.5 {
-			add("DRIVER_BUSY", "the driver itself used %.0f%% of this host's CPU: on a shared machine it competes with the database, and it may be the bottleneck", 100*share)
-		}
-	}
+	// DRIVER_SATURATED (which replaced DRIVER_BUSY), DURABILITY_OFF and FITS_IN_MEMORY come from the
+	// run's monitor, once its samples are in: see conditions.go.
+	ws = append(ws, rateWarnings(r)...) // rate.go: RATE_NOT_SUSTAINED, DRIVER_LATE
 	if r.Database.Kind == "sqlite" {
 		add("SINGLE_WRITER", "SQLite runs one writer at a time: read-write transactions take the write lock up front and queue for it, which shows in response times")
 	}

@@ -11,15 +11,26 @@ import (
 
 // slot is one worker's state, guarded by run.mu.
 type slot struct {
-	wake      chan struct{} // capacity 1; sent to only when the worker is taken off run.idle
+	wake      chan struct{} // capacity 1; sent to only when the worker is taken off its group's idle
+	g         *group        // the group whose terminals this worker runs
 	busy      bool          // running e
 	abandoned bool          // still running e when the run closed: counted incomplete, result discarded
 	e         entry
 }
 
+// group is a set of terminals and the workers that run them (Config.TerminalGroup): its own
+// due-time heap, idle workers and timer. A run without groups has one. Guarded by run.mu.
+type group struct {
+	heap       dueHeap
+	idle       []int // idle workers, a stack (the most recently busy worker is woken first)
+	timer      *time.Timer
+	timerArmed bool          // a timer callback is pending and will re-evaluate
+	timerAt    time.Duration // when it was armed for
+}
+
 // run is the state of one Run. Workers pull due work themselves under mu (no dispatcher goroutine,
-// no hand-off per operation); an idle worker sleeps on its wake channel, and one timer wakes one
-// when the earliest intended start comes due.
+// no hand-off per operation); an idle worker sleeps on its wake channel, and one timer per group
+// wakes one of the group's workers when its earliest intended start comes due.
 type run struct {
 	cfg    Config
 	start  time.Time
@@ -28,13 +39,10 @@ type run struct {
 	nops   int
 
 	mu         sync.Mutex
-	heap       dueHeap
+	groups     []group
+	termGroup  []*group // each terminal's group
 	seq        uint64
 	slots      []slot
-	idle       []int // idle workers, a stack (the most recently busy worker is woken first)
-	timer      *time.Timer
-	timerArmed bool          // a timer callback is pending and will re-evaluate
-	timerAt    time.Duration // when it was armed for
 	inflight   int
 	dispatched int64
 	completed  int64
@@ -52,19 +60,23 @@ type run struct {
 
 func newRun(cfg Config, start time.Time) *run {
 	r := &run{
-		cfg:      cfg,
-		start:    start,
-		mStart:   cfg.Warmup,
-		mEnd:     cfg.Warmup + cfg.Measure,
-		nops:     len(cfg.Rec.Ops()),
-		heap:     make(dueHeap, 0, len(cfg.Terminals)),
-		slots:    make([]slot, cfg.Workers),
-		idle:     make([]int, 0, cfg.Workers),
-		cutoff:   cfg.Warmup + cfg.Measure,
-		finished: make(chan struct{}),
+		cfg:       cfg,
+		start:     start,
+		mStart:    cfg.Warmup,
+		mEnd:      cfg.Warmup + cfg.Measure,
+		nops:      len(cfg.Rec.Ops()),
+		groups:    make([]group, cfg.groups()),
+		termGroup: make([]*group, len(cfg.Terminals)),
+		slots:     make([]slot, cfg.Workers),
+		cutoff:    cfg.Warmup + cfg.Measure,
+		finished:  make(chan struct{}),
+	}
+	for i := range r.termGroup {
+		r.termGroup[i] = &r.groups[cfg.terminalGroup(i)]
 	}
 	for i := range r.slots {
 		r.slots[i].wake = make(chan struct{}, 1)
+		r.slots[i].g = &r.groups[cfg.workerGroup(i)]
 	}
 	return r
 }
@@ -80,45 +92,62 @@ func (r *run) push(term int32, op int, at time.Duration) {
 		panic(fmt.Sprintf("schedule: terminal %d drew operation %d; the recorder knows %d operations", term, op, r.nops))
 	}
 	r.seq++
-	r.heap.push(entry{at: at, seq: r.seq, term: term, op: int32(op)})
+	r.termGroup[term].heap.push(entry{at: at, seq: r.seq, term: term, op: int32(op)})
 }
 
-// dispatchable reports whether the earliest entry may ever be dispatched: not cancelled, and its
+// dispatchable reports whether g's earliest entry may ever be dispatched: not cancelled, and its
 // intended start is inside the run (before the window's end). Caller holds mu.
-func (r *run) dispatchable() bool {
-	return len(r.heap) > 0 && !r.stopped && !r.closed && r.heap[0].at < r.mEnd
+func (r *run) dispatchable(g *group) bool {
+	return len(g.heap) > 0 && !r.stopped && !r.closed && g.heap[0].at < r.mEnd
 }
 
-// kick makes sure due work gets a worker: it wakes an idle worker when the earliest entry is due, or
-// arms the one timer for when it will be. Caller holds mu.
-func (r *run) kick(now time.Duration) {
-	if len(r.idle) == 0 || !r.dispatchable() {
+// anyDispatchable reports whether some group has an entry that may still be dispatched.
+func (r *run) anyDispatchable() bool {
+	for i := range r.groups {
+		if r.dispatchable(&r.groups[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// kick makes sure g's due work gets a worker: it wakes one of g's idle workers when the earliest
+// entry is due, or arms g's timer for when it will be. Caller holds mu.
+func (r *run) kick(g *group, now time.Duration) {
+	if len(g.idle) == 0 || !r.dispatchable(g) {
 		return
 	}
-	at := r.heap[0].at
+	at := g.heap[0].at
 	if at <= now {
-		w := r.idle[len(r.idle)-1]
-		r.idle = r.idle[:len(r.idle)-1]
+		w := g.idle[len(g.idle)-1]
+		g.idle = g.idle[:len(g.idle)-1]
 		r.slots[w].wake <- struct{}{}
 		return
 	}
-	if !r.timerArmed || at < r.timerAt {
-		r.timer.Reset(at - now)
-		r.timerArmed, r.timerAt = true, at
+	if !g.timerArmed || at < g.timerAt {
+		g.timer.Reset(at - now)
+		g.timerArmed, g.timerAt = true, at
 	}
 }
 
-func (r *run) onTimer() {
+// kickAll kicks every group. Caller holds mu.
+func (r *run) kickAll(now time.Duration) {
+	for i := range r.groups {
+		r.kick(&r.groups[i], now)
+	}
+}
+
+func (r *run) onTimer(g *group) {
 	r.mu.Lock()
-	r.timerArmed = false
-	r.kick(r.now())
+	g.timerArmed = false
+	r.kick(g, r.now())
 	r.mu.Unlock()
 }
 
 // checkFinished signals Run when, after the window, nothing is in flight and nothing is left to
 // dispatch. Caller holds mu.
 func (r *run) checkFinished() {
-	if r.closing && !r.isFinished && r.inflight == 0 && !r.dispatchable() {
+	if r.closing && !r.isFinished && r.inflight == 0 && !r.anyDispatchable() {
 		r.isFinished = true
 		close(r.finished)
 	}
@@ -129,6 +158,7 @@ func (r *run) checkFinished() {
 func (r *run) worker(w int) {
 	defer r.wg.Done()
 	sl := &r.slots[w]
+	g := sl.g
 	stripe := r.cfg.Rec.Stripe(w)
 	// The previous operation's event, recorded outside mu (after deciding what to run next).
 	var (
@@ -153,21 +183,21 @@ func (r *run) worker(w int) {
 			return
 		}
 		now := r.now()
-		if len(r.heap) == 0 || r.heap[0].at > now || !r.dispatchable() {
+		if len(g.heap) == 0 || g.heap[0].at > now || !r.dispatchable(g) {
 			r.checkFinished()
-			r.idle = append(r.idle, w)
-			r.kick(now)
+			g.idle = append(g.idle, w)
+			r.kick(g, now)
 			r.mu.Unlock()
 			flushEvent()
 			<-sl.wake
 			r.mu.Lock()
 			continue
 		}
-		e := r.heap.pop()
+		e := g.heap.pop()
 		sl.busy, sl.e = true, e
 		r.inflight++
 		r.dispatched++
-		r.kick(now) // more due work and idle workers: wake the next one
+		r.kick(g, now) // more due work and idle workers: wake the next one
 		r.mu.Unlock()
 		flushEvent()
 
@@ -214,8 +244,11 @@ func (r *run) run(ctx context.Context) Summary {
 		op, keying := t.Next()
 		r.push(int32(i), op, keying)
 	}
-	r.timer = time.AfterFunc(time.Hour, r.onTimer)
-	r.timer.Stop()
+	for i := range r.groups {
+		g := &r.groups[i]
+		g.timer = time.AfterFunc(time.Hour, func() { r.onTimer(g) })
+		g.timer.Stop()
+	}
 	// Work in flight must be able to finish during the grace period even after a cancellation, so
 	// Execute's context is cancelled only when the run closes.
 	r.execCtx, r.execCancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -255,7 +288,7 @@ func (r *run) run(ctx context.Context) Summary {
 		deadline = now + cfg.Grace
 	}
 	r.closing = true
-	r.kick(now)
+	r.kickAll(now)
 	r.checkFinished()
 	r.mu.Unlock()
 
@@ -285,7 +318,9 @@ wait:
 	// Close: what is still in flight or still waiting is incomplete, never dropped silently.
 	r.mu.Lock()
 	r.closed = true
-	r.timer.Stop()
+	for i := range r.groups {
+		r.groups[i].timer.Stop()
+	}
 	stripe := cfg.Rec.Stripe(0)
 	for w := range r.slots {
 		sl := &r.slots[w]
@@ -295,16 +330,19 @@ wait:
 			sum.Incomplete++
 		}
 	}
-	for _, e := range r.heap {
-		if e.at < r.cutoff {
-			stripe.Incomplete(int(e.op), r.measured(e.at))
-			sum.Incomplete++
+	for i := range r.groups {
+		g := &r.groups[i]
+		for _, e := range g.heap {
+			if e.at < r.cutoff {
+				stripe.Incomplete(int(e.op), r.measured(e.at))
+				sum.Incomplete++
+			}
 		}
+		for _, w := range g.idle {
+			r.slots[w].wake <- struct{}{}
+		}
+		g.idle = g.idle[:0]
 	}
-	for _, w := range r.idle {
-		r.slots[w].wake <- struct{}{}
-	}
-	r.idle = r.idle[:0]
 	sum.Dispatched, sum.Completed = r.dispatched, r.completed
 	r.mu.Unlock()
 	r.execCancel()

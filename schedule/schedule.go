@@ -91,6 +91,62 @@ type Config struct {
 	OnTick func(iv *measure.Interval)
 	// Start is the run's start: time zero of keying times and of the window. Zero means time.Now().
 	Start time.Time
+	// TerminalGroup and WorkerGroup, when set, bind terminals to workers by group (TPC-C over several
+	// database endpoints: one group per endpoint): worker w runs only the terminals i with
+	// TerminalGroup[i] == WorkerGroup[w], each group in order of intended start. Both nil: one group.
+	TerminalGroup, WorkerGroup []int
+}
+
+// groups is the number of terminal groups (1 without TerminalGroup).
+func (c *Config) groups() int {
+	n := 1
+	for _, g := range c.TerminalGroup {
+		n = max(n, g+1)
+	}
+	for _, g := range c.WorkerGroup {
+		n = max(n, g+1)
+	}
+	return n
+}
+
+func (c *Config) terminalGroup(i int) int {
+	if c.TerminalGroup == nil {
+		return 0
+	}
+	return c.TerminalGroup[i]
+}
+
+func (c *Config) workerGroup(w int) int {
+	if c.WorkerGroup == nil {
+		return 0
+	}
+	return c.WorkerGroup[w]
+}
+
+// validateGroups checks that every terminal's group has a worker.
+func (c *Config) validateGroups() error {
+	if c.TerminalGroup == nil && c.WorkerGroup == nil {
+		return nil
+	}
+	if len(c.TerminalGroup) != len(c.Terminals) || len(c.WorkerGroup) != c.Workers {
+		return errors.New("schedule: Config.TerminalGroup and WorkerGroup must have one entry per terminal and per worker")
+	}
+	workers := make([]int, c.groups())
+	for _, g := range c.WorkerGroup {
+		if g < 0 {
+			return errors.New("schedule: negative worker group")
+		}
+		workers[g]++
+	}
+	for i, g := range c.TerminalGroup {
+		if g < 0 {
+			return errors.New("schedule: negative terminal group")
+		}
+		if workers[g] == 0 {
+			return userr.Errorf("terminal %d belongs to group %d, which has no connection: give every endpoint at least one connection", i+1, g)
+		}
+	}
+	return nil
 }
 
 // Summary is how the run went; the latencies and counters are in Rec.
@@ -128,6 +184,11 @@ func (c *Config) validate() error {
 	}
 	if c.Tick <= 0 {
 		errs = append(errs, userr.Errorf("the interval length is %v; set it above zero (for example 1s)", c.Tick))
+	}
+	if len(errs) == 0 {
+		if err := c.validateGroups(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

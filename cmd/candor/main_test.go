@@ -66,6 +66,14 @@ func TestBadInput(t *testing.T) {
 		{[]string{"tpcc", "run", "--db", "postgres://candor:secret@127.0.0.1:1/candor"}, "cannot reach"},
 		{[]string{"report", filepath.Join(dir, "nothing")}, "has no result.json"},
 		{[]string{"report"}, "takes one directory"},
+		{[]string{"tpcc", "run", "--db", db, "--mode", "rate"}, "--mode rate needs --rate"},
+		{[]string{"tpcc", "run", "--db", db, "--mode", "rate", "--rate", "fast"}, "is not a rate"},
+		{[]string{"tpcc", "run", "--db", db, "--mode", "rate", "--rate", "10..100"}, "--step 100 --step-every 30s"},
+		{[]string{"tpcc", "run", "--db", db, "--mode", "rate", "--rate", "10", "--arrivals", "bursty"}, "poisson or constant"},
+		{[]string{"tpcc", "run", "--db", db, "--rate", "10"}, "add --mode rate"},
+		{[]string{"tpcc", "search", "--db", db, "--slo", "new_order.p99=50ms"}, "new_order.p99<=50ms"},
+		{[]string{"tpcc", "search", "--db", db}, "at least one budget"},
+		{[]string{"tpcc", "--db", db, "--loads", "half"}, "--loads 50,80"},
 	}
 	for _, c := range cases {
 		code, out := runCLI(t, c.args...)
@@ -162,6 +170,16 @@ func endToEnd(t *testing.T, db, dir string) {
 	}
 	if code, out := runCLI(t, "report", thr); code != 0 || !strings.Contains(out, "derived from TPC-C, not audited") {
 		t.Fatalf("report: exit %d", code)
+	}
+	// The run wrote report.html; `report DIR --html FILE` renders it again from the saved files.
+	page := filepath.Join(dir, "thr.html")
+	if code, _ := runCLI(t, "report", thr, "--html", page); code != 0 {
+		t.Fatalf("report --html: exit %d", code)
+	}
+	for _, f := range []string{filepath.Join(thr, "report.html"), page} {
+		if b := mustRead(t, f); !strings.Contains(b, `data-chart="spectrum-new_order"`) || strings.Contains(b, "secret") {
+			t.Errorf("%s has no spectrum chart for new_order, or holds the password", f)
+		}
 	}
 
 	spec := filepath.Join(dir, "spec")

@@ -3,7 +3,8 @@
 //
 // URLs: postgres://user:pass@host:port/db (or postgresql://...), with pgx's query parameters
 // (sslmode, connect_timeout, ...). Open connects once to check the server and reports what is wrong
-// (unreachable, refused credentials, missing database) as a user error.
+// (unreachable, refused credentials, missing database) as a user error. The same driver reaches
+// CockroachDB (cockroachdb://...) and YugabyteDB (yugabytedb://...): see engines.go.
 package postgres
 
 import (
@@ -30,6 +31,7 @@ const (
 
 // DB is an opened PostgreSQL database: a parsed configuration from which connections are made.
 type DB struct {
+	engine   *engine
 	cfg      *pgx.ConnConfig
 	redacted string
 	password string // only to scrub it from error messages
@@ -40,12 +42,17 @@ var _ driver.DB = (*DB)(nil)
 
 // open is the driver.Opener for the postgres:// and postgresql:// schemes.
 func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
-	db := &DB{redacted: driver.Redact(raw)}
+	db := &DB{engine: engineFor(u.Scheme), redacted: driver.Redact(raw)}
 	if u.User != nil {
 		db.password, _ = u.User.Password()
 	}
-	// pgx recognises the URL form only by a lower-case scheme (u.Scheme is lower-cased already).
-	connString := u.Scheme + raw[len(u.Scheme):]
+	// pgx recognises the URL form only by a lower-case postgres:// or postgresql:// scheme (u.Scheme
+	// is lower-cased already); CockroachDB and YugabyteDB are reached as PostgreSQL.
+	scheme := u.Scheme
+	if db.engine != enginePostgres {
+		scheme = "postgres"
+	}
+	connString := scheme + raw[len(u.Scheme):]
 	cfg, err := pgx.ParseConfig(connString)
 	if err != nil {
 		return nil, db.userError("the PostgreSQL URL %s is malformed (%s): use postgres://user:pass@host:port/db", db.redacted, parseProblem(err))
@@ -65,20 +72,21 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 		return nil, err
 	}
 	defer c.Close()
-	v := c.pc.PgConn().ParameterStatus("server_version")
-	if v == "" {
-		if err := c.pc.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
-			return nil, err
-		}
+	if db.version, err = db.readVersion(ctx, c); err != nil {
+		return nil, err
 	}
-	db.version = "PostgreSQL " + v
 	return db, nil
 }
 
-func (db *DB) Kind() string { return "postgres" }
+// Kind is the engine: "postgres", "cockroachdb" or "yugabytedb".
+func (db *DB) Kind() string { return db.engine.name }
 
-// Dialect: PostgreSQL takes array parameters (= ANY($1), unnest) and has concurrent writers.
-func (db *DB) Dialect() driver.Dialect { return driver.Dialect{Name: "postgres", Arrays: true} }
+// Dialect: PostgreSQL's statements (its family), array parameters (= ANY($1), unnest) and
+// concurrent writers, for all three engines; the TPC-C workload applies per-engine overrides by Name.
+func (db *DB) Dialect() driver.Dialect {
+	// Procedures (PL/pgSQL, --procedures): PostgreSQL itself; not tried on the distributed engines.
+	return driver.Dialect{Name: db.engine.name, Family: driver.FamilyPostgres, Arrays: true, Procedures: db.engine == enginePostgres}
+}
 
 func (db *DB) Redacted() string { return db.redacted }
 
@@ -99,15 +107,16 @@ func (db *DB) connect(ctx context.Context) (*Conn, error) {
 	return &Conn{pc: pc}, nil
 }
 
-// Version is the server_version the server reported when Open connected, e.g.
-// "PostgreSQL 15.18 (Debian 15.18-0+deb12u1)".
+// Version is the server's version as read when Open connected, e.g. "PostgreSQL 15.18 (Debian
+// 15.18-0+deb12u1)", or version() on CockroachDB and YugabyteDB.
 func (db *DB) Version(ctx context.Context) (string, error) { return db.version, nil }
 
 func (db *DB) Classify(err error) driver.ErrorClass { return classify(err) }
 
-// DefaultIsolation is read committed, PostgreSQL's own default; candor always states it explicitly
-// in BEGIN so that a server configured otherwise does not change what is measured.
-func (db *DB) DefaultIsolation() driver.Isolation { return driver.IsolationReadCommitted }
+// DefaultIsolation is the engine's effective default: read committed on PostgreSQL, serializable on
+// CockroachDB, repeatable read (snapshot) on YugabyteDB (see engines.go). candor always states the
+// level explicitly in BEGIN so that a server configured otherwise does not change what is measured.
+func (db *DB) DefaultIsolation() driver.Isolation { return db.engine.defaultIso }
 
 // Close releases nothing: connections are owned and closed by their users.
 func (db *DB) Close() error { return nil }

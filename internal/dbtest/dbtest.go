@@ -25,9 +25,14 @@ const EnvPG = "CANDOR_TEST_PG_URL"
 // PostgresURL returns the test server's URL, failing the test when it is not set.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
-	raw := os.Getenv(EnvPG)
+	return envURL(t, EnvPG, "this integration test needs PostgreSQL")
+}
+
+func envURL(t testing.TB, env, need string) string {
+	t.Helper()
+	raw := os.Getenv(env)
 	if raw == "" {
-		t.Fatalf("%s is not set: this integration test needs PostgreSQL; run it through scripts/test, which starts a throwaway server, or export %s=postgres://user@127.0.0.1:PORT/db", EnvPG, EnvPG)
+		t.Fatalf("%s is not set: %s; run it through scripts/test, which starts the servers the tests need (scripts/pg-throwaway start DIR prints the URL)", env, need)
 	}
 	return raw
 }
@@ -36,7 +41,12 @@ func PostgresURL(t testing.TB) string {
 // its URL; the database is dropped (with FORCE) when the test ends.
 func FreshPostgresURL(t testing.TB, prefix string) string {
 	t.Helper()
-	raw := PostgresURL(t)
+	return freshOn(t, PostgresURL(t), prefix)
+}
+
+// freshOn creates prefix_<random> on the PostgreSQL server of raw, dropped when the test ends.
+func freshOn(t testing.TB, raw, prefix string) string {
+	t.Helper()
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
@@ -98,4 +108,15 @@ func adminExec(raw, sql string) error {
 	defer c.Close()
 	_, err = c.Exec(ctx, sql)
 	return err
+}
+
+// EnvPGStall names a PostgreSQL server of its own for the test that pauses every process of its
+// server (SIGSTOP): on the shared test server, that stall would reach other packages' tests running
+// in parallel.
+const EnvPGStall = "CANDOR_TEST_PG_STALL_URL"
+
+// FreshPostgresStall opens a fresh database on the server of EnvPGStall (see EnvPGStall).
+func FreshPostgresStall(t testing.TB, prefix string) driver.DB {
+	t.Helper()
+	return open(t, freshOn(t, envURL(t, EnvPGStall, "this test pauses a PostgreSQL server and needs one of its own"), prefix))
 }

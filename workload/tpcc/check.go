@@ -53,7 +53,7 @@ func Violations(results []CheckResult) []Violation {
 // user error. Condition 11 holds on the initial population only and is skipped once a run has used
 // the data. A condition that does not hold is a result with OK false, not an error.
 func Check(ctx context.Context, db driver.DB, o CheckOptions) ([]CheckResult, error) {
-	dialect := db.Dialect().Name
+	dialect := db.Dialect().SQLFamily()
 	c, err := db.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func Check(ctx context.Context, db driver.DB, o CheckOptions) ([]CheckResult, er
 		return nil, userr.Errorf("the load of this database did not complete (%s, started %s UTC), so its data cannot be checked: reload with candor tpcc load --drop",
 			warehousesText(li.Warehouses), li.StartedAt.Format("2006-01-02 15:04:05"))
 	}
-	if dialect == dialectPostgres {
+	if dialect == dialectPostgres && !distributed(engineName(db)) {
 		// Session-local settings for queries that read whole tables: hash joins and aggregates
 		// fit in memory instead of spilling, and no nested loop of index probes (at 10
 		// warehouses condition 10 takes 3.2 s with the planner's nested loop, 1.7 s without).

@@ -152,7 +152,11 @@ func (c *condition) sql(dialect string) string {
 		b.WriteByte(byte('a' + i))
 	}
 	b.WriteString("\n  ")
-	b.WriteString(c.from)
+	from := c.from
+	if f, ok := mysqlCheckFrom[c.n]; ok && dialect == dialectMySQL {
+		from = f // check_mysql.go
+	}
+	b.WriteString(from)
 	b.WriteString(") q ORDER BY ")
 	for i := 0; i < c.keys; i++ {
 		if i > 0 {
@@ -175,6 +179,9 @@ func moneyExpr(dialect, expr string) string {
 	inner := expr[len(m) : len(expr)-1]
 	if dialect == dialectPostgres {
 		return "((" + inner + ") * 100)::int8"
+	}
+	if dialect == dialectMySQL {
+		return "CAST((" + inner + ") * 100 AS SIGNED)"
 	}
 	return inner
 }

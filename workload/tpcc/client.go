@@ -51,6 +51,11 @@ type Client struct {
 
 	args []any // reused argument list
 
+	// proc is set in the stored-procedure mode (proc_ops.go): one call per transaction.
+	proc *procState
+
+	my mysqlState // MySQL's scan state (sql_mysql.go)
+
 	// Single-statement transactions (see txConn).
 	pg     bool
 	auto   autoConn
@@ -77,12 +82,15 @@ type txOps interface {
 // NewClient returns a Client for db, with the statements of its dialect.
 func NewClient(db driver.DB) *Client {
 	cl := &Client{db: db, args: make([]any, 0, 16)}
-	switch name := db.Dialect().Name; name {
+	switch name := db.Dialect().SQLFamily(); name {
 	case "postgres":
 		cl.ops = pgTxOps{}
-		cl.pg = true
+		// Implicit single-statement transactions on PostgreSQL itself only (distsql.go).
+		cl.pg = !distributed(db.Dialect().Name)
 	case "sqlite":
 		cl.ops = sqliteTxOps{}
+	case "mysql":
+		cl.ops = mysqlTxOps{}
 	default:
 		cl.ops = unsupportedTxOps{name: name}
 	}
@@ -112,6 +120,9 @@ func (cl *Client) run(ctx context.Context, conn driver.Conn, opts driver.TxOptio
 // committed too (checked once per connection); any other level gets an explicit transaction. Retries
 // still go through driver.Retry, whose Begin, Commit and Rollback then do nothing.
 func (cl *Client) txConn(ctx context.Context, conn driver.Conn, iso driver.Isolation) driver.Conn {
+	if cl.proc != nil && cl.proc.conn != nil {
+		return cl.proc.conn(ctx, cl, conn, iso) // procedures that run their own transactions (proc_mysql.go)
+	}
 	if !cl.pg {
 		return conn
 	}
@@ -154,7 +165,7 @@ func (cl *Client) argList(vals ...any) []any {
 type unsupportedTxOps struct{ name string }
 
 func (u unsupportedTxOps) err() error {
-	return userr.Errorf("the TPC-C transactions have no statements for the database kind %q: use PostgreSQL or SQLite", u.name)
+	return userr.Errorf("the TPC-C transactions have no statements for the database kind %q: use PostgreSQL, MySQL/MariaDB or SQLite", u.name)
 }
 func (u unsupportedTxOps) newOrderRead(context.Context, driver.Conn, *Client) error  { return u.err() }
 func (u unsupportedTxOps) newOrderWrite(context.Context, driver.Conn, *Client) error { return u.err() }

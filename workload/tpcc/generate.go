@@ -44,7 +44,7 @@ type genConfig struct {
 	seed  uint64
 	c     Constants
 	now   time.Time
-	exact bool // PostgreSQL: money and rates as exact decimals; SQLite: int64 cents, ten-thousandths
+	exact bool // PostgreSQL, MySQL: money and rates as exact decimals; SQLite: int64 cents, ten-thousandths
 
 	// Values used by many rows, boxed once.
 	vNow, vOE, vGC, vBC, vZero, vOne, vQty, vNull         any
@@ -54,7 +54,7 @@ type genConfig struct {
 }
 
 func newGenConfig(seed uint64, now time.Time, dialect string) *genConfig {
-	g := &genConfig{seed: seed, c: LoadConstants(seed), now: now, exact: dialect == dialectPostgres}
+	g := &genConfig{seed: seed, c: LoadConstants(seed), now: now, exact: dialect != dialectSQLite}
 	g.vNow, g.vOE, g.vGC, g.vBC = now, "OE", "GC", "BC"
 	g.vZero, g.vOne, g.vQty = int64(0), int64(1), int64(initOLQuantity)
 	g.vWYTD, g.vDYTD = g.money(initWYTD), g.money(initDYTD)

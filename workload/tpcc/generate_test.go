@@ -379,6 +379,10 @@ func TestGeneratePostgresValues(t *testing.T) {
 		if got := formatScaled(c.v, c.scale); got != c.want {
 			t.Errorf("formatScaled(%d, %d) = %q, want %q", c.v, c.scale, got, c.want)
 		}
+		// The text the MySQL bulk path writes is the same.
+		if got, err := (decimal{units: c.v, scale: int32(c.scale)}).AppendText([]byte("x")); err != nil || string(got) != "x"+c.want {
+			t.Errorf("decimal{%d, %d}.AppendText = %q, %v; want %q", c.v, c.scale, got, err, "x"+c.want)
+		}
 	}
 }
 

@@ -42,17 +42,18 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	if o.Loaders < 1 {
 		return LoadInfo{}, userr.Errorf("the number of loaders must be at least 1, not %d: pass --loaders N with N >= 1", o.Loaders)
 	}
-	dialect := db.Dialect().Name
+	dialect := db.Dialect().SQLFamily()
 	if err := checkDialect(dialect); err != nil {
 		return LoadInfo{}, err
 	}
+	engine := engineName(db) // per-engine overrides: distsql.go
 	ctl, err := db.Connect(ctx)
 	if err != nil {
 		return LoadInfo{}, err
 	}
 	defer ctl.Close()
 
-	have, err := existingTables(ctx, ctl, dialect)
+	have, err := existingTables(ctx, ctl, engine)
 	if err != nil {
 		return LoadInfo{}, fmt.Errorf("looking for existing TPC-C tables: %w", err)
 	}
@@ -73,7 +74,12 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	g := newGenConfig(o.Seed, now, dialect)
 	info := LoadInfo{Warehouses: o.Warehouses, Seed: o.Seed, C: g.c, ToolVersion: o.ToolVersion,
 		Loaders: o.Loaders, StartedAt: now}
-	if err := createSchema(ctx, ctl, dialect, info); err != nil {
+	if distributed(engine) {
+		err = createSchemaDistributed(ctx, ctl, dialect, engine, info)
+	} else {
+		err = createSchema(ctx, ctl, dialect, info)
+	}
+	if err != nil {
 		return LoadInfo{}, fmt.Errorf("creating the TPC-C tables: %w", err)
 	}
 
@@ -105,6 +111,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 		return info, fmt.Errorf("recording the completed load: %w", err)
 	}
 	info.CompletedAt, info.Completed = done, true
+	if bp, ok := db.(interface{ BulkPath() string }); ok {
+		info.BulkPath = bp.BulkPath()
+	}
 	return info, nil
 }
 
@@ -155,16 +164,21 @@ func createSchema(ctx context.Context, c driver.Conn, dialect string, info LoadI
 		if _, err := c.Exec(ctx, metaCreateSQL(dialect)); err != nil {
 			return err
 		}
-		_, err := c.Exec(ctx, placeholders(dialect, metaInsertSQL), int64(info.Warehouses),
-			strconv.FormatUint(info.Seed, 10), int64(info.C.CLast), int64(info.C.CID), int64(info.C.OLIID),
-			info.ToolVersion, int64(info.Loaders), info.StartedAt)
-		return err
+		return insertMeta(ctx, c, dialect, info)
 	}()
 	if err != nil {
 		c.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
 	return c.Commit(ctx)
+}
+
+// insertMeta inserts candor_load's row, completed_at null.
+func insertMeta(ctx context.Context, c driver.Conn, dialect string, info LoadInfo) error {
+	_, err := c.Exec(ctx, placeholders(dialect, metaInsertSQL), int64(info.Warehouses),
+		strconv.FormatUint(info.Seed, 10), int64(info.C.CLast), int64(info.C.CID), int64(info.C.OLIID),
+		info.ToolVersion, int64(info.Loaders), info.StartedAt)
+	return err
 }
 
 // unitError names the unit that failed.
@@ -267,14 +281,21 @@ func loadParallel(ctx context.Context, db driver.DB, g *genConfig, us []unit, lo
 			// synchronous_commit off is safe: the load is recorded complete only by a final
 			// synchronous commit, whose WAL flush covers these transactions too; a crash before
 			// it leaves completed_at null.
-			for _, q := range []string{"SET synchronous_commit = off", "SET statement_timeout = 0"} {
+			setup, load := []string{"SET synchronous_commit = off", "SET statement_timeout = 0"}, loadUnit
+			if distributed(engineName(db)) {
+				setup, load = setup[1:], loadUnitAutocommit // distsql.go
+			}
+			if db.Dialect().SQLFamily() == dialectMySQL {
+				setup = mysqlLoaderSetup // load_mysql.go
+			}
+			for _, q := range setup {
 				if _, err := c.Exec(ctx, q); err != nil {
 					fe.set(err)
 					return
 				}
 			}
 			for u := range work {
-				if err := loadUnit(ctx, c, u.steps(g), progress); err != nil {
+				if err := load(ctx, c, u.steps(g), progress); err != nil {
 					fe.set(unitError(u, err))
 					return
 				}
@@ -306,7 +327,8 @@ var bySize = []*table{tOrderLine, tStock, tCustomer, tOrders, tHistory, tNewOrde
 // the run. PostgreSQL builds the indexes in parallel on `loaders` connections, largest first.
 func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect string, loaders int) error {
 	var tasks []string
-	if !keysFirst(dialect) {
+	engine := engineName(db)
+	if !keysAtCreate(dialect, engine) {
 		for _, t := range bySize {
 			if ks := t.keySQL(dialect); len(ks) > 0 {
 				tasks = append(tasks, ks[0])
@@ -326,8 +348,22 @@ func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect strin
 		}
 		return nil
 	}
+	if dialect == dialectMySQL {
+		return buildKeysMySQL(ctx, db, loaders, tasks) // load_mysql.go
+	}
 	phase := time.Now()
 	setup := []string{"SET statement_timeout = 0", "SET maintenance_work_mem = '512MB'"}
+	if distributed(engine) {
+		// Keys came with the tables; the secondary indexes, then statistics (distsql.go).
+		if err := runStatements(ctx, db, loaders, setup[:1], tasks); err != nil {
+			return fmt.Errorf("building indexes: %w", err)
+		}
+		if err := runStatements(ctx, db, loaders, setup[:1], analyzeSQL()); err != nil {
+			return fmt.Errorf("collecting statistics: %w", err)
+		}
+		loadTrace("indexes and statistics", time.Since(phase))
+		return nil
+	}
 	if err := runStatements(ctx, db, loaders, setup, tasks); err != nil {
 		return fmt.Errorf("building keys and indexes: %w", err)
 	}

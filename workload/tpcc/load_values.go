@@ -22,6 +22,32 @@ func (d decimal) NumericValue() (pgtype.Numeric, error) {
 // String writes the value as a decimal, 12.34 for {1234, 2}.
 func (d decimal) String() string { return formatScaled(d.units, int(d.scale)) }
 
+// AppendText appends the value as String writes it, without an allocation of its own: the MySQL
+// driver's bulk path writes it as text (encoding.TextAppender).
+func (d decimal) AppendText(b []byte) ([]byte, error) {
+	u := uint64(d.units)
+	if d.units < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	var digits [24]byte
+	s := strconv.AppendUint(digits[:0], u, 10)
+	scale := int(d.scale)
+	if len(s) <= scale { // 0.0123: a zero before the point, zeros after it
+		b = append(b, '0', '.')
+		for i := len(s); i < scale; i++ {
+			b = append(b, '0')
+		}
+		return append(b, s...), nil
+	}
+	b = append(b, s[:len(s)-scale]...)
+	if scale > 0 {
+		b = append(b, '.')
+		b = append(b, s[len(s)-scale:]...)
+	}
+	return b, nil
+}
+
 var _ pgtype.NumericValuer = decimal{}
 
 // formatScaled writes v x 10^-scale with exactly scale decimals: formatScaled(-1000, 2) = "-10.00".

@@ -30,6 +30,9 @@ type LoadInfo struct {
 	CompletedAt time.Time // zero while the load has not completed
 	Completed   bool
 	Runs        int // runs started on this data (MarkRun)
+	// BulkPath is how the rows went in, when the engine tells (MySQL: LOAD DATA LOCAL or multi-row
+	// INSERT); set by Load, not stored.
+	BulkPath string
 }
 
 // metaCreateSQL creates candor_load. The seed is stored as decimal text (a uint64 does not fit a
@@ -38,6 +41,9 @@ func metaCreateSQL(dialect string) string {
 	ts := "timestamp"
 	if dialect == dialectSQLite {
 		ts = "TIMESTAMP"
+	}
+	if dialect == dialectMySQL {
+		ts = "DATETIME(6)" // MySQL's TIMESTAMP converts time zones and may update itself
 	}
 	return "CREATE TABLE " + metaTable + ` (
   workload text NOT NULL,
@@ -64,6 +70,9 @@ const metaSelectSQL = "SELECT warehouses, seed, c_last, c_id, ol_i_id, tool_vers
 // placeholders rewrites $n parameters to the dialect's form (SQLite takes ?NNN, which also keeps
 // the numbering).
 func placeholders(dialect, sql string) string {
+	if dialect == dialectMySQL {
+		return mysqlPlaceholders(sql) // schema_mysql.go
+	}
 	if dialect != dialectSQLite {
 		return sql
 	}
@@ -77,12 +86,19 @@ func noDataError(db driver.DB) error {
 }
 
 // existingTables returns which of the nine TPC-C tables and candor_load exist (as unqualified
-// names resolve them).
+// names resolve them). dialect may be an engine's own name (driver.Dialect.Name): the distributed
+// engines of the PostgreSQL family are asked through information_schema (distsql.go).
 func existingTables(ctx context.Context, c driver.Conn, dialect string) ([]string, error) {
 	names := "'" + strings.Join(append(append([]string{}, TableNames...), metaTable), "', '") + "'"
 	q := "SELECT c.relname FROM pg_class c WHERE c.relkind IN ('r', 'p') AND pg_table_is_visible(c.oid) AND c.relname IN (" + names + ") ORDER BY 1"
 	if dialect == dialectSQLite {
 		q = "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (" + names + ") ORDER BY 1"
+	}
+	if dialect == dialectMySQL {
+		q = mysqlTablesSQL(names) // schema_mysql.go
+	}
+	if distributed(dialect) {
+		q = tablesInSchemaSQL(names)
 	}
 	rows, err := c.Query(ctx, q)
 	if err != nil {
@@ -122,11 +138,11 @@ func ReadLoadInfo(ctx context.Context, db driver.DB) (LoadInfo, error) {
 }
 
 func readLoadInfo(ctx context.Context, db driver.DB, c driver.Conn) (LoadInfo, error) {
-	dialect := db.Dialect().Name
+	dialect := db.Dialect().SQLFamily()
 	if err := checkDialect(dialect); err != nil {
 		return LoadInfo{}, err
 	}
-	have, err := existingTables(ctx, c, dialect)
+	have, err := existingTables(ctx, c, engineName(db))
 	if err != nil {
 		return LoadInfo{}, err
 	}

@@ -76,6 +76,10 @@ func (cl *Client) NewOrder(ctx context.Context, conn driver.Conn, in *NewOrderIn
 	in.EntryD = time.Now()
 	cl.no.in = in
 	cl.no.prepare()
+	if cl.proc != nil {
+		// one call, sent alone at read committed like the other single-statement transactions
+		conn = cl.txConn(ctx, conn, iso)
+	}
 	return cl.run(ctx, conn, driver.TxOptions{Isolation: iso}, cl.newOrderFn)
 }
 

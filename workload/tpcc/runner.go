@@ -37,8 +37,15 @@ type RunOptions struct {
 	Tick      time.Duration
 	Seed      uint64
 	Isolation driver.Isolation
+	// Procedures runs each transaction as one call of the stored procedures (proc_ops.go).
+	Procedures bool
+	// Endpoints are further endpoints of the same database (other nodes of a cluster): with them
+	// the terminals are spread over the run's db and these by warehouse (endpoints.go).
+	Endpoints []driver.DB
 	// OnTick receives every interval (progress line, interval log); called from one goroutine.
 	OnTick func(iv *measure.Interval)
+	// Rate is the open-loop schedule of ModeRate (arrivals.go).
+	Rate RateOptions
 }
 
 // RunOutput is what a run measured.
@@ -55,6 +62,10 @@ type RunOutput struct {
 	Completed int64
 	// Aborted says why the run stopped early when the database was lost (empty otherwise).
 	Aborted string
+	// Endpoints are the figures per endpoint, the run's db first (endpoints.go).
+	Endpoints []EndpointCounts
+	// Rate is what an open-loop run (ModeRate) measured besides the totals: steps, drops, backlog.
+	Rate *schedule.RateSummary
 }
 
 // Run drives the TPC-C mix against db, loaded as info says, and returns what it measured. A
@@ -62,6 +73,14 @@ type RunOutput struct {
 // partial, and nothing measured is lost.
 func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOutput, error) {
 	out := &RunOutput{}
+	if o.Procedures {
+		if err := ProceduresSupported(db); err != nil {
+			return nil, err
+		}
+	}
+	if o.Mode == ModeRate {
+		o.Measure = schedule.MeasureOf(o.Rate.Steps) // the window is the steps
+	}
 	out.Constants.Load = info.C
 	out.Constants.Run = RunConstants(o.Seed, info.C)
 
@@ -84,12 +103,16 @@ func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOu
 	execCtx, stopExec := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopExec()
 
-	ex, err := newExecutor(execCtx, db, o, rec, abort)
+	spread, err := spreadEndpoints(db, o.Endpoints, terms, o.Connections)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := newExecutor(execCtx, db, o, rec, abort, spread)
 	if err != nil {
 		return nil, err
 	}
 	defer ex.close()
-	dq, err := newDeferredQueue(execCtx, db, o, rec, len(ex.slots))
+	dq, err := newDeferredQueue(execCtx, db, o, rec, len(ex.slots), spread)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +126,7 @@ func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOu
 		}
 	}
 	cpu0 := processCPU()
-	sum, err := schedule.Run(runCtx, schedule.Config{
+	closed := schedule.Config{
 		Terminals: sterms,
 		Workers:   len(ex.slots),
 		Exec:      ex,
@@ -114,7 +137,16 @@ func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOu
 		Tick:      o.Tick,
 		OnTick:    onTick,
 		Start:     start,
-	})
+		// Terminals run only on connections to their warehouse's endpoint (nil: one endpoint).
+		TerminalGroup: spread.termGroup,
+		WorkerGroup:   spread.slotGroup,
+	}
+	var sum schedule.Summary
+	if o.Mode == ModeRate { // open-loop arrivals (arrivals.go)
+		sum, out.Rate, err = runOpen(runCtx, o, terms, closed)
+	} else {
+		sum, err = schedule.Run(runCtx, closed)
+	}
 	if err != nil {
 		dq.finish(0)
 		return nil, err
@@ -132,6 +164,7 @@ func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOu
 	out.Districts, out.SkippedDistricts = dq.districts.Load(), dq.skipped.Load()
 	out.CPU = processCPU() - cpu0
 	out.Completed = completed.Load()
+	out.Endpoints = spread.counts(ex.slots, dq)
 	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 		out.Aborted = cause.Error()
 		out.Summary.Partial = true
@@ -154,6 +187,8 @@ type slot struct {
 	conn   driver.Conn
 	client *Client
 	audit  Audit
+	db     driver.DB     // the endpoint the connection goes to
+	tally  endpointTally // measured outcomes, for the per-endpoint counts
 }
 
 // executor runs the terminals' transactions on the workers' connections (schedule.Executor).
@@ -173,15 +208,16 @@ const maxLostStreak = 20
 
 var _ schedule.Executor = (*executor)(nil)
 
-func newExecutor(ctx context.Context, db driver.DB, o RunOptions, rec *measure.Recorder, abort context.CancelCauseFunc) (*executor, error) {
+func newExecutor(ctx context.Context, db driver.DB, o RunOptions, rec *measure.Recorder, abort context.CancelCauseFunc, spread *endpointSpread) (*executor, error) {
 	e := &executor{db: db, iso: o.Isolation, warehouses: o.Warehouses, slots: make([]slot, o.Connections), abort: abort}
 	for i := range e.slots {
-		c, err := db.Connect(ctx)
+		sdb := spread.slotDB(i)
+		c, err := sdb.Connect(ctx)
 		if err != nil {
 			e.close()
-			return nil, userr.Errorf("cannot open connection %d of %d to %s: %v: lower --connections or raise the server's connection limit", i+1, o.Connections, db.Redacted(), err)
+			return nil, userr.Errorf("cannot open connection %d of %d to %s: %v: lower --connections or raise the server's connection limit", i+1, o.Connections, sdb.Redacted(), err)
 		}
-		e.slots[i] = slot{conn: c, client: NewClient(db)}
+		e.slots[i] = slot{conn: c, client: newRunClient(db, o.Procedures), db: sdb}
 	}
 	return e, nil
 }
@@ -203,7 +239,7 @@ func (e *executor) Execute(ctx context.Context, i int, st schedule.Terminal, op 
 	var res schedule.Outcome
 	for {
 		if s.conn == nil {
-			c, err := e.db.Connect(ctx)
+			c, err := s.db.Connect(ctx)
 			if err != nil {
 				if e.lostStreak.Add(1) >= maxLostStreak {
 					e.abort(fmt.Errorf("lost the database: %d reconnects in a row failed, the last with: %v", maxLostStreak, err))
@@ -240,6 +276,7 @@ func (e *executor) Execute(ctx context.Context, i int, st schedule.Terminal, op 
 			continue
 		}
 		s.audit.add(op, t)
+		s.tally.add(measured, res.Err, res.Retries)
 		return res
 	}
 }
@@ -267,6 +304,7 @@ type deferredQueue struct {
 	ctx        context.Context
 	db         driver.DB
 	iso        driver.Isolation
+	procs      bool // procedure mode
 	rec        *measure.Recorder
 	stripeBase int
 	queues     []chan deliveryJob
@@ -277,6 +315,9 @@ type deferredQueue struct {
 	districts, skipped atomic.Int64
 	auditMu            sync.Mutex
 	audit              Audit
+	// dbs[i] is worker i's endpoint; tallies[i] its measured outcomes (endpoints.go).
+	dbs     []driver.DB
+	tallies []endpointTally
 }
 
 type deliveryJob struct {
@@ -291,20 +332,24 @@ type deliveryJob struct {
 // the Delivery's response time: the backlog shows, it is never dropped.
 const deliveryQueueLen = 4096
 
-func newDeferredQueue(ctx context.Context, db driver.DB, o RunOptions, rec *measure.Recorder, stripeBase int) (*deferredQueue, error) {
-	n := max(1, min(o.DeliveryWorkers, o.Warehouses))
+func newDeferredQueue(ctx context.Context, db driver.DB, o RunOptions, rec *measure.Recorder, stripeBase int, spread *endpointSpread) (*deferredQueue, error) {
+	// With several endpoints, a multiple of their number, so each worker serves one endpoint's
+	// warehouses over a connection to it.
+	n := spread.deliveryWorkers(max(1, min(o.DeliveryWorkers, o.Warehouses)))
 	runCtx, stop := context.WithCancel(ctx)
-	q := &deferredQueue{ctx: ctx, db: db, iso: o.Isolation, rec: rec, stripeBase: stripeBase,
-		queues: make([]chan deliveryJob, n), stop: stop, runCtx: runCtx}
+	q := &deferredQueue{ctx: ctx, db: db, iso: o.Isolation, procs: o.Procedures, rec: rec, stripeBase: stripeBase,
+		queues: make([]chan deliveryJob, n), stop: stop, runCtx: runCtx,
+		dbs: make([]driver.DB, n), tallies: make([]endpointTally, n)}
 	conns := make([]driver.Conn, n)
 	for i := range conns {
-		c, err := db.Connect(ctx)
+		q.dbs[i] = spread.deliveryDB(i)
+		c, err := q.dbs[i].Connect(ctx)
 		if err != nil {
 			for _, c := range conns[:i] {
 				c.Close()
 			}
 			stop()
-			return nil, userr.Errorf("cannot open the deferred-delivery connection to %s: %v: raise the server's connection limit", db.Redacted(), err)
+			return nil, userr.Errorf("cannot open the deferred-delivery connection to %s: %v: raise the server's connection limit", q.dbs[i].Redacted(), err)
 		}
 		conns[i] = c
 	}
@@ -333,7 +378,7 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 			conn.Close()
 		}
 	}()
-	client := NewClient(q.db)
+	client := newRunClient(q.db, q.procs)
 	stripe := q.rec.Stripe(q.stripeBase + i)
 	var audit Audit
 	defer func() {
@@ -350,7 +395,7 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 		}
 		ev := measure.Event{}
 		if conn == nil {
-			c, err := q.db.Connect(q.runCtx)
+			c, err := q.dbs[i].Connect(q.runCtx)
 			if err != nil && q.runCtx.Err() != nil {
 				stripe.Incomplete(DeliveryDeferred, m)
 				continue
@@ -360,6 +405,7 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 				now := time.Now()
 				ev.Response, ev.Lag = now.Sub(job.queued), now.Sub(job.queued)
 				stripe.Done(DeliveryDeferred, m, ev)
+				q.tallies[i].add(m, err, 0)
 				continue
 			}
 			conn = c
@@ -383,6 +429,7 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 		ev.Response, ev.Service, ev.Lag = done.Sub(job.queued), done.Sub(begin), begin.Sub(job.queued)
 		ev.Retries, ev.Err = o.Retries, o.Err != nil
 		stripe.Done(DeliveryDeferred, m, ev)
+		q.tallies[i].add(m, o.Err, o.Retries)
 		if m && o.Err == nil {
 			q.districts.Add(DistrictsPerWarehouse)
 			q.skipped.Add(int64(res.Skipped))

@@ -162,13 +162,16 @@ const (
 var sqliteKeysFirst = true
 
 func checkDialect(d string) error {
-	if d != dialectPostgres && d != dialectSQLite {
-		return userr.Errorf("the database kind %q is not supported by the TPC-C workload: use PostgreSQL or SQLite", d)
+	if d != dialectPostgres && d != dialectSQLite && d != dialectMySQL {
+		return userr.Errorf("the database kind %q is not supported by the TPC-C workload: use PostgreSQL, MySQL/MariaDB or SQLite", d)
 	}
 	return nil
 }
 
 func (c column) sqlType(dialect string) string {
+	if dialect == dialectMySQL {
+		return c.mysqlType() // schema_mysql.go
+	}
 	if dialect == dialectPostgres {
 		switch c.kind {
 		case kInt:
@@ -224,6 +227,9 @@ func (t *table) createSQL(dialect string, withKey bool) string {
 	if withKey && len(t.pk) > 0 && dialect == dialectSQLite {
 		b.WriteString(" WITHOUT ROWID")
 	}
+	if dialect == dialectMySQL {
+		b.WriteString(mysqlTableOptions)
+	}
 	return b.String()
 }
 
@@ -235,6 +241,9 @@ func (t *table) pkName() string { return t.name + "_pkey" }
 func (t *table) keySQL(dialect string) []string {
 	if len(t.pk) == 0 {
 		return nil
+	}
+	if dialect == dialectMySQL {
+		return []string{"ALTER TABLE " + t.name + " ADD PRIMARY KEY (" + strings.Join(t.pk, ", ") + ")"}
 	}
 	idx := "CREATE UNIQUE INDEX " + t.pkName() + " ON " + t.name + " (" + strings.Join(t.pk, ", ") + ")"
 	if dialect == dialectPostgres {
@@ -248,10 +257,12 @@ func (x index) sql() string {
 }
 
 // keysFirst reports whether a dialect creates its keys with the tables.
-func keysFirst(dialect string) bool { return dialect == dialectSQLite && sqliteKeysFirst }
+func keysFirst(dialect string) bool {
+	return dialect == dialectSQLite && sqliteKeysFirst || dialect == dialectMySQL && mysqlKeysFirst
+}
 
-// SchemaSQL returns the statements that create the TPC-C schema of a dialect ("postgres" or
-// "sqlite") as a load leaves it: tables, primary keys and secondary indexes.
+// SchemaSQL returns the statements that create the TPC-C schema of a dialect ("postgres",
+// "mysql" or "sqlite") as a load leaves it: tables, primary keys and secondary indexes.
 func SchemaSQL(dialect string) ([]string, error) {
 	if err := checkDialect(dialect); err != nil {
 		return nil, err

@@ -265,19 +265,19 @@ const pgPaymentHead = `WITH cu AS (
 
 const pgPaymentTail = `),
 w AS (
-	UPDATE warehouse SET w_ytd = w_ytd + $3::int8 * 0.01 WHERE w_id = $1 AND EXISTS (SELECT FROM cu)
+	UPDATE warehouse SET w_ytd = w_ytd + $3::int8 * 0.01 WHERE w_id = $1 AND EXISTS (SELECT 1 FROM cu)
 	RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip),
 d AS (
 	UPDATE district SET d_ytd = d_ytd + $3::int8 * 0.01
-	WHERE d_w_id = $1 AND d_id = $2 AND EXISTS (SELECT FROM w)
+	WHERE d_w_id = $1 AND d_id = $2 AND EXISTS (SELECT 1 FROM w)
 	RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip),
 c AS (
 	UPDATE customer SET c_balance = c_balance - $3::int8 * 0.01,
 		c_ytd_payment = c_ytd_payment + $3::int8 * 0.01,
 		c_payment_cnt = c_payment_cnt + 1,
-		c_data = CASE WHEN c_credit = 'BC' THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' ||
-			$2::int4 || ' ' || $1::int4 || ' ' || ($3::int8 * 0.01) || ' ' || c_data, 500) ELSE c_data END
-	WHERE c_w_id = $4 AND c_d_id = $5 AND c_id = (SELECT c_id FROM cu) AND EXISTS (SELECT FROM d)
+		c_data = CASE WHEN c_credit = 'BC' THEN left(c_id::text || ' ' || c_d_id::text || ' ' || c_w_id::text || ' ' ||
+			$2::int4::text || ' ' || $1::int4::text || ' ' || ($3::int8 * 0.01)::text || ' ' || c_data, 500) ELSE c_data END
+	WHERE c_w_id = $4 AND c_d_id = $5 AND c_id = (SELECT c_id FROM cu) AND EXISTS (SELECT 1 FROM d)
 	RETURNING c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
 		c_since, c_credit, (c_credit_lim * 100)::int8 AS credit_lim, (c_discount * 10000)::int8 AS discount,
 		(c_balance * 100)::int8 AS balance, CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END AS data),
@@ -287,9 +287,10 @@ h AS (
 SELECT w.*, d.*, c.* FROM w, d, c`
 
 // pgByName picks, among the customers of ($4, $5) named $6 sorted by c_first, the one at position
-// ceil(n/2) (clause 2.5.2.2): OFFSET (n-1)/2.
+// ceil(n/2) (clause 2.5.2.2): OFFSET ceil(n/2) - 1, written so that it reads the same on
+// CockroachDB, where integer / integer is a decimal ((n-1)/2 would be 0.5 for n = 2).
 const pgByName = `(SELECT c_id FROM customer WHERE c_w_id = $4 AND c_d_id = $5 AND c_last = $6
-		ORDER BY c_first OFFSET (SELECT (count(*) - 1) / 2 FROM customer
+		ORDER BY c_first OFFSET (SELECT greatest(ceil(count(*) / 2.0)::int8 - 1, 0) FROM customer
 			WHERE c_w_id = $4 AND c_d_id = $5 AND c_last = $6) LIMIT 1)`
 
 var (
@@ -347,7 +348,7 @@ var (
 	pgOrderStatusByName = pgOrderStatusHead + pgByNameOS + pgOrderStatusTail
 	// pgByNameOS is pgByName with Order-Status's parameters ($1, $2, $3).
 	pgByNameOS = `(SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3
-		ORDER BY c_first OFFSET (SELECT (count(*) - 1) / 2 FROM customer
+		ORDER BY c_first OFFSET (SELECT greatest(ceil(count(*) / 2.0)::int8 - 1, 0) FROM customer
 			WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3) LIMIT 1)`
 )
 
@@ -427,7 +428,7 @@ c AS (
 	FROM s WHERE c_w_id = $1 AND c_d_id = s.o_d_id AND c_id = s.o_c_id
 	RETURNING c_id)
 SELECT CASE WHEN (SELECT count(*) FROM o) = n.taken AND (SELECT count(*) FROM c) = n.taken THEN n.taken
-	ELSE ('tpcc delivery: ' || n.taken || ' new_order rows taken but their orders, lines or customers are missing')::int8 END
+	ELSE ('tpcc delivery: ' || n.taken::text || ' new_order rows taken but their orders, lines or customers are missing')::int8 END
 FROM (SELECT count(*) AS taken FROM no) AS n`
 
 func (pgTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error {

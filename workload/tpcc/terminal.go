@@ -16,6 +16,8 @@ const (
 	ModeSpec Mode = "spec"
 	// ModeThroughput: N terminals with no waits (a closed loop); finds peak throughput.
 	ModeThroughput Mode = "throughput"
+	// ModeRate: open-loop arrivals at a target rate (arrivals.go); latency at a given offered load.
+	ModeRate Mode = "rate"
 )
 
 // terminal is one emulated user: a small state record, not a goroutine (design.md). It is bound to

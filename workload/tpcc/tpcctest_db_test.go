@@ -11,6 +11,9 @@ import (
 // and drops it when the test ends, so tests never share (or clobber) data.
 func pgTestDB(t testing.TB) driver.DB { return dbtest.FreshPostgres(t, "candor_test") }
 
+// mysqlTestDB creates a fresh database on the MySQL/MariaDB server of CANDOR_TEST_MYSQL_URL.
+func mysqlTestDB(t testing.TB) driver.DB { return dbtest.FreshMySQL(t, "candor_test") }
+
 // sqliteTestDB opens a new SQLite database file in the test's temporary directory.
 func sqliteTestDB(t testing.TB) driver.DB { return dbtest.SQLite(t) }
 
@@ -21,4 +24,5 @@ var testDBs = []struct {
 }{
 	{"postgres", pgTestDB},
 	{"sqlite", sqliteTestDB},
+	{"mysql", mysqlTestDB},
 }

@@ -63,6 +63,11 @@ func cpuTime(b *testing.B) (user, sys time.Duration) {
 // txBench runs b.N transactions on workers connections: the deck's mix when only < 0, else only
 // that type.
 func txBench(b *testing.B, db driver.DB, c Constants, workers, only int) {
+	txBenchWith(b, db, c, workers, only, NewClient)
+}
+
+// txBenchWith is txBench with the clients newClient makes (interactive or procedure mode).
+func txBenchWith(b *testing.B, db driver.DB, c Constants, workers, only int, newClient func(driver.DB) *Client) {
 	// cancellable, as in a run (pgx then watches it during every statement)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -84,7 +89,7 @@ func txBench(b *testing.B, db driver.DB, c Constants, workers, only int) {
 			b.Fatal(err)
 		}
 		defer conn.Close()
-		ws[k] = &worker{conn: conn, cl: NewClient(db), r: gen.New(gen.Derive(txTestSeed, "bench", k, b.N))}
+		ws[k] = &worker{conn: conn, cl: newClient(db), r: gen.New(gen.Derive(txTestSeed, "bench", k, b.N))}
 	}
 	var next, retries atomic.Int64
 	var firstErr atomic.Value
@@ -102,6 +107,11 @@ func txBench(b *testing.B, db driver.DB, c Constants, workers, only int) {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	server := newServerCPU(ctx, db, ws[0].conn)
+	for _, w := range ws[1:] {
+		server.add(ctx, w.conn)
+	}
+	server0 := server.total()
 	user0, sys0 := cpuTime(b)
 	wall0 := time.Now()
 	for k, w := range ws {
@@ -151,4 +161,7 @@ func txBench(b *testing.B, db driver.DB, c Constants, workers, only int) {
 	b.ReportMetric(float64(user.Microseconds())/float64(b.N), "user-us/tx")
 	b.ReportMetric(float64(b.N)/wall.Seconds(), "tx/s")
 	b.ReportMetric(float64(retries.Load())/float64(b.N), "retries/tx")
+	if server.ok() {
+		b.ReportMetric(float64((server.total()-server0).Microseconds())/float64(b.N), "server-cpu-us/tx")
+	}
 }

@@ -23,20 +23,24 @@ const txTestSeed = 20240601
 
 func TestTransactionsSQLite(t *testing.T)   { txExercise(t, sqliteTestDB(t)) }
 func TestTransactionsPostgres(t *testing.T) { txExercise(t, pgTestDB(t)) }
+func TestTransactionsMySQL(t *testing.T)    { txExercise(t, mysqlTestDB(t)) }
 
 // txEnv is a loaded database with one connection for the transactions and one for checking them.
 type txEnv struct {
-	t     *testing.T
-	ctx   context.Context
-	db    driver.DB
-	pg    bool
-	conn  driver.Conn // the client's
-	look  driver.Conn // direct queries
-	cl    *Client
-	c     Constants
-	r     *gen.Rand
-	iso   driver.Isolation
-	seenC map[int]bool
+	t    *testing.T
+	ctx  context.Context
+	db   driver.DB
+	pg   bool
+	my   bool        // MySQL: positional ? parameters (see bind)
+	conn driver.Conn // the client's
+	look driver.Conn // direct queries
+	cl   *Client
+	// newClient makes the clients of concurrent workers (interactive or procedure mode)
+	newClient func(driver.DB) *Client
+	c         Constants
+	r         *gen.Rand
+	iso       driver.Isolation
+	seenC     map[int]bool
 }
 
 // sql adapts a statement written with $n parameters to the engine (SQLite: ?n).
@@ -44,7 +48,34 @@ func (e *txEnv) sql(s string) string {
 	if e.pg {
 		return s
 	}
+	if e.my {
+		s, _ = e.bind(s, nil)
+		return s
+	}
 	return strings.ReplaceAll(s, "$", "?")
+}
+
+// bind adapts a statement with $n parameters and its arguments to the engine: on MySQL each $n
+// becomes ? and the arguments are repeated in the order the parameters appear.
+func (e *txEnv) bind(s string, args []any) (string, []any) {
+	if !e.my {
+		return e.sql(s), args
+	}
+	var b strings.Builder
+	var out []any
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 == len(s) || s[i+1] < '0' || s[i+1] > '9' {
+			b.WriteByte(s[i])
+			continue
+		}
+		n := int(s[i+1] - '0')
+		i++
+		if n >= 1 && n <= len(args) {
+			out = append(out, args[n-1])
+		}
+		b.WriteByte('?')
+	}
+	return b.String(), out
 }
 
 // cents is the expression reading money column col as integer cents.
@@ -52,13 +83,17 @@ func (e *txEnv) cents(col string) string {
 	if e.pg {
 		return "(" + col + " * 100)::int8"
 	}
+	if e.my {
+		return "CAST(" + col + " * 100 AS SIGNED)"
+	}
 	return col
 }
 
 // int64s runs a one-row query of integers.
 func (e *txEnv) int64s(query string, args ...any) []int64 {
 	e.t.Helper()
-	rows, err := e.look.Query(e.ctx, e.sql(query), args...)
+	q, args := e.bind(query, args)
+	rows, err := e.look.Query(e.ctx, q, args...)
 	if err != nil {
 		e.t.Fatalf("%s: %v", query, err)
 	}
@@ -90,7 +125,8 @@ func (e *txEnv) one(query string, args ...any) int64 {
 func (e *txEnv) str(query string, args ...any) string {
 	e.t.Helper()
 	var s string
-	if err := e.look.QueryRow(e.ctx, e.sql(query), args...).Scan(&s); err != nil {
+	q, args := e.bind(query, args)
+	if err := e.look.QueryRow(e.ctx, q, args...).Scan(&s); err != nil {
 		e.t.Fatalf("%s: %v", query, err)
 	}
 	return s
@@ -123,10 +159,20 @@ func txLoad(t testing.TB, db driver.DB) LoadInfo {
 	return info
 }
 
-func txExercise(t *testing.T, db driver.DB) {
+func txExercise(t *testing.T, db driver.DB) { txExerciseWith(t, db, NewClient) }
+
+// txExerciseWith runs the tests with the clients newClient makes (the procedure mode's too: it
+// creates the procedures after the load).
+func txExerciseWith(t *testing.T, db driver.DB, newClient func(driver.DB) *Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	info := txLoad(t, db)
+	cl := newClient(db)
+	if cl.Procedures() {
+		if _, err := CreateProcedures(ctx, db); err != nil {
+			t.Fatalf("creating the procedures: %v", err)
+		}
+	}
 	conn, err := db.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -137,8 +183,8 @@ func txExercise(t *testing.T, db driver.DB) {
 		t.Fatal(err)
 	}
 	defer look.Close()
-	e := &txEnv{t: t, ctx: ctx, db: db, pg: db.Dialect().Name == "postgres", conn: conn, look: look,
-		cl: NewClient(db), c: RunConstants(txTestSeed, info.C), r: gen.New(gen.Derive(txTestSeed, "tx-test")),
+	e := &txEnv{t: t, ctx: ctx, db: db, pg: db.Dialect().Name == "postgres", my: db.Dialect().Name == "mysql", conn: conn, look: look,
+		cl: cl, newClient: newClient, c: RunConstants(txTestSeed, info.C), r: gen.New(gen.Derive(txTestSeed, "tx-test")),
 		iso: db.DefaultIsolation()}
 
 	t.Run("NewOrder", e.testNewOrder)
@@ -365,7 +411,7 @@ func (e *txEnv) testPayment(t *testing.T) {
 	}
 	wName := e.str("SELECT w_name FROM warehouse WHERE w_id = 1")
 	dName := e.str("SELECT d_name FROM district WHERE d_w_id = 1 AND d_id = $1", in.DID)
-	if got := e.str("SELECT h_data FROM history WHERE h_c_w_id = $1 AND h_c_d_id = $2 AND h_c_id = $3 AND h_amount = "+map[bool]string{true: "$4 * 0.01", false: "$4"}[e.pg]+" AND h_d_id = $5",
+	if got := e.str("SELECT h_data FROM history WHERE h_c_w_id = $1 AND h_c_d_id = $2 AND h_c_id = $3 AND h_amount = "+map[bool]string{true: "$4 * 0.01", false: "$4"}[e.pg || e.my]+" AND h_d_id = $5",
 		in.CWID, in.CDID, e.cl.pay.c.id, in.AmountCents, in.DID); got != wName+"    "+dName {
 		t.Errorf("h_data %q, want %q", got, wName+"    "+dName)
 	}
@@ -602,7 +648,7 @@ func (e *txEnv) testConcurrent(t *testing.T, iso driver.Isolation, perWorker int
 				return
 			}
 			defer conn.Close()
-			cl := NewClient(e.db)
+			cl := e.newClient(e.db)
 			r := gen.New(gen.Derive(txTestSeed, "concurrent", string(iso), k))
 			var deck Deck
 			var a Audit

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/candor-bench/candor/run"
+)
+
+// newProcedures is `candor tpcc procedures`: (re)create the stored procedures on a loaded database.
+func newProcedures(out run.Out) *cobra.Command {
+	var url string
+	c := &cobra.Command{
+		Use:   "procedures",
+		Short: "Create (or replace) the stored procedures that `run --procedures` calls, on a loaded database",
+		Long: `Creates the five TPC-C transactions as server-side procedures (PL/pgSQL functions on PostgreSQL,
+stored procedures on MySQL and MariaDB) on a database that holds a candor load, and records their
+version in candor_load. With them,
+candor tpcc run --procedures sends each transaction as one call (one round trip at read committed).
+Running it again replaces them; load --procedures does the same right after a load.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return run.Procedures(c.Context(), url, out)
+		},
+	}
+	c.Flags().StringVar(&url, "db", "", "database URL: postgres://user:pass@host:port/db or mysql://user:pass@host:port/db")
+	return c
+}

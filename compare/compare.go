@@ -1,0 +1,237 @@
+// Package compare puts two saved runs side by side, per operation type, and says whether each
+// difference is larger than the noise. Everything is computed from the interval data of each run's
+// HdrHistogram log (only the intervals inside its measurement window):
+//
+//   - Throughput: the mean of the per-interval rates, with a standard error corrected for
+//     autocorrelation (effective sample size from the lag-1 autocorrelation, see Series), and a
+//     Welch confidence interval on the difference of the means.
+//   - Percentiles: a bootstrap over whole intervals (see ComparePercentiles): resampled intervals'
+//     histograms are merged bucket by bucket and the percentile taken; the spread of the resampled
+//     values, corrected for autocorrelation like throughput's, gives a confidence interval for the
+//     ratio B/A. Deterministic for a given seed.
+//
+// A difference is "significant" only when its 95% interval excludes no change; otherwise it is
+// noise. With fewer than MinIntervals measured intervals in either run nothing is judged.
+package compare
+
+import (
+	"time"
+
+	"github.com/candor-bench/candor/measure"
+)
+
+// Verdicts.
+const (
+	Significant    = "significant"
+	NotSignificant = "not significant (noise)"
+	TooFew         = "too few intervals"
+	NoData         = "no data"
+)
+
+// DefaultMinIntervals is the fewest measured intervals per run that compare judges.
+const DefaultMinIntervals = 5
+
+// Quantiles are the percentiles compared.
+var Quantiles = []float64{0.50, 0.90, 0.99, 0.999}
+
+// Options configures Compare. The zero value means the defaults.
+type Options struct {
+	// Kind is the latency compared (default measure.Response).
+	Kind      measure.Kind
+	Bootstrap Bootstrap
+	// MinIntervals (default DefaultMinIntervals).
+	MinIntervals int
+}
+
+// Comparison is the whole output of `candor compare`, also its --json form.
+type Comparison struct {
+	A          RunInfo          `json:"a"`
+	B          RunInfo          `json:"b"`
+	Kind       string           `json:"kind"`
+	Method     Method           `json:"method"`
+	Conditions []Difference     `json:"conditions_differ"`
+	Types      []TypeComparison `json:"types"`
+}
+
+// RunInfo describes one of the runs compared.
+type RunInfo struct {
+	Dir       string    `json:"dir"`
+	Mode      string    `json:"mode"`
+	StartedAt time.Time `json:"started_at"`
+	// Intervals is the number of measured intervals used, IntervalSeconds their median length and
+	// Excluded the intervals outside the window (warm-up, drain, straddling an edge).
+	Intervals       int     `json:"intervals"`
+	IntervalSeconds float64 `json:"interval_seconds"`
+	Excluded        int     `json:"excluded_intervals"`
+	WindowSource    string  `json:"window_source"`
+	Partial         bool    `json:"partial"`
+}
+
+// Method says how the figures were computed.
+type Method struct {
+	Level        float64 `json:"level"`
+	Throughput   string  `json:"throughput"`
+	Percentiles  string  `json:"percentiles"`
+	Resamples    int     `json:"resamples"`
+	Seed         uint64  `json:"seed"`
+	MinIntervals int     `json:"min_intervals"`
+}
+
+// TypeComparison is one operation type: throughput, then each percentile.
+type TypeComparison struct {
+	Type        string `json:"type"`
+	Throughput  Row    `json:"throughput"`
+	Percentiles []Row  `json:"percentiles"`
+}
+
+// Row is one figure of both runs. Change, Low and High are relative (0.05 = +5%) and absent when
+// A is zero; Significant is true only for the verdict "significant".
+type Row struct {
+	Metric      string   `json:"metric"`
+	Unit        string   `json:"unit"`
+	A           float64  `json:"a"`
+	B           float64  `json:"b"`
+	Change      *float64 `json:"change"`
+	Low         *float64 `json:"change_low"`
+	High        *float64 `json:"change_high"`
+	Verdict     string   `json:"verdict"`
+	Significant bool     `json:"significant"`
+	// SeriesA and SeriesB detail the throughput's per-interval series (per minute).
+	SeriesA *Series `json:"a_series,omitempty"`
+	SeriesB *Series `json:"b_series,omitempty"`
+	// Bootstrap details a percentile's interval.
+	Bootstrap *PercentileRatio `json:"bootstrap,omitempty"`
+}
+
+// MetricName names a quantile as the reports do: p50, p90, p99, p99.9.
+func MetricName(q float64) string {
+	switch q {
+	case 0.5:
+		return "p50"
+	case 0.9:
+		return "p90"
+	case 0.95:
+		return "p95"
+	case 0.99:
+		return "p99"
+	case 0.999:
+		return "p99.9"
+	case 0.9999:
+		return "p99.99"
+	}
+	return "q" + trimFloat(q)
+}
+
+// Compare puts runs a and b side by side.
+func Compare(a, b *Run, o Options) *Comparison {
+	if o.MinIntervals <= 0 {
+		o.MinIntervals = DefaultMinIntervals
+	}
+	bs := o.Bootstrap.withDefaults()
+	c := &Comparison{
+		A: info(a), B: info(b), Kind: o.Kind.String(),
+		Method: Method{
+			Level:        bs.Level,
+			Throughput:   "mean of per-interval rates; standard error with the effective sample size n(1-r1)/(1+r1) from the lag-1 autocorrelation r1; Welch interval on the difference",
+			Percentiles:  "bootstrap over whole intervals, resampled histograms merged bucket by bucket; standard error of log(percentile) from the resamples, corrected with n_eff from the lag-1 autocorrelation of the per-interval percentile; Welch interval of log(B/A)",
+			Resamples:    bs.Resamples,
+			Seed:         bs.Seed,
+			MinIntervals: o.MinIntervals,
+		},
+		Conditions: Conditions(a.raw, b.raw),
+	}
+	if c.Conditions == nil {
+		c.Conditions = []Difference{}
+	}
+	tooFew := len(a.Seconds) < o.MinIntervals || len(b.Seconds) < o.MinIntervals
+	for _, op := range unionOps(a.Ops, b.Ops) {
+		tc := TypeComparison{Type: op, Throughput: throughputRow(a.Rates(op), b.Rates(op), bs.Level, tooFew)}
+		for _, pr := range ComparePercentiles(a.Hists(op, o.Kind), b.Hists(op, o.Kind), Quantiles, bs) {
+			tc.Percentiles = append(tc.Percentiles, percentileRow(pr, tooFew))
+		}
+		c.Types = append(c.Types, tc)
+	}
+	return c
+}
+
+func info(r *Run) RunInfo {
+	return RunInfo{
+		Dir: r.Dir, Mode: r.Result.Mode, StartedAt: r.Result.StartedAt, Intervals: len(r.Seconds),
+		IntervalSeconds: r.IntervalSeconds(), Excluded: r.Excluded, WindowSource: r.WindowSource,
+		Partial: r.Result.Partial,
+	}
+}
+
+func unionOps(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, op := range b {
+		found := false
+		for _, x := range out {
+			found = found || x == op
+		}
+		if !found {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// throughputRow compares per-interval rates (per minute).
+func throughputRow(ra, rb []float64, level float64, tooFew bool) Row {
+	sa, sb := Summarize(ra), Summarize(rb)
+	row := Row{Metric: "per_minute", Unit: "transactions per minute", A: sa.Mean, B: sb.Mean, SeriesA: &sa, SeriesB: &sb}
+	switch {
+	case tooFew:
+		row.Verdict = TooFew
+		setChange(&row, sa.Mean, sb.Mean)
+		return row
+	case sa.Mean == 0 && sb.Mean == 0:
+		row.Verdict = NoData
+		return row
+	}
+	d := Welch(sa, sb, level)
+	if sa.Mean > 0 {
+		row.Change, row.Low, row.High = ptr(d.Estimate/sa.Mean), ptr(d.Low/sa.Mean), ptr(d.High/sa.Mean)
+	}
+	row.Significant = d.Excludes(0)
+	row.Verdict = verdict(row.Significant)
+	return row
+}
+
+func percentileRow(pr PercentileRatio, tooFew bool) Row {
+	row := Row{Metric: MetricName(pr.Q), Unit: "ms", A: float64(pr.A) / 1000, B: float64(pr.B) / 1000, Bootstrap: &pr}
+	switch {
+	case pr.A == 0 || pr.B == 0:
+		row.Verdict = NoData
+		setChange(&row, row.A, row.B)
+		return row
+	case tooFew:
+		row.Verdict = TooFew
+		setChange(&row, row.A, row.B)
+		return row
+	case !pr.Valid:
+		row.Verdict = NoData
+		setChange(&row, row.A, row.B)
+		return row
+	}
+	row.Change = ptr(pr.Ratio.Estimate - 1)
+	row.Low, row.High = ptr(pr.Ratio.Low-1), ptr(pr.Ratio.High-1)
+	row.Significant = pr.Ratio.Excludes(1)
+	row.Verdict = verdict(row.Significant)
+	return row
+}
+
+func setChange(row *Row, a, b float64) {
+	if a > 0 {
+		row.Change = ptr(b/a - 1)
+	}
+}
+
+func verdict(sig bool) string {
+	if sig {
+		return Significant
+	}
+	return NotSignificant
+}
+
+func ptr(v float64) *float64 { return &v }

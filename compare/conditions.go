@@ -1,0 +1,167 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Difference is one condition of the runs that is not the same in both.
+type Difference struct {
+	Name string `json:"name"`
+	A    string `json:"a"`
+	B    string `json:"b"`
+}
+
+// first lists the conditions shown first, in this order; the others follow alphabetically.
+var first = []string{
+	"workload", "mode", "warehouses", "terminals", "connections", "isolation", "seed", "warmup_seconds",
+	"measure_seconds", "partial", "warnings", "tool", "database", "driver_host", "plan",
+}
+
+// results are the parts of result.json that are what a run measured, not how it was made. Every
+// other part is a condition, compared leaf by leaf ("database.settings.fsync"), so what other parts
+// of candor add to the disclosure is compared without a change here.
+var results = map[string]bool{
+	"disclaimer": true, "started_at": true, "tpmC": true, "efficiency": true, "transactions": true,
+	"delivery_deferred": true, "verdicts": true, "audit": true, "checks": true, "constants": true,
+	"resources": true, "rate": true, "partial_reason": true, "warnings": true,
+	// Figures of the driver host measured during the run (host CPU is compared apart below).
+	"driver_host.cpu_us_per_tx": true, "driver_host.cpu_seconds": true, "driver_host.watch": true,
+	"driver_host.mem_available_bytes": true,
+	// Repeats of a top-level condition, or different in any two runs by design.
+	"plan.out": true, "plan.db": true, "plan.seed": true, "plan.mode": true, "plan.warehouses": true,
+	"plan.terminals": true, "plan.connections": true,
+}
+
+// hostBusyKey is the driver host's CPU use during the run; runs whose hosts were busy to very
+// different degrees (other work on a shared machine) are not comparable even with the same plan,
+// so a difference of at least hostBusyPoints percentage points is listed.
+const (
+	hostBusyKey    = "driver_host.watch.host_cpu_busy_pct"
+	hostBusyPoints = 10
+)
+
+// Conditions lists the conditions that differ between two results (decoded with json.Number), in
+// a stable order: those in first, in that order, then alphabetically.
+func Conditions(a, b map[string]any) []Difference {
+	fa, fb := map[string]string{}, map[string]string{}
+	for k, v := range a {
+		flatten(fa, k, v)
+	}
+	for k, v := range b {
+		flatten(fb, k, v)
+	}
+	names := map[string]bool{}
+	for k := range fa {
+		names[k] = true
+	}
+	for k := range fb {
+		names[k] = true
+	}
+	var out []Difference
+	for k := range names {
+		if isResult(k) {
+			continue
+		}
+		va, oka := fa[k]
+		vb, okb := fb[k]
+		if va == vb && oka == okb {
+			continue
+		}
+		if !oka {
+			va = "(absent)"
+		}
+		if !okb {
+			vb = "(absent)"
+		}
+		out = append(out, Difference{Name: k, A: va, B: vb})
+	}
+	if wa, wb := warningCodes(a), warningCodes(b); wa != wb {
+		out = append(out, Difference{Name: "warnings", A: wa, B: wb})
+	}
+	if ha, hb := number(fa[hostBusyKey]), number(fb[hostBusyKey]); ha >= 0 && hb >= 0 && math.Abs(ha-hb) >= hostBusyPoints {
+		out = append(out, Difference{Name: "driver_host.cpu_busy_pct (whole host, during the run)", A: fmt.Sprintf("%.0f%%", ha), B: fmt.Sprintf("%.0f%%", hb)})
+	}
+	rank := func(n string) int {
+		for i, k := range first {
+			if n == k || strings.HasPrefix(n, k+".") {
+				return i
+			}
+		}
+		return len(first)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ri, rj := rank(out[i].Name), rank(out[j].Name)
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// isResult reports whether the leaf k is, or lies under, a part listed in results.
+func isResult(k string) bool {
+	for p := k; ; {
+		if results[p] {
+			return true
+		}
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			return false
+		}
+		p = p[:i]
+	}
+}
+
+// warningCodes is the sorted, comma-separated codes of a result's warnings ("-" for none).
+func warningCodes(m map[string]any) string {
+	ws, _ := m["warnings"].([]any)
+	var codes []string
+	for _, w := range ws {
+		if o, ok := w.(map[string]any); ok {
+			if c, ok := o["code"].(string); ok && !slices.Contains(codes, c) {
+				codes = append(codes, c)
+			}
+		}
+	}
+	if len(codes) == 0 {
+		return "-"
+	}
+	slices.Sort(codes)
+	return strings.Join(codes, ",")
+}
+
+// number reads a flattened number (-1 when absent or not a number).
+func number(s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+// flatten writes v's leaves into dst under prefix ("a.b.c"); nil adds nothing.
+func flatten(dst map[string]string, prefix string, v any) {
+	switch t := v.(type) {
+	case nil:
+	case map[string]any:
+		for k, x := range t {
+			flatten(dst, prefix+"."+k, x)
+		}
+	case []any:
+		b, _ := json.Marshal(t)
+		dst[prefix] = string(b)
+	case string:
+		dst[prefix] = t
+	case json.Number:
+		dst[prefix] = t.String()
+	default:
+		dst[prefix] = fmt.Sprint(t)
+	}
+}

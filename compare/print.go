@@ -1,0 +1,112 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Print writes c for people: the two runs, the method, the conditions that differ, then one block
+// per operation type with throughput and percentiles side by side.
+func Print(w io.Writer, c *Comparison) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("\ncandor compare\n==============\n")
+	for _, r := range []struct {
+		name string
+		info RunInfo
+	}{{"A", c.A}, {"B", c.B}} {
+		partial := ""
+		if r.info.Partial {
+			partial = " · PARTIAL"
+		}
+		p("%s  %s · mode %s · started %s · %d measured intervals of %.1f s (%d outside the window left out)%s\n",
+			r.name, r.info.Dir, r.info.Mode, r.info.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
+			r.info.Intervals, r.info.IntervalSeconds, r.info.Excluded, partial)
+	}
+	m := c.Method
+	p("latency: %s time in ms · change is B against A · %.0f%% intervals\n", c.Kind, 100*m.Level)
+	p("throughput: mean of per-interval rates, standard error corrected for autocorrelation (n_eff = n(1-r1)/(1+r1)), Welch interval of the difference\n")
+	p("percentiles: bootstrap over whole intervals (%d resamples, seed %d), histograms merged bucket by bucket, standard error corrected for autocorrelation, Welch interval of log(B/A)\n",
+		m.Resamples, m.Seed)
+	p("significant only when the interval excludes no change; fewer than %d measured intervals in a run: too few intervals\n", m.MinIntervals)
+
+	if len(c.Conditions) > 0 {
+		p("\nconditions that differ (the comparison may be apples to oranges):\n")
+		wn, wa := 0, 0
+		for _, d := range c.Conditions {
+			wn, wa = max(wn, len(d.Name)), max(wa, len(d.A))
+		}
+		wa = min(wa, 48)
+		for _, d := range c.Conditions {
+			p("  %-*s  A %-*s  B %s\n", wn, d.Name, wa, d.A, d.B)
+		}
+	} else {
+		p("\nconditions: the same in both runs (apart from the results directory)\n")
+	}
+
+	p("\n%-18s %-9s %11s %11s %8s  %-19s  %s\n", "type", "metric", "A", "B", "change", "interval of change", "verdict")
+	for _, t := range c.Types {
+		rows := append([]Row{t.Throughput}, t.Percentiles...)
+		for i, r := range rows {
+			name := ""
+			if i == 0 {
+				name = t.Type
+			}
+			metric := r.Metric
+			a, b := fmtMs(r.A), fmtMs(r.B)
+			if r.Metric == "per_minute" {
+				metric = "per min"
+				a, b = fmt.Sprintf("%.1f", r.A), fmt.Sprintf("%.1f", r.B)
+			} else {
+				metric += " ms"
+			}
+			ci := ""
+			if r.Low != nil && r.High != nil {
+				ci = "[" + pct(*r.Low) + ", " + pct(*r.High) + "]"
+			}
+			change := "-"
+			if r.Change != nil {
+				change = pct(*r.Change)
+			}
+			p("%-18s %-9s %11s %11s %8s  %-19s  %s\n", name, metric, a, b, change, ci, r.Verdict)
+		}
+	}
+	p("\n")
+}
+
+// pct prints a relative change in percent: one decimal, two for changes under 0.1% that are not
+// zero (so a significant +0.02% does not read +0.0%), and ">+1000%" above a tenfold change.
+func pct(v float64) string {
+	p := 100 * v
+	if math.Abs(p) < 1e-9 { // floating-point dust around no change
+		p = 0
+	}
+	switch {
+	case p > 1000:
+		return ">+1000%"
+	case p != 0 && p > -0.1 && p < 0.1:
+		return fmt.Sprintf("%+.2f%%", p)
+	default:
+		return fmt.Sprintf("%+.1f%%", p)
+	}
+}
+
+func fmtMs(ms float64) string {
+	switch {
+	case ms == 0:
+		return "-"
+	case ms < 1:
+		return fmt.Sprintf("%.3f", ms)
+	case ms < 10:
+		return fmt.Sprintf("%.2f", ms)
+	case ms < 100:
+		return fmt.Sprintf("%.1f", ms)
+	}
+	return fmt.Sprintf("%.0f", ms)
+}
+
+func trimFloat(v float64) string {
+	return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', 6, 64), "0"), ".")
+}

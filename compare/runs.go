@@ -1,0 +1,214 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/userr"
+)
+
+// Run is one saved run (an --out directory) as compare reads it: its result and the histograms of
+// the intervals that lie inside its measurement window.
+type Run struct {
+	Dir    string
+	Result *report.Result
+	// raw is result.json decoded generically (numbers kept as text), for the conditions.
+	raw map[string]any
+	// Ops are the operation names in the log's order.
+	Ops []string
+	// Starts and Seconds describe each measured interval, in time order.
+	Starts  []time.Time
+	Seconds []float64
+	// hists[op][kind][i] is interval i's histogram (nil when empty).
+	hists map[string]*[measure.NumKinds][]Hist
+	// Excluded counts the intervals outside the window (warm-up, drain, or straddling an edge).
+	Excluded int
+	// WindowStart and WindowEnd bound the measurement window; WindowSource says where they came
+	// from: the log's measured totals (exact) or result.json (started_at and the warm-up).
+	WindowStart, WindowEnd time.Time
+	WindowSource           string
+}
+
+// Hists returns op's histograms of kind k, one per measured interval (nil ones are empty).
+func (r *Run) Hists(op string, k measure.Kind) []Hist {
+	h := r.hists[op]
+	if h == nil {
+		return make([]Hist, len(r.Seconds))
+	}
+	return h[k]
+}
+
+// Rates returns op's completed transactions per minute in each measured interval.
+func (r *Run) Rates(op string) []float64 {
+	hs := r.Hists(op, measure.Response)
+	out := make([]float64, len(hs))
+	for i, h := range hs {
+		out[i] = float64(h.Total()) / r.Seconds[i] * 60
+	}
+	return out
+}
+
+// Load reads the run saved in dir (result.json and latency.hlog). A directory that is not a run's
+// --out is the user's to fix (userr).
+func Load(dir string) (*Run, error) {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return nil, userr.Errorf("%s is not a directory: pass the --out directory of a candor run", dir)
+	}
+	res, err := report.Read(dir)
+	if err != nil {
+		if runs := subRuns(dir); len(runs) > 0 {
+			return nil, userr.Errorf("%s holds several runs (%s), not one: pass one of them, for example %s", dir, strings.Join(runs, ", "), filepath.Join(dir, runs[0]))
+		}
+		if !userr.Is(err) {
+			err = userr.Errorf("%v: pass the --out directory of a candor run", err)
+		}
+		return nil, err
+	}
+	r := &Run{Dir: dir, Result: res}
+	b, err := os.ReadFile(filepath.Join(dir, report.ResultFile))
+	if err != nil {
+		return nil, userr.Errorf("cannot read %s: %v", filepath.Join(dir, report.ResultFile), err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&r.raw); err != nil {
+		return nil, userr.Errorf("%s is not a candor result (%v)", filepath.Join(dir, report.ResultFile), err)
+	}
+	logPath := filepath.Join(dir, report.LogFile)
+	f, err := os.Open(logPath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, userr.Errorf("%s has no %s: compare needs the interval log every run writes into its --out directory", dir, report.LogFile)
+		}
+		return nil, userr.Errorf("cannot read %s: %v", logPath, err)
+	}
+	defer f.Close()
+	entries, err := measure.ReadLog(f)
+	if err != nil {
+		return nil, userr.Errorf("%s is not a readable HdrHistogram interval log (%v): was the run interrupted while writing it?", logPath, err)
+	}
+	r.window(entries)
+	r.intervals(entries)
+	return r, nil
+}
+
+// subRuns lists the subdirectories of dir that hold a result (the one-shot's peak, rate-50, ...;
+// a search's probes).
+func subRuns(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), report.ResultFile)); e.IsDir() && err == nil {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// window finds the measurement window: the span of the measured totals in the log (written at the
+// end of every run that measured anything), else result.json's start plus the warm-up and the
+// measured seconds.
+func (r *Run) window(entries []measure.LogEntry) {
+	for _, e := range entries {
+		if e.Measured {
+			r.WindowStart, r.WindowEnd, r.WindowSource = e.Start, e.End, "latency.hlog measured totals"
+			return
+		}
+	}
+	res := r.Result
+	r.WindowStart = res.StartedAt.Add(time.Duration(res.WarmupSeconds * float64(time.Second)))
+	r.WindowEnd = r.WindowStart.Add(time.Duration(res.MeasureSeconds * float64(time.Second)))
+	r.WindowSource = "result.json started_at, warm-up and measured seconds"
+}
+
+type span struct{ start, end time.Time }
+
+// intervals groups the log's interval histograms by their span and keeps the spans inside the
+// window. A span counts when it starts no earlier than the window's start and ends no later than
+// its end, give or take a tolerance (2% of the typical interval, at least 20 ms) for the ticker's
+// jitter and the log's millisecond timestamps; the spans that straddle an edge mix in warm-up or
+// drain events and are left out.
+func (r *Run) intervals(entries []measure.LogEntry) {
+	type group struct {
+		span
+		e []measure.LogEntry
+	}
+	byspan := map[span]*group{}
+	var order []*group
+	for _, e := range entries {
+		if e.Measured || e.Op == "" {
+			continue
+		}
+		if !slices.Contains(r.Ops, e.Op) {
+			r.Ops = append(r.Ops, e.Op)
+		}
+		s := span{e.Start, e.End}
+		g := byspan[s]
+		if g == nil {
+			g = &group{span: s}
+			byspan[s] = g
+			order = append(order, g)
+		}
+		g.e = append(g.e, e)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].start.Before(order[j].start) })
+	lengths := make([]float64, 0, len(order))
+	for _, g := range order {
+		lengths = append(lengths, g.end.Sub(g.start).Seconds())
+	}
+	slices.Sort(lengths)
+	tol := 20 * time.Millisecond
+	if len(lengths) > 0 {
+		tol = max(tol, time.Duration(0.02*lengths[len(lengths)/2]*float64(time.Second)))
+	}
+	r.hists = map[string]*[measure.NumKinds][]Hist{}
+	for _, g := range order {
+		inside := g.end.After(g.start) && !g.start.Before(r.WindowStart.Add(-tol)) && !g.end.After(r.WindowEnd.Add(tol))
+		if !inside {
+			r.Excluded++
+			continue
+		}
+		i := len(r.Seconds)
+		r.Starts = append(r.Starts, g.start)
+		r.Seconds = append(r.Seconds, g.end.Sub(g.start).Seconds())
+		for _, op := range r.Ops {
+			if r.hists[op] == nil {
+				r.hists[op] = &[measure.NumKinds][]Hist{}
+			}
+		}
+		for _, hs := range r.hists {
+			for k := range hs {
+				for len(hs[k]) <= i {
+					hs[k] = append(hs[k], nil)
+				}
+			}
+		}
+		for _, e := range g.e {
+			r.hists[e.Op][e.Kind][i] = FromHdr(e.Hist)
+		}
+	}
+}
+
+// IntervalSeconds is the median length of the measured intervals (0 without any).
+func (r *Run) IntervalSeconds() float64 {
+	if len(r.Seconds) == 0 {
+		return 0
+	}
+	s := slices.Clone(r.Seconds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

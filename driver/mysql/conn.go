@@ -1,0 +1,315 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"sync/atomic"
+
+	"github.com/candor-bench/candor/driver"
+)
+
+// Conn is one MySQL session, owned by one goroutine. Statements with arguments are prepared on the
+// server once per SQL text (binary protocol: one round trip per execution); statements without
+// arguments (BEGIN, COMMIT, DDL, SET) go as plain text, which is also one round trip and needs no
+// statement slot on the server. As the protocol requires, a result (Row or Rows) must be read or
+// closed before the next statement on the same connection.
+type Conn struct {
+	db    *DB
+	sc    *sql.Conn
+	stmts map[string]*sql.Stmt
+	// sock is the session's socket; closing it interrupts a statement in progress (see watch).
+	sock        net.Conn
+	interruptFn func()
+	interrupted atomic.Bool // the socket was closed by watch
+	// Row and Rows wrappers are handed out 64 at a time: one allocation per 64 calls, and every value
+	// the caller holds stays its own.
+	rowSlab  []row
+	rowsSlab []rows
+	// sessIso is the session's isolation level as candor last set it (SET SESSION TRANSACTION
+	// ISOLATION LEVEL), or the server's default; "" when it is one candor has no name for.
+	sessIso driver.Isolation
+	// lastIso is the level the previous Begin asked for.
+	lastIso driver.Isolation
+	// inTx: a transaction begun by Begin has not been committed or rolled back yet.
+	inTx bool
+}
+
+var _ driver.Conn = (*Conn)(nil)
+
+// Statements run in a context that cannot be cancelled, so that neither go-sql-driver (a hand-off
+// to its watcher goroutine and back, per statement) nor database/sql (a goroutine per result) pays
+// for cancellation on every round trip; measured, those hand-offs were the largest part of the
+// driver's CPU per transaction. The caller's context is honoured all the same: watch registers a
+// function that closes the session's socket if the context ends while the statement runs, which
+// ends the statement with an error (reported as the context's error) and the session with it.
+var noCancel = context.Background()
+
+// watch arranges for the socket to be closed if ctx ends before stop is called; nil when ctx
+// cannot end.
+func (c *Conn) watch(ctx context.Context) (stop func() bool) {
+	if ctx.Done() == nil || c.sock == nil {
+		return nil
+	}
+	return context.AfterFunc(ctx, c.interruptFn)
+}
+
+func (c *Conn) interrupt() {
+	c.interrupted.Store(true)
+	c.sock.Close()
+}
+
+// failed returns err, or the context's error when ctx ended (and so interrupted the statement).
+func failed(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("mysql: statement interrupted (%w): %v", context.Cause(ctx), err)
+	}
+	return err
+}
+
+// stmt returns the statement prepared for query on this connection, preparing it on first use.
+func (c *Conn) stmt(query string) (*sql.Stmt, error) {
+	if s, ok := c.stmts[query]; ok {
+		return s, nil
+	}
+	s, err := c.sc.PrepareContext(noCancel, query)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[query] = s
+	return s, nil
+}
+
+// setIsoSQL sets the session's level, setTxIsoSQL the next transaction's only; indexed by isoIndex.
+var (
+	setIsoSQL = [...]string{
+		"SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+		"SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+		"SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+	}
+	setTxIsoSQL = [...]string{
+		"SET TRANSACTION ISOLATION LEVEL READ COMMITTED",
+		"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+		"SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+	}
+)
+
+// startSQL starts a transaction: read-write, read-only.
+var startSQL = [...]string{"START TRANSACTION", "START TRANSACTION READ ONLY"}
+
+func isoIndex(iso driver.Isolation) (int, error) {
+	switch iso {
+	case driver.IsolationReadCommitted:
+		return 0, nil
+	case driver.IsolationRepeatableRead:
+		return 1, nil
+	case driver.IsolationSerializable:
+		return 2, nil
+	}
+	return 0, fmt.Errorf("mysql: unknown isolation level %q", iso)
+}
+
+// Begin starts a transaction at the level asked for (the server's default when unset), stated
+// before START TRANSACTION [READ ONLY] only when it differs from the session's level: a
+// connection running one level costs one round trip per Begin, not two. A level that differs from
+// the session's is set for the next transaction only (SET TRANSACTION: Stock-Level at read committed
+// among repeatable-read transactions costs one statement, and the next transaction none); asked for
+// twice in a row, it becomes the session's level.
+func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
+	iso := opts.Isolation
+	if iso == driver.IsolationDefault {
+		iso = c.db.defaultIso
+	}
+	i, err := isoIndex(iso)
+	if err != nil {
+		return err
+	}
+	last := c.lastIso
+	c.lastIso = iso
+	switch {
+	case iso == c.sessIso:
+	case iso == last:
+		if _, err := c.Exec(ctx, setIsoSQL[i]); err != nil {
+			c.sessIso = "" // unknown now
+			return err
+		}
+		c.sessIso = iso
+	default:
+		if _, err := c.Exec(ctx, setTxIsoSQL[i]); err != nil {
+			return err
+		}
+	}
+	ro := 0
+	if opts.ReadOnly {
+		ro = 1
+	}
+	if _, err := c.Exec(ctx, startSQL[ro]); err != nil {
+		// A level set for this transaction only may still be pending: the next Begin states its
+		// level whatever it is.
+		c.sessIso = ""
+		return err
+	}
+	c.inTx = true
+	return nil
+}
+
+func (c *Conn) Commit(ctx context.Context) error {
+	c.inTx = false
+	_, err := c.Exec(ctx, "COMMIT")
+	return err
+}
+
+// Rollback rolls back the open transaction. It is not an error if the server already rolled it back
+// (InnoDB does after a deadlock).
+func (c *Conn) Rollback(ctx context.Context) error {
+	c.inTx = false
+	_, err := c.Exec(ctx, "ROLLBACK")
+	return err
+}
+
+// row adapts *sql.Row: sql.ErrNoRows becomes driver.ErrNoRows. The statement's result is read by
+// Scan, so the context is watched until then.
+type row struct {
+	r    *sql.Row
+	err  error
+	ctx  context.Context
+	stop func() bool
+}
+
+func (r *row) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	err := r.r.Scan(dest...)
+	if r.stop != nil {
+		r.stop()
+	}
+	err = failed(r.ctx, err)
+	r.r, r.ctx, r.stop = nil, nil, nil
+	if errors.Is(err, sql.ErrNoRows) {
+		return driver.ErrNoRows
+	}
+	return err
+}
+
+func (c *Conn) QueryRow(ctx context.Context, query string, args ...any) driver.Row {
+	if len(c.rowSlab) == 0 {
+		c.rowSlab = make([]row, 64)
+	}
+	r := &c.rowSlab[0]
+	c.rowSlab = c.rowSlab[1:]
+	if err := ctx.Err(); err != nil {
+		r.err = err
+		return r
+	}
+	r.ctx, r.stop = ctx, c.watch(ctx)
+	if len(args) == 0 {
+		r.r = c.sc.QueryRowContext(noCancel, query)
+		return r
+	}
+	s, err := c.stmt(query)
+	if err != nil {
+		if r.stop != nil {
+			r.stop()
+		}
+		r.err = failed(ctx, err)
+		return r
+	}
+	r.r = s.QueryRowContext(noCancel, args...)
+	return r
+}
+
+// rows adapts *sql.Rows to driver.Rows (whose Close returns nothing); the context is watched until
+// Close.
+type rows struct {
+	r    *sql.Rows
+	ctx  context.Context
+	stop func() bool
+}
+
+func (r *rows) Next() bool             { return r.r.Next() }
+func (r *rows) Scan(dest ...any) error { return failed(r.ctx, r.r.Scan(dest...)) }
+func (r *rows) Err() error             { return failed(r.ctx, r.r.Err()) }
+func (r *rows) Close() {
+	r.r.Close()
+	if r.stop != nil {
+		r.stop()
+		r.stop = nil
+	}
+}
+
+func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Rows, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	stop := c.watch(ctx)
+	var rs *sql.Rows
+	var err error
+	if len(args) == 0 {
+		rs, err = c.sc.QueryContext(noCancel, query)
+	} else {
+		var s *sql.Stmt
+		if s, err = c.stmt(query); err == nil {
+			rs, err = s.QueryContext(noCancel, args...)
+		}
+	}
+	if err != nil {
+		if stop != nil {
+			stop()
+		}
+		return nil, failed(ctx, err)
+	}
+	if len(c.rowsSlab) == 0 {
+		c.rowsSlab = make([]rows, 64)
+	}
+	r := &c.rowsSlab[0]
+	c.rowsSlab = c.rowsSlab[1:]
+	r.r, r.ctx, r.stop = rs, ctx, stop
+	return r, nil
+}
+
+func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	stop := c.watch(ctx)
+	var res sql.Result
+	var err error
+	if len(args) == 0 {
+		res, err = c.sc.ExecContext(noCancel, query)
+	} else {
+		var s *sql.Stmt
+		if s, err = c.stmt(query); err == nil {
+			res, err = s.ExecContext(noCancel, args...)
+		}
+	}
+	if stop != nil {
+		stop()
+	}
+	if err != nil {
+		return 0, failed(ctx, err)
+	}
+	return res.RowsAffected()
+}
+
+// Close closes the statements and the session (the server rolls back a transaction left open; the
+// connection is never reused: the DB keeps no idle connections). After an interrupted statement the
+// session is already gone, and closing it reports nothing.
+func (c *Conn) Close() error {
+	var errs []error
+	for q, s := range c.stmts {
+		if err := s.Close(); err != nil && !errors.Is(err, sql.ErrConnDone) {
+			errs = append(errs, err)
+		}
+		delete(c.stmts, q)
+	}
+	if err := c.sc.Close(); err != nil && !errors.Is(err, sql.ErrConnDone) {
+		errs = append(errs, err)
+	}
+	if c.interrupted.Load() {
+		return nil
+	}
+	return errors.Join(errs...)
+}

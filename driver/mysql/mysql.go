@@ -1,0 +1,246 @@
+// Package mysql is candor's MySQL and MariaDB engine (and that of servers speaking their protocol):
+// go-sql-driver/mysql through database/sql, one dedicated *sql.Conn per Connect, with its
+// statements prepared on the server once per SQL text.
+//
+// URLs: mysql://user:pass@host:port/db or mariadb://..., with parameters connect_timeout=SECONDS,
+// socket=PATH, tls=true|false|skip-verify|preferred and bulk=auto|load-data|insert (see url.go).
+// Open connects once to check the server and reports what is wrong (unreachable, refused
+// credentials, missing database) as a user error; it reads the server's version, default isolation
+// level, max_allowed_packet and local_infile, which choose the bulk path of CopyFrom.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/userr"
+)
+
+func init() {
+	driver.Register("mysql", open)
+	driver.Register("mariadb", open)
+}
+
+// DB is an opened MySQL or MariaDB database.
+type DB struct {
+	sqlDB    *sql.DB
+	cfg      *gomysql.Config
+	opts     options
+	redacted string
+	password string // only to scrub it from error messages
+
+	version            string           // "MariaDB 10.11.19-0+deb12u1 (Debian 12)"
+	serverIso          driver.Isolation // the server's default level; "" if candor has no name for it
+	defaultIso         driver.Isolation // what transactions run at when TxOptions leave it unset
+	maxPacket          int              // max_allowed_packet, bytes
+	noBackslashEscapes bool             // sql_mode has NO_BACKSLASH_ESCAPES: '\' is not an escape in literals
+
+	// loadData: CopyFrom uses LOAD DATA LOCAL INFILE. It starts true when the URL asks for it or
+	// the server has local_infile on, and turns false for good if the server refuses it.
+	loadData atomic.Bool
+}
+
+var _ driver.DB = (*DB)(nil)
+
+// open is the driver.Opener of the mysql:// and mariadb:// schemes.
+func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
+	cfg, o, err := parseURL(u, raw)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{cfg: cfg, opts: o, redacted: driver.Redact(raw), password: cfg.Passwd}
+	connector, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, db.userError("the %s URL %s is not usable (%v): use %s", o.engine, db.redacted, err, urlForm)
+	}
+	db.sqlDB = sql.OpenDB(connector)
+	db.sqlDB.SetMaxOpenConns(0) // unlimited: every Connect gets its own session
+	// No idle connections: a session closed by its owner is closed on the server too, never handed
+	// to the next Connect with its session state (isolation level, an open transaction).
+	db.sqlDB.SetMaxIdleConns(0)
+	if err := db.inspect(ctx); err != nil {
+		db.sqlDB.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// inspect connects once, which checks that the server answers and accepts us, and reads what the
+// driver needs to know about it.
+func (db *DB) inspect(ctx context.Context) error {
+	c, err := db.sqlDB.Conn(ctx)
+	if err != nil {
+		return db.connectError(ctx, err)
+	}
+	defer c.Close()
+	var version, comment, sqlMode string
+	if err := c.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment, @@sql_mode").Scan(&version, &comment, &sqlMode); err != nil {
+		return fmt.Errorf("%s at %s: reading the server version: %w", db.opts.engine, db.addr(), err)
+	}
+	db.version = versionString(version, comment)
+	db.noBackslashEscapes = strings.Contains(strings.ToUpper(sqlMode), "NO_BACKSLASH_ESCAPES")
+
+	// transaction_isolation since MySQL 5.7.20 and MariaDB 11.1; tx_isolation before.
+	iso, err := sysvar(ctx, c, "@@transaction_isolation", "@@tx_isolation")
+	if err != nil {
+		return fmt.Errorf("%s at %s: reading the default isolation level: %w", db.opts.engine, db.addr(), err)
+	}
+	db.serverIso = isolationFromServer(iso)
+	db.defaultIso = db.serverIso
+	if db.defaultIso == driver.IsolationDefault {
+		// READ UNCOMMITTED, or a name candor does not know: transactions that leave the level
+		// unset run at repeatable read, MySQL's own default, stated explicitly.
+		db.defaultIso = driver.IsolationRepeatableRead
+	}
+
+	packet, err := sysvar(ctx, c, "@@max_allowed_packet")
+	if err != nil {
+		return fmt.Errorf("%s at %s: reading max_allowed_packet: %w", db.opts.engine, db.addr(), err)
+	}
+	if db.maxPacket, err = strconv.Atoi(packet); err != nil || db.maxPacket < 1024 {
+		return fmt.Errorf("%s at %s: max_allowed_packet is %q", db.opts.engine, db.addr(), packet)
+	}
+
+	switch db.opts.bulk {
+	case bulkLoadData:
+		db.loadData.Store(true)
+	case bulkAuto:
+		// local_infile may be unknown to a server that speaks the protocol without it: then INSERT.
+		v, err := sysvar(ctx, c, "@@local_infile")
+		db.loadData.Store(err == nil && (v == "1" || strings.EqualFold(v, "ON")))
+	}
+	return nil
+}
+
+// sysvar reads the first of the named system variables the server knows, as text.
+func sysvar(ctx context.Context, c *sql.Conn, names ...string) (string, error) {
+	var err error
+	for _, n := range names {
+		var v sql.NullString
+		if err = c.QueryRowContext(ctx, "SELECT "+n).Scan(&v); err == nil {
+			return v.String, nil
+		}
+		var me *gomysql.MySQLError
+		if !errors.As(err, &me) || me.Number != erUnknownSystemVariable {
+			return "", err
+		}
+	}
+	return "", err
+}
+
+// versionString names the server: "MariaDB 10.11.19-0+deb12u1 (Debian 12)", "MySQL 8.0.36 (MySQL
+// Community Server - GPL)", "TiDB v7.5.0 (MySQL 8.0.11 compatible)". It is for display only: nothing
+// in candor behaves differently by what it says.
+func versionString(version, comment string) string {
+	name, v := "MySQL", version
+	switch {
+	case strings.Contains(version, "-MariaDB"):
+		name, v = "MariaDB", strings.Replace(version, "-MariaDB", "", 1)
+	case strings.Contains(version, "-TiDB-"):
+		i := strings.Index(version, "-TiDB-")
+		return "TiDB " + version[i+len("-TiDB-"):] + " (MySQL " + version[:i] + " compatible)"
+	case strings.Contains(strings.ToLower(comment), "dolt"):
+		name = "Dolt"
+	}
+	if comment != "" && !strings.EqualFold(comment, name) {
+		return name + " " + v + " (" + comment + ")"
+	}
+	return name + " " + v
+}
+
+// isolationFromServer maps a level as MySQL writes it (REPEATABLE-READ) to candor's; levels candor
+// has no name for give IsolationDefault.
+func isolationFromServer(s string) driver.Isolation {
+	switch strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", "-")) {
+	case "READ-COMMITTED":
+		return driver.IsolationReadCommitted
+	case "REPEATABLE-READ":
+		return driver.IsolationRepeatableRead
+	case "SERIALIZABLE":
+		return driver.IsolationSerializable
+	}
+	return driver.IsolationDefault
+}
+
+// Kind is "mysql" for MySQL, MariaDB and servers speaking their protocol; Version tells which.
+func (db *DB) Kind() string { return "mysql" }
+
+// Dialect: no array parameters, concurrent writers; stored procedures (for --procedures).
+func (db *DB) Dialect() driver.Dialect { return driver.Dialect{Name: "mysql", Procedures: true} }
+
+func (db *DB) Redacted() string { return db.redacted }
+
+// Connect opens a dedicated session with its own statement cache.
+func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
+	var sock socketHolder
+	sc, err := db.sqlDB.Conn(context.WithValue(ctx, socketKey{}, &sock))
+	if err != nil {
+		return nil, db.connectError(ctx, err)
+	}
+	c := &Conn{db: db, sc: sc, stmts: make(map[string]*sql.Stmt), sock: sock.c, sessIso: db.serverIso}
+	c.interruptFn = c.interrupt
+	return c, nil
+}
+
+// Version is what the server said when Open connected, e.g. "MariaDB 10.11.19-0+deb12u1 (Debian 12)".
+func (db *DB) Version(ctx context.Context) (string, error) { return db.version, nil }
+
+func (db *DB) Classify(err error) driver.ErrorClass { return classify(err) }
+
+// DefaultIsolation is the server's default level (@@transaction_isolation), or repeatable read if
+// the server's is one candor has no name for (read uncommitted).
+func (db *DB) DefaultIsolation() driver.Isolation { return db.defaultIso }
+
+// BulkPath says how CopyFrom loads rows: BulkLoadData or BulkInsert. It may change from the first
+// to the second during a load if the server refuses LOAD DATA LOCAL.
+func (db *DB) BulkPath() string {
+	if db.loadData.Load() {
+		return BulkLoadData
+	}
+	return BulkInsert
+}
+
+// MaxAllowedPacket is the server's max_allowed_packet in bytes.
+func (db *DB) MaxAllowedPacket() int { return db.maxPacket }
+
+func (db *DB) Close() error { return db.sqlDB.Close() }
+
+// userError is a userr error whose message never contains the URL's password.
+func (db *DB) userError(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if db.password != "" {
+		msg = strings.ReplaceAll(msg, db.password, "xxxxx")
+	}
+	return userr.Errorf("%s", msg)
+}
+
+// addr is the server's "host:port" (or socket path) as the URL gave it.
+func (db *DB) addr() string { return db.cfg.Addr }
+
+// ServerHost is the server's address as the URL names it, for telling whether it runs on the
+// driver's host: an IP address, a host name resolved to its first address, or "" for a Unix socket.
+func (db *DB) ServerHost() string {
+	if db.cfg.Net == "unix" {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(db.cfg.Addr)
+	if err != nil {
+		return db.cfg.Addr
+	}
+	if net.ParseIP(host) == nil {
+		if ips, err := net.LookupIP(host); err == nil && len(ips) > 0 {
+			return ips[0].String()
+		}
+	}
+	return host
+}

@@ -1,0 +1,117 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+
+	"github.com/candor-bench/candor/driver"
+)
+
+// The engines this driver reaches over PostgreSQL's wire protocol, each named by its URL scheme
+// (or by --dialect, which rewrites the scheme): the engine is taken from configuration, never
+// guessed from a port or a banner.
+//
+//	postgres://, postgresql://   PostgreSQL
+//	cockroachdb://               CockroachDB (pgx connects to it as to PostgreSQL)
+//	yugabytedb://                YugabyteDB's YSQL
+type engine struct {
+	name string // the dialect name: "postgres", "cockroachdb", "yugabytedb"
+	// defaultIso is the level candor runs at when --isolation is not given: the engine's own
+	// effective default (see the isolation notes below).
+	defaultIso driver.Isolation
+}
+
+var (
+	enginePostgres = &engine{name: "postgres", defaultIso: driver.IsolationReadCommitted}
+	// CockroachDB: SERIALIZABLE is the default. READ COMMITTED runs as such only where the cluster
+	// setting sql.txn.read_committed_isolation.enabled is true (the default since v24.1); elsewhere
+	// it is silently upgraded to SERIALIZABLE, which EffectiveIsolation reports.
+	engineCockroach = &engine{name: "cockroachdb", defaultIso: driver.IsolationSerializable}
+	// YugabyteDB: READ COMMITTED is YSQL's syntactic default but maps to snapshot isolation
+	// (PostgreSQL's REPEATABLE READ) unless the tserver flag yb_enable_read_committed_isolation is
+	// set, so the effective default is repeatable read.
+	engineYugabyte = &engine{name: "yugabytedb", defaultIso: driver.IsolationRepeatableRead}
+)
+
+func init() {
+	driver.Register("cockroachdb", open)
+	driver.Register("yugabytedb", open)
+	driver.RegisterDialect("postgres", driver.FamilyPostgres, "postgresql")
+	driver.RegisterDialect("cockroachdb", driver.FamilyPostgres)
+	driver.RegisterDialect("yugabytedb", driver.FamilyPostgres)
+}
+
+// engineFor returns the engine a (lower-case) URL scheme names.
+func engineFor(scheme string) *engine {
+	switch scheme {
+	case "cockroachdb":
+		return engineCockroach
+	case "yugabytedb":
+		return engineYugabyte
+	}
+	return enginePostgres
+}
+
+// readVersion reads the server's version string. PostgreSQL's server_version is its own; CockroachDB
+// and YugabyteDB report a PostgreSQL compatibility version there ("13.0.0", "11.2-YB-..."), so for
+// them version() is read, which names the engine and its release.
+func (db *DB) readVersion(ctx context.Context, c *Conn) (string, error) {
+	if db.engine == enginePostgres {
+		v := c.pc.PgConn().ParameterStatus("server_version")
+		if v == "" {
+			if err := c.pc.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
+				return "", err
+			}
+		}
+		return "PostgreSQL " + v, nil
+	}
+	var v string
+	if err := c.pc.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
+// EffectiveIsolation runs an empty read-only transaction at iso and reads the level the server
+// reports for it (SHOW transaction_isolation). On CockroachDB that is the level it really runs
+// (an upgraded READ COMMITTED shows as serializable). YugabyteDB reports the level asked for even
+// when it runs READ COMMITTED as snapshot isolation, so there the tserver flag is read too when the
+// server exposes it (yb_enable_read_committed_isolation); when it does not, ok is false for READ
+// COMMITTED.
+func (db *DB) EffectiveIsolation(ctx context.Context, dc driver.Conn, iso driver.Isolation) (driver.Isolation, bool, error) {
+	if err := dc.Begin(ctx, driver.TxOptions{ReadOnly: true, Isolation: iso}); err != nil {
+		return "", false, err
+	}
+	defer dc.Rollback(context.WithoutCancel(ctx))
+	var level string
+	if err := dc.QueryRow(ctx, "SHOW transaction_isolation").Scan(&level); err != nil {
+		return "", false, err
+	}
+	eff, ok := parseLevel(level)
+	if !ok || db.engine != engineYugabyte || eff != driver.IsolationReadCommitted {
+		return eff, ok, nil
+	}
+	var flag *string
+	if err := dc.QueryRow(ctx, "SELECT current_setting('yb_enable_read_committed_isolation', true)").Scan(&flag); err != nil || flag == nil || *flag == "" {
+		return eff, false, nil
+	}
+	if *flag == "true" || *flag == "on" {
+		return driver.IsolationReadCommitted, true, nil
+	}
+	return driver.IsolationRepeatableRead, true, nil
+}
+
+var _ driver.IsolationProber = (*DB)(nil)
+
+// parseLevel reads a transaction_isolation value ("read committed", "SERIALIZABLE", ...).
+func parseLevel(s string) (driver.Isolation, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "read committed", "read uncommitted":
+		return driver.IsolationReadCommitted, true
+	case "repeatable read", "snapshot":
+		return driver.IsolationRepeatableRead, true
+	case "serializable":
+		return driver.IsolationSerializable, true
+	}
+	return "", false
+}

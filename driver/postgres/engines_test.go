@@ -1,0 +1,91 @@
+package postgres
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/driver"
+)
+
+// TestEnginesBySchemeOnPostgres: cockroachdb:// and yugabytedb:// URLs open through pgx (here
+// against PostgreSQL, the only server the tests have), name their engine in Kind and Dialect, read
+// version() and default to the engine's effective isolation level.
+func TestEnginesBySchemeOnPostgres(t *testing.T) {
+	cases := []struct {
+		scheme string
+		iso    driver.Isolation
+	}{
+		{"cockroachdb", driver.IsolationSerializable},
+		{"yugabytedb", driver.IsolationRepeatableRead},
+		{"postgres", driver.IsolationReadCommitted},
+	}
+	for _, c := range cases {
+		raw, err := driver.ApplyDialect(pgURL(t), c.scheme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := driver.Open(testCtx(t), raw)
+		if err != nil {
+			t.Fatalf("open %s: %v", driver.Redact(raw), err)
+		}
+		defer db.Close()
+		d := db.Dialect()
+		if db.Kind() != c.scheme || d.Name != c.scheme || d.SQLFamily() != "postgres" || !d.Arrays {
+			t.Errorf("%s: Kind %q, Dialect %+v", c.scheme, db.Kind(), d)
+		}
+		if db.DefaultIsolation() != c.iso {
+			t.Errorf("%s: DefaultIsolation %q, want %q", c.scheme, db.DefaultIsolation(), c.iso)
+		}
+		if !strings.HasPrefix(db.Redacted(), c.scheme+"://") {
+			t.Errorf("%s: Redacted %q does not keep the scheme that names the engine", c.scheme, db.Redacted())
+		}
+		v, err := db.Version(testCtx(t))
+		if err != nil || !strings.HasPrefix(v, "PostgreSQL ") {
+			t.Errorf("%s: Version %q, %v", c.scheme, v, err)
+		}
+		if c.scheme != "postgres" && !strings.Contains(v, " on ") { // version(), not server_version
+			t.Errorf("%s: Version %q is not version()'s", c.scheme, v)
+		}
+	}
+}
+
+// TestEffectiveIsolation: PostgreSQL runs every level as asked, and says so; on YugabyteDB, READ
+// COMMITTED is reported as unknown when the server does not expose yb_enable_read_committed_isolation
+// (as PostgreSQL does not).
+func TestEffectiveIsolation(t *testing.T) {
+	for _, scheme := range []string{"postgres", "yugabytedb"} {
+		raw, _ := driver.ApplyDialect(pgURL(t), scheme)
+		db, err := driver.Open(testCtx(t), raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		c := connect(t, db)
+		pr := db.(driver.IsolationProber)
+		for _, iso := range []driver.Isolation{driver.IsolationReadCommitted, driver.IsolationRepeatableRead, driver.IsolationSerializable} {
+			eff, ok, err := pr.EffectiveIsolation(testCtx(t), c, iso)
+			if err != nil {
+				t.Fatalf("%s %s: %v", scheme, iso, err)
+			}
+			wantOK := !(scheme == "yugabytedb" && iso == driver.IsolationReadCommitted)
+			if ok != wantOK || (ok && eff != iso) {
+				t.Errorf("%s %s: effective %q, known %v; want %q, known %v", scheme, iso, eff, ok, iso, wantOK)
+			}
+		}
+		// The probe leaves no transaction open.
+		var n int
+		if err := c.QueryRow(testCtx(t), "SELECT 1").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Begin(testCtx(t), driver.TxOptions{}); err != nil {
+			t.Fatalf("%s: BEGIN after the probe: %v", scheme, err)
+		}
+		c.Rollback(testCtx(t))
+	}
+	if l, ok := parseLevel("SERIALIZABLE"); !ok || l != driver.IsolationSerializable {
+		t.Errorf("parseLevel(SERIALIZABLE) = %q, %v", l, ok)
+	}
+	if _, ok := parseLevel("snapshot-ish"); ok {
+		t.Error("parseLevel accepted an unknown level")
+	}
+}

@@ -1,0 +1,146 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// LoadRun is one column of the one-shot comparison: a run and what it was.
+type LoadRun struct {
+	Label string // for example "peak" or "50% of peak"
+	Dir   string
+	R     *Result
+}
+
+// PrintLoads prints runs side by side (the one-shot `candor tpcc`): per transaction type the
+// throughput and the response-time p50, p99 and p99.9 at each load, then the open-loop figures
+// (target, achieved, dropped, backlog, lag split), then every run's warnings. Tails growing from
+// column to column are how latency grows with load.
+func PrintLoads(w io.Writer, runs []LoadRun) {
+	if len(runs) == 0 {
+		return
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	first := runs[0].R
+	title := "candor tpcc: tail latency as the load grows"
+	p("\n%s\n%s\n%s\n", title, strings.Repeat("=", len([]rune(title))), first.Disclaimer)
+	p("database %s (%s) · %s · %d warehouse%s · isolation %s · seed %d · %s %s\n",
+		first.Database.Version, first.Database.Kind, first.Database.URL, first.Warehouses, plural(first.Warehouses),
+		first.Isolation, first.Seed, first.Tool.Name, first.Tool.Version)
+	for _, lr := range runs {
+		r := lr.R
+		switch {
+		case r.Rate != nil:
+			p("  %-20s open loop: %s arrivals at %.1f/s over %d connections, %.0f s measured after %.0f s of warm-up\n",
+				lr.Label, r.Rate.Arrivals, r.Rate.TargetRate, r.Connections, r.MeasureSeconds, r.WarmupSeconds)
+		default:
+			p("  %-20s %s mode: %d terminals over %d connections, %.0f s measured after %.0f s of warm-up\n",
+				lr.Label, r.Mode, r.Terminals, r.Connections, r.MeasureSeconds, r.WarmupSeconds)
+		}
+	}
+
+	const col = 36 // " tx/s p50 p99 p99.9" block width
+	p("\nresponse time, ms, from the intended start (the arrival, in the open loop); throughput per second\n")
+	p("%-16s", "")
+	for _, lr := range runs {
+		loop := " (open loop)"
+		if lr.R.Rate == nil {
+			loop = " (closed loop)"
+		}
+		p("│%s", center(lr.Label+loop, col))
+	}
+	p("\n%-16s", "type")
+	for range runs {
+		p("│ %11s %7s %7s %7s ", "tx/s", "p50", "p99", "p99.9")
+	}
+	p("\n")
+	for _, name := range txOrder(first) {
+		p("%-16s", name)
+		for _, lr := range runs {
+			t := lr.R.Transactions[name]
+			if t == nil {
+				p("│%s", strings.Repeat(" ", col))
+				continue
+			}
+			rs := t.ResponseMs
+			p("│ %11.1f %7s %7s %7s ", t.PerMinute/60, ms(rs.P50), ms(rs.P99), ms(rs.P999))
+		}
+		p("\n")
+	}
+	row := func(name string, cell func(r *Result) string) {
+		p("%-16s", name)
+		for _, lr := range runs {
+			p("│ %-*s", col-1, cell(lr.R))
+		}
+		p("\n")
+	}
+	row("all types tx/s", func(r *Result) string {
+		var n int64
+		for _, t := range r.Transactions {
+			n += t.Count
+		}
+		if r.MeasureSeconds <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%11.1f", float64(n)/r.MeasureSeconds)
+	})
+	row("open loop", func(r *Result) string {
+		if r.Rate == nil {
+			return "closed loop: saturated"
+		}
+		return fmt.Sprintf("target %.1f/s, achieved %.1f/s", r.Rate.TargetRate, r.Rate.AchievedRate)
+	})
+	row("dropped, backlog", func(r *Result) string {
+		if r.Rate == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%d dropped, deepest backlog %d", r.Rate.Dropped, r.Rate.MaxBacklogSeen)
+	})
+	row("lag p99, ms", func(r *Result) string {
+		if r.Rate == nil {
+			return "-"
+		}
+		return fmt.Sprintf("driver %s, connection wait %s", ms(r.Rate.TimerLatenessMs.P99), ms(r.Rate.ConnectionWaitMs.P99))
+	})
+	row("verdict", func(r *Result) string {
+		switch {
+		case r.Partial:
+			return "PARTIAL"
+		case r.Rate == nil:
+			return "the peak, by definition"
+		case r.Rate.Sustained:
+			return "sustained"
+		}
+		return "NOT SUSTAINED"
+	})
+
+	// Warnings: each distinct one once, with the runs it applies to.
+	type entry struct {
+		code, msg string
+		labels    []string
+	}
+	var ws []*entry
+	seen := map[string]*entry{}
+	for _, lr := range runs {
+		for _, wr := range lr.R.Warnings {
+			k := wr.Code + "\x00" + wr.Message
+			if e := seen[k]; e != nil {
+				e.labels = append(e.labels, lr.Label)
+				continue
+			}
+			e := &entry{code: wr.Code, msg: wr.Message, labels: []string{lr.Label}}
+			seen[k] = e
+			ws = append(ws, e)
+		}
+	}
+	if len(ws) > 0 {
+		p("\nwarnings (conditions that make these numbers misleading):\n")
+		for _, e := range ws {
+			p("  [%s] (%s) %s\n", e.code, strings.Join(e.labels, ", "), e.msg)
+		}
+	}
+	last := runs[len(runs)-1].R
+	PrintChecks(w, last)
+	p("\n")
+}

@@ -1,0 +1,204 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/candor-bench/candor/measure"
+)
+
+// SearchFile is the file `candor tpcc search --out DIR` writes.
+const SearchFile = "search.json"
+
+// SearchResult is the content of search.json: the budgets, the answer and every probe. Field names
+// are a contract: add fields, never rename.
+type SearchResult struct {
+	Tool       Tool   `json:"tool"`
+	Workload   string `json:"workload"`
+	Disclaimer string `json:"disclaimer"`
+	// SLO are the budgets as given.
+	SLO []string `json:"slo"`
+	// MaxRate is the highest arrival rate (transactions per second, all types together) whose
+	// probe met every budget and was sustained; 0 when none was.
+	MaxRate float64 `json:"max_rate"`
+	// FailRate is the lowest rate that failed (0: none failed, MaxRate is a lower bound only);
+	// Converged: both are known and within the search's precision.
+	FailRate  float64 `json:"fail_rate"`
+	Converged bool    `json:"converged"`
+	Precision float64 `json:"precision"`
+	// Each probe: WarmupSeconds of warm-up (excluded), then ProbeSeconds measured.
+	ProbeSeconds  float64       `json:"probe_seconds"`
+	WarmupSeconds float64       `json:"warmup_seconds"`
+	Arrivals      string        `json:"arrivals"`
+	Connections   int           `json:"connections"`
+	Database      Database      `json:"database"`
+	StartedAt     time.Time     `json:"started_at"`
+	Probes        []SearchProbe `json:"probes"`
+}
+
+// SearchProbe is one rate tried.
+type SearchProbe struct {
+	Probe        int     `json:"probe"` // from 1, in the order tried
+	Rate         float64 `json:"rate"`  // target, per second, all types
+	OfferedRate  float64 `json:"offered_rate"`
+	AchievedRate float64 `json:"achieved_rate"`
+	Dropped      int64   `json:"dropped"`
+	Incomplete   int64   `json:"incomplete"`
+	Sustained    bool    `json:"sustained"`
+	// Pass: sustained and every budget met.
+	Pass    bool           `json:"pass"`
+	Budgets []BudgetResult `json:"budgets"`
+	// Tails are the measured percentiles per transaction type (the window after the warm-up).
+	Tails map[string]ProbeTails `json:"tails"`
+	// Dir is the probe's own result directory (result.json, latency.hlog), relative to search.json.
+	Dir string `json:"dir"`
+	// Warnings are the probe's warning codes.
+	Warnings []string `json:"warnings"`
+}
+
+// BudgetResult is one budget judged on one probe.
+type BudgetResult struct {
+	SLO     string  `json:"slo"`
+	ValueMs float64 `json:"value_ms"`
+	Met     bool    `json:"met"`
+	// NoData: no transaction of the type completed, so the budget could not be judged (failed).
+	NoData bool `json:"no_data,omitempty"`
+}
+
+// ProbeTails are one type's measured spectra in a probe.
+type ProbeTails struct {
+	Count      int64               `json:"count"`
+	ResponseMs measure.Percentiles `json:"response_ms"`
+	ServiceMs  measure.Percentiles `json:"service_ms"`
+}
+
+// WriteSearch stores s as DIR/search.json, atomically.
+func WriteSearch(dir string, s *SearchResult) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, SearchFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, SearchFile))
+}
+
+// ProbeLine is one probe's line of the search table (also printed as the search goes).
+func ProbeLine(s *SearchResult, p *SearchProbe) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%5d %10.1f %10.1f %10.1f %8d", p.Probe, p.Rate, p.OfferedRate, p.AchievedRate, p.Dropped)
+	no := p.Tails["new_order"].ResponseMs
+	fmt.Fprintf(&b, " │ %7s %7s %7s │", ms(no.P50), ms(no.P99), ms(no.P999))
+	for i, br := range p.Budgets {
+		v := ms(br.ValueMs) + " ms"
+		if br.NoData {
+			v = "no data"
+		}
+		if !br.Met {
+			v += " ✗"
+		}
+		fmt.Fprintf(&b, "  %s%s", strings.Repeat(" ", max(0, budgetWidth(s.SLO[i])-utf8.RuneCountInString(v))), v)
+	}
+	verdict := "pass"
+	if !p.Pass {
+		verdict = "fail"
+		if !p.Sustained {
+			verdict += " (rate not sustained)"
+		}
+	}
+	fmt.Fprintf(&b, "  %s", verdict)
+	return b.String()
+}
+
+// ProbeBrief is one probe in a line, as the search goes.
+func ProbeBrief(p *SearchProbe) string {
+	var b strings.Builder
+	verdict := "pass"
+	if !p.Pass {
+		verdict = "fail"
+	}
+	fmt.Fprintf(&b, "probe %d at %g/s: %s (achieved %.1f/s", p.Probe, p.Rate, verdict, p.AchievedRate)
+	if p.Dropped > 0 {
+		fmt.Fprintf(&b, ", %d dropped", p.Dropped)
+	}
+	if !p.Sustained {
+		b.WriteString(", rate not sustained")
+	}
+	for _, br := range p.Budgets {
+		v := ms(br.ValueMs) + " ms"
+		if br.NoData {
+			v = "no data"
+		}
+		fmt.Fprintf(&b, "; %s %s", budgetName(br.SLO), v)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// ProbeHeader is the header of the search table.
+func ProbeHeader(s *SearchResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%5s %10s %10s %10s %8s", "probe", "target/s", "offered/s", "achieved/s", "dropped")
+	fmt.Fprintf(&b, " │ %7s %7s %7s │", "no p50", "p99", "p99.9")
+	for _, t := range s.SLO {
+		fmt.Fprintf(&b, "  %*s", budgetWidth(t), budgetName(t))
+	}
+	b.WriteString("  verdict")
+	return b.String()
+}
+
+func budgetName(slo string) string {
+	if i := strings.IndexByte(slo, '<'); i > 0 {
+		return strings.TrimSpace(slo[:i])
+	}
+	return slo
+}
+
+func budgetWidth(slo string) int { return max(12, len(budgetName(slo))) }
+
+// PrintSearch prints the table of probes (in the order tried) and the answer.
+func PrintSearch(w io.Writer, s *SearchResult) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	title := "candor tpcc search"
+	p("\n%s\n%s\n%s\n", title, strings.Repeat("=", len(title)), s.Disclaimer)
+	p("database %s (%s) · %s · %d connections · %s arrivals · each probe %.0f s after %.0f s of warm-up\n",
+		s.Database.Version, s.Database.Kind, s.Database.URL, s.Connections, s.Arrivals, s.ProbeSeconds, s.WarmupSeconds)
+	p("budgets (steady-state response time from the intended arrival, unless .service.): %s\n", strings.Join(s.SLO, ", "))
+	p("no p50, p99, p99.9: new_order's response time, ms; each budget's value follows\n\n")
+	p("%s\n", ProbeHeader(s))
+	for i := range s.Probes {
+		p("%s\n", ProbeLine(s, &s.Probes[i]))
+	}
+	p("\n")
+	switch {
+	case s.MaxRate == 0:
+		p("no rate tried met every budget (the lowest tried was %.1f/s): the database cannot meet these budgets at any rate tried\n", lowest(s))
+	case s.FailRate == 0:
+		p("max rate: at least %.1f transactions/s (all types together): every rate tried met every budget; search again with a higher --start-rate or more --max-probes\n", s.MaxRate)
+	case s.Converged:
+		p("max rate: %.1f transactions/s (all types together) meets every budget; %.1f/s does not\n", s.MaxRate, s.FailRate)
+	default:
+		p("max rate: %.1f transactions/s (all types together) meets every budget; %.1f/s does not (not narrowed to %.0f%%: raise --max-probes)\n", s.MaxRate, s.FailRate, 100*s.Precision)
+	}
+}
+
+func lowest(s *SearchResult) float64 {
+	l := 0.0
+	for _, p := range s.Probes {
+		if l == 0 || p.Rate < l {
+			l = p.Rate
+		}
+	}
+	return l
+}

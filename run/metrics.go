@@ -1,0 +1,98 @@
+package run
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/metrics"
+	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/version"
+	"github.com/candor-bench/candor/workload/tpcc"
+)
+
+// liveMetrics serves a run's figures to Prometheus while it runs (--metrics-addr). A nil
+// *liveMetrics (no --metrics-addr) does nothing.
+type liveMetrics struct {
+	col *metrics.Collector
+	srv *metrics.Server
+}
+
+// validateMetrics checks --metrics-addr's form before anything connects.
+func (r *RunPlan) validateMetrics(p *problems) {
+	if r.MetricsAddr == "" {
+		return
+	}
+	if err := metrics.CheckAddr(r.MetricsAddr); err != nil {
+		p.add("%s", err.Error())
+	}
+}
+
+// startMetrics starts listening on p.MetricsAddr (nil, nil without it). It listens only on the
+// address the user gave; when the address cannot be listened on, that is the user's to fix.
+func startMetrics(p *RunPlan, out Out) (*liveMetrics, error) {
+	if p.MetricsAddr == "" {
+		return nil, nil
+	}
+	col := metrics.NewCollector(metrics.Info{Workload: "tpcc", Mode: string(p.Mode), Out: p.Out, Version: version.String()})
+	srv, err := metrics.Listen(p.MetricsAddr, col)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out.Stderr, "serving Prometheus metrics at %s during the run\n", srv.URL())
+	return &liveMetrics{col: col, srv: srv}, nil
+}
+
+// observe takes one interval (from OnTick).
+func (m *liveMetrics) observe(iv *measure.Interval) {
+	if m != nil {
+		m.col.Observe(iv)
+	}
+}
+
+// rate adds the backlog samples of an open-loop run to o, with the target rate of the moment.
+func (m *liveMetrics) rate(o tpcc.RateOptions, warmup time.Duration) tpcc.RateOptions {
+	if m == nil || len(o.Steps) == 0 {
+		return o
+	}
+	prev := o.OnBacklog
+	o.OnBacklog = func(s schedule.BacklogSample) {
+		if prev != nil {
+			prev(s)
+		}
+		m.col.ObserveRate(metrics.RateStats{
+			TargetPerSec: targetAt(o.Steps, warmup, s.At), Backlog: s.Depth, BacklogMax: s.Max, BacklogLimit: o.MaxBacklog,
+		})
+	}
+	return o
+}
+
+// targetAt is the arrival rate asked for at elapsed time at: the first step's during the warm-up,
+// then each step's in turn, and 0 once the last step has ended (no more arrivals).
+func targetAt(steps []schedule.Step, warmup, at time.Duration) float64 {
+	if at < warmup {
+		return steps[0].Rate
+	}
+	end := warmup
+	for _, s := range steps {
+		end += s.Duration
+		if at < end {
+			return s.Rate
+		}
+	}
+	return 0
+}
+
+// done marks the run finished (its figures stay until stop).
+func (m *liveMetrics) done() {
+	if m != nil {
+		m.col.SetPhase("done")
+	}
+}
+
+// stop stops listening.
+func (m *liveMetrics) stop() {
+	if m != nil {
+		_ = m.srv.Close()
+	}
+}

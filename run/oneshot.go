@@ -1,0 +1,145 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/workload/tpcc"
+)
+
+// LoadsPlan is the one-shot `candor tpcc`: a short peak probe in throughput mode (a closed loop, so
+// its latencies are those of a saturated system), then open-loop runs at fractions of that peak,
+// reported side by side, so that how the tails grow with load shows at once.
+type LoadsPlan struct {
+	// Base holds what every run shares (database, seed, isolation, interval, grace, the results
+	// directory, arrivals, backlog bound) and the probe's terminals and connections; its Duration
+	// and Warmup are each open-loop run's.
+	Base         RunPlan
+	PeakDuration time.Duration
+	PeakWarmup   time.Duration
+	// Percents of the peak to run at, in order (50 and 80 by default).
+	Percents []float64
+}
+
+// DefaultPercents are the one-shot's loads, in percent of the peak.
+var DefaultPercents = []float64{50, 80}
+
+// Validate checks the plan before anything connects.
+func (lp *LoadsPlan) Validate() error {
+	var p problems
+	if lp.PeakDuration <= 0 {
+		p.add("--peak-duration must be positive (got %s)", lp.PeakDuration)
+	}
+	if lp.PeakWarmup < 0 {
+		p.add("--peak-warmup must not be negative (got %s)", lp.PeakWarmup)
+	}
+	if len(lp.Percents) == 0 {
+		p.add("--loads needs at least one percentage of the peak, for example --loads 50,80")
+	}
+	for _, v := range lp.Percents {
+		if !(v > 0 && v <= 1000) {
+			p.add("--loads %g is not a percentage of the peak between 0 and 1000", v)
+		}
+	}
+	b := lp.Base
+	b.Mode = tpcc.ModeThroughput
+	if err := b.Validate(); err != nil {
+		p.add("%s", err.Error())
+	}
+	return p.err()
+}
+
+// ParsePercents reads --loads: percentages of the peak separated by commas ("50,80").
+func ParsePercents(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f), "%"), 64)
+		if err != nil {
+			return nil, fmt.Errorf("--loads %q is not a list of percentages of the peak: write for example --loads 50,80", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Loads runs the peak probe and the open-loop runs, each saved in its own directory under
+// Base.Out (peak, rate-50, rate-80), and prints them side by side. Progress lines go to Stderr as
+// each run goes; the runs' own summaries are not printed (candor report DIR prints one).
+func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error) {
+	if err := lp.Validate(); err != nil {
+		return nil, err
+	}
+	quiet := Out{Stdout: io.Discard, Stderr: out.Stderr, Terminal: out.Terminal}
+	n := 1 + len(lp.Percents)
+	var runs []report.LoadRun
+	finish := func(err error) ([]report.LoadRun, error) {
+		if len(runs) > 0 {
+			report.PrintLoads(out.Stdout, runs)
+			var dirs []string
+			for _, r := range runs {
+				dirs = append(dirs, filepath.Base(r.Dir))
+			}
+			fmt.Fprintf(out.Stderr, "results saved in %s/{%s}; candor report DIR prints one run's whole summary\n", lp.Base.Out, strings.Join(dirs, ","))
+		}
+		return runs, err
+	}
+
+	peak := lp.Base
+	peak.Mode, peak.Rate = tpcc.ModeThroughput, ""
+	peak.Duration, peak.Warmup = lp.PeakDuration, lp.PeakWarmup
+	peak.Out = filepath.Join(lp.Base.Out, "peak")
+	peak.Check = false
+	fmt.Fprintf(out.Stderr, "\n== 1/%d: the peak, in throughput mode (a closed loop: each terminal submits as soon as its previous transaction returns)\n", n)
+	pr, err := Run(ctx, peak, quiet)
+	if pr != nil {
+		runs = append(runs, report.LoadRun{Label: "peak", Dir: peak.Out, R: pr})
+	}
+	if err != nil {
+		return finish(err)
+	}
+	peakRate := allTypesRate(pr)
+	if !(peakRate > 0) {
+		return finish(fmt.Errorf("the peak probe completed no transaction in %.0f s: see its warnings in %s", pr.MeasureSeconds, peak.Out))
+	}
+	fmt.Fprintf(out.Stderr, "peak: %.1f transactions/s (all types together)\n", peakRate)
+
+	for i, pct := range lp.Percents {
+		rp := lp.Base
+		rp.Mode = tpcc.ModeRate
+		rp.Rate = strconv.FormatFloat(math.Max(0.1, math.Round(peakRate*pct/10)/10), 'f', -1, 64)
+		rp.Step, rp.StepEvery = 0, 0
+		rp.Terminals = 0                // one terminal state per district
+		rp.Connections = pr.Connections // the probe's pool, so the loads compare
+		rp.Out = filepath.Join(lp.Base.Out, "rate-"+strconv.FormatFloat(pct, 'f', -1, 64))
+		last := i == len(lp.Percents)-1
+		rp.Check, rp.CheckFull = lp.Base.Check && last, lp.Base.CheckFull && last
+		fmt.Fprintf(out.Stderr, "\n== %d/%d: open loop at %g%% of the peak: %s arrivals of %s/s, whatever the database does\n", i+2, n, pct, rp.Arrivals, rp.Rate)
+		r, err := Run(ctx, rp, quiet)
+		if r != nil {
+			runs = append(runs, report.LoadRun{Label: fmt.Sprintf("%g%% of peak", pct), Dir: rp.Out, R: r})
+		}
+		if err != nil { // interrupted, or the consistency check failed: shown with the comparison
+			return finish(err)
+		}
+	}
+	return finish(nil)
+}
+
+// allTypesRate is the transactions (all five types) completed per second of the measurement.
+func allTypesRate(r *report.Result) float64 {
+	if r.MeasureSeconds <= 0 {
+		return 0
+	}
+	var n int64
+	for _, t := range r.Transactions {
+		n += t.Count
+	}
+	return float64(n) / r.MeasureSeconds
+}

@@ -1,0 +1,55 @@
+package sysmon
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/candor-bench/candor/driver"
+)
+
+// MySQLSettings are the MySQL/MariaDB system variables a result discloses: durability
+// (innodb_flush_log_at_trx_commit, innodb_doublewrite, the binary log and its sync), memory
+// (innodb_buffer_pool_size), the flush method and the connection limit. A server without one of them
+// (another engine speaking the protocol) leaves it out.
+var MySQLSettings = []string{"innodb_flush_log_at_trx_commit", "innodb_doublewrite", "log_bin", "sync_binlog",
+	"innodb_buffer_pool_size", "innodb_flush_method", "max_connections"}
+
+// discloseMySQL reads the settings, the database's size (its tables' data and indexes, as
+// information_schema estimates them) and whether the server runs on this host.
+func discloseMySQL(ctx context.Context, db driver.DB, d *Disclosure) error {
+	if a, ok := db.(interface{ ServerHost() string }); ok {
+		d.OnDriverHost = isLocalAddr(a.ServerHost())
+	}
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("connecting to read the settings: %w", err)
+	}
+	defer c.Close()
+	q := "SELECT variable_name, variable_value FROM information_schema.global_variables WHERE variable_name IN ('" +
+		strings.ToUpper(strings.Join(MySQLSettings, "','")) + "')"
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		return fmt.Errorf("reading the settings: %w", err)
+	}
+	d.Settings = map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return fmt.Errorf("reading the settings: %w", err)
+		}
+		d.Settings[strings.ToLower(k)] = v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading the settings: %w", err)
+	}
+	var size sql.NullInt64
+	if err := c.QueryRow(ctx, "SELECT CAST(SUM(data_length + index_length) AS SIGNED) FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&size); err != nil {
+		return fmt.Errorf("reading the database size: %w", err)
+	}
+	d.SizeBytes = size.Int64
+	return nil
+}

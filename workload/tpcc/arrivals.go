@@ -1,0 +1,95 @@
+package tpcc
+
+import (
+	"context"
+
+	"github.com/candor-bench/candor/gen"
+	"github.com/candor-bench/candor/schedule"
+)
+
+// Open-loop arrivals (ModeRate). The standard's terminals are a closed loop: each waits for its
+// response, thinks, keys, submits. In rate mode transactions arrive at the times a pacer says
+// (schedule.RunRate), whatever the database does, and each arrival needs what a terminal would have
+// keyed: a type and inputs. They come from a pool of terminal states:
+//
+//   - The pool has one terminal per district by default (10 per warehouse, clause 4.2.2), each bound
+//     to its home warehouse and district, with its own card deck (clause 5.2.4.2) and random stream,
+//     exactly as in the other modes.
+//   - Arrival i is drawn from terminal i mod N, round-robin: every terminal, and so every warehouse
+//     and district, gets the same share of arrivals, and the whole mix follows the decks (each
+//     terminal's every 23 arrivals are one pass of its deck). A terminal may have several arrivals in
+//     flight at once: each arrival's inputs are copied into a job record of its own when drawn.
+//   - Draws happen in arrival order from one goroutine, so the same seed and plan give the same
+//     sequence of inputs per terminal whatever the database did; dropped arrivals are drawn too.
+
+// RateOptions is the open-loop part of a run plan.
+type RateOptions struct {
+	// Steps are the measurement window step by step (one step for a single rate); the warm-up runs
+	// at the first step's rate.
+	Steps   []schedule.Step
+	Process schedule.Process
+	// MaxBacklog bounds the arrivals waiting for a connection; past it they are dropped (counted).
+	MaxBacklog int
+	// OnBacklog, when set, receives each tick's backlog sample (live metrics).
+	OnBacklog func(schedule.BacklogSample)
+}
+
+// arrivalSource draws arrivals round-robin from a pool of terminals (schedule.Source).
+type arrivalSource struct {
+	pool  []*terminal
+	group []int // terminal -> worker group (its warehouse's endpoint); nil: one group
+}
+
+var _ schedule.Source = (*arrivalSource)(nil)
+
+// NewJob returns an empty record: a terminal value that only carries one arrival's inputs.
+func (s *arrivalSource) NewJob() schedule.Terminal { return &terminal{} }
+
+// Draw draws arrival i from terminal i mod N: its next card and that transaction's inputs, copied
+// into job along with the terminal's home warehouse and district.
+func (s *arrivalSource) Draw(i int64, job schedule.Terminal) (op, group int) {
+	k := int(i % int64(len(s.pool)))
+	t := s.pool[k]
+	op, _ = t.Next()
+	j := job.(*terminal)
+	j.id, j.w, j.d, j.W = t.id, t.w, t.d, t.W
+	switch op {
+	case NewOrder:
+		j.no = t.no
+	case Payment:
+		j.pay = t.pay
+	case OrderStatus:
+		j.os = t.os
+	case Delivery:
+		j.dl = t.dl
+	case StockLevel:
+		j.sl = t.sl
+	}
+	if s.group != nil {
+		group = s.group[k]
+	}
+	return op, group
+}
+
+// runOpen runs the terminals of terms as an open-loop source, with the workers, executor, recorder
+// and window of closed (the closed-loop configuration Run built).
+func runOpen(ctx context.Context, o RunOptions, terms []*terminal, closed schedule.Config) (schedule.Summary, *schedule.RateSummary, error) {
+	src := &arrivalSource{pool: terms, group: closed.TerminalGroup}
+	return schedule.RunRate(ctx, schedule.RateConfig{
+		Source:      src,
+		Workers:     closed.Workers,
+		WorkerGroup: closed.WorkerGroup,
+		Exec:        closed.Exec,
+		Rec:         closed.Rec,
+		Process:     o.Rate.Process,
+		Seed:        gen.Derive(o.Seed, "tpcc", "arrivals"),
+		Steps:       o.Rate.Steps,
+		Warmup:      o.Warmup,
+		MaxBacklog:  o.Rate.MaxBacklog,
+		Grace:       o.Grace,
+		Tick:        o.Tick,
+		OnTick:      closed.OnTick,
+		Start:       closed.Start,
+		OnBacklog:   o.Rate.OnBacklog,
+	})
+}

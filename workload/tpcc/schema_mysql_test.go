@@ -1,0 +1,82 @@
+package tpcc
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSchemaMySQL: the MySQL DDL has the types of clause 1.3, InnoDB with a binary collation, the
+// primary keys in CREATE TABLE (history has none), and the two secondary indexes.
+func TestSchemaMySQL(t *testing.T) {
+	stmts, err := SchemaSQL(dialectMySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(stmts, "\n")
+	for _, want := range []string{
+		"w_ytd DECIMAL(12,2) NOT NULL", "w_tax DECIMAL(4,4) NOT NULL", "h_amount DECIMAL(6,2) NOT NULL",
+		"i_price DECIMAL(5,2) NOT NULL", "ol_delivery_d DATETIME(6),", "o_carrier_id INT,", "c_data VARCHAR(500) NOT NULL",
+		"s_dist_10 CHAR(24) NOT NULL", "PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)", "PRIMARY KEY (s_w_id, s_i_id)",
+		"CREATE INDEX customer_name_idx ON customer (c_w_id, c_d_id, c_last, c_first)",
+		"CREATE INDEX orders_customer_idx ON orders (o_w_id, o_d_id, o_c_id, o_id)",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the MySQL schema lacks %q", want)
+		}
+	}
+	creates := 0
+	for _, s := range stmts {
+		if !strings.HasPrefix(s, "CREATE TABLE ") {
+			continue
+		}
+		creates++
+		if !strings.HasSuffix(s, ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin") {
+			t.Errorf("table options missing: %s", s)
+		}
+		if strings.HasPrefix(s, "CREATE TABLE history ") == strings.Contains(s, "PRIMARY KEY") {
+			t.Errorf("primary key wrong: %s", s)
+		}
+	}
+	if creates != len(tables) || len(stmts) != len(tables)+len(indexes) {
+		t.Errorf("%d statements, %d CREATE TABLE", len(stmts), creates)
+	}
+}
+
+func TestMySQLPlaceholders(t *testing.T) {
+	if got := mysqlPlaceholders("UPDATE t SET a = $1, b = '$x' WHERE c = $2 AND d = $3"); got != "UPDATE t SET a = ?, b = '$x' WHERE c = ? AND d = ?" {
+		t.Errorf("mysqlPlaceholders = %q", got)
+	}
+	if got := placeholders(dialectMySQL, metaInsertSQL); strings.Count(got, "?") != 8 || strings.Contains(got, "$") {
+		t.Errorf("candor_load's insert for MySQL: %s", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("parameters out of order did not panic")
+		}
+	}()
+	mysqlPlaceholders("SELECT $2, $1")
+}
+
+// TestMySQLStatementTexts: every statement text is built once and has as many parameters as the
+// code passes (a mismatch would only show on a server).
+func TestMySQLStatementTexts(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		args int
+	}{
+		{mysqlNOHeader, 6}, {mysqlNOOrder, 7}, {mysqlNONewOrder, 3}, {mysqlNOStock, 1 + 2*MaxLines},
+		{mysqlNOStockUpdate[0], 6}, {mysqlNOStockUpdate[MaxLines-1], 6 * MaxLines},
+		{mysqlNOLines[0], 9}, {mysqlNOLines[MaxLines-1], 9 * MaxLines},
+		{mysqlPayCustomer, 8}, {mysqlPayRead, 6}, {mysqlPayHistory, 9}, {mysqlOrderStatus, 6},
+		{mysqlDelLock, 1 + 2*DistrictsPerWarehouse}, {mysqlDelNewOrder, 1 + 2*DistrictsPerWarehouse},
+		{mysqlDelOrders, 2 + 2*DistrictsPerWarehouse}, {mysqlDelLines, 2 + 2*DistrictsPerWarehouse},
+		{mysqlDelCustomers, 2 + 2*DistrictsPerWarehouse}, {mysqlStockLevel, 6},
+	} {
+		if n := strings.Count(c.sql, "?"); n != c.args {
+			t.Errorf("%d parameters, want %d: %s", n, c.args, c.sql)
+		}
+	}
+	if !strings.Contains(mysqlNOStock, "WHEN 10 THEN s_dist_10") || strings.Contains(mysqlNOStock, "JOIN item") {
+		t.Errorf("New-Order's stock read: %s", mysqlNOStock)
+	}
+}

@@ -1,0 +1,486 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/candor-bench/candor/driver"
+)
+
+// MySQL and MariaDB statements: plain transactions with SELECT ... FOR UPDATE and `?` parameters,
+// in the SQL that MySQL 8, MariaDB 10.x, TiDB and Dolt share (no RETURNING, no UPDATE ... FROM, no
+// engine-specific syntax). Money crosses the wire as int64 cents and rates as int64
+// ten-thousandths: the SQL converts from and to DECIMAL with ? * 0.01 and CAST(x * 100 AS SIGNED),
+// which is exact. Every statement text is fixed (lists padded to their maximum, or one text per
+// count, built once), so the client formats no SQL per transaction and each text is prepared once
+// per connection.
+//
+// Round trips (BEGIN and COMMIT included): New-Order 9, Payment 7 (8 by last name), Order-Status 3
+// (4), Delivery 7 for all ten districts, Stock-Level 3.
+
+type mysqlTxOps struct{}
+
+var _ txOps = mysqlTxOps{}
+
+// mysqlState is the reusable scan state of the MySQL statements.
+type mysqlState struct {
+	noHeader, payDest, osDest []any
+	w, i, qty, price          int64
+	// Order-Status: the customer's latest order and one of its lines; null when there is none.
+	oID, carrier, olItem, olSupply, olQty, olAmount sql.NullInt64
+	entryD, deliveryD                               sql.NullTime
+	// Delivery: the oldest undelivered order per district.
+	delD, delO [DistrictsPerWarehouse]int64
+}
+
+// mysqlPairs is "(?, ?), (?, ?), ..." with n pairs.
+func mysqlPairs(n int) string {
+	return strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", ")
+}
+
+// New-Order, clause 2.4.2.2.
+const (
+	// ? w_id, ? d_id: D_NEXT_O_ID incremented under the district's row lock (taken first, so that
+	// concurrent New-Orders of a district queue here).
+	mysqlNODistrict = `UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?`
+	// The order id (the district's D_NEXT_O_ID before the increment), D_TAX, W_TAX, and the
+	// customer's C_DISCOUNT, C_LAST, C_CREDIT; ? d_w_id, d_id, w_id, c_w_id, c_d_id, c_id.
+	mysqlNOHeader = `SELECT d_next_o_id - 1, CAST(d_tax * 10000 AS SIGNED), CAST(w_tax * 10000 AS SIGNED),
+	CAST(c_discount * 10000 AS SIGNED), c_last, c_credit
+FROM district, warehouse, customer
+WHERE d_w_id = ? AND d_id = ? AND w_id = ? AND c_w_id = ? AND c_d_id = ? AND c_id = ?`
+	// ? o_id, d_id, w_id, c_id, entry_d, ol_cnt, all_local
+	mysqlNOOrder = `INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+VALUES (?, ?, ?, ?, ?, NULL, ?, ?)`
+	// ? o_id, d_id, w_id
+	mysqlNONewOrder = `INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)`
+)
+
+// mysqlNOStock reads and locks the stock rows of an order with their items: ? d_id (which
+// S_DIST_xx), then MaxLines (s_w_id, s_i_id) pairs, the distinct ones padded by repeating the last.
+// The rows are locked in key order (a range scan of the primary key over the sorted pairs), so
+// concurrent New-Orders cannot deadlock on stock. The item is read by scalar subqueries, which
+// FOR UPDATE does not lock: a join would lock the item rows too and make every New-Order of every
+// warehouse queue for the popular items. An unused item has no stock row, so no row comes back.
+var mysqlNOStock = func() string {
+	var dist strings.Builder
+	for d := 1; d <= DistrictsPerWarehouse; d++ {
+		fmt.Fprintf(&dist, " WHEN %d THEN s_dist_%s", d, twoDigits(d))
+	}
+	return `SELECT s_w_id, s_i_id, s_quantity, CASE ?` + dist.String() + ` END,
+	(SELECT CAST(i_price * 100 AS SIGNED) FROM item WHERE i_id = s_i_id),
+	(SELECT i_name FROM item WHERE i_id = s_i_id),
+	(SELECT i_data LIKE '%ORIGINAL%' FROM item WHERE i_id = s_i_id) AND s_data LIKE '%ORIGINAL%'
+FROM stock WHERE (s_w_id, s_i_id) IN (` + mysqlPairs(MaxLines) + `)
+ORDER BY s_w_id, s_i_id FOR UPDATE`
+}()
+
+// mysqlNOStockUpdate[n-1] writes n stock rows, each once, with the values computed in Go
+// (S_QUANTITY after the stock rule; the S_YTD, S_ORDER_CNT, S_REMOTE_CNT increments): a join with
+// a derived table of the n rows, 6 parameters each (s_w_id, s_i_id, quantity, ytd, order_cnt,
+// remote_cnt).
+var mysqlNOStockUpdate = func() (s [MaxLines]string) {
+	for n := 1; n <= MaxLines; n++ {
+		rows := "SELECT ? AS w, ? AS i, ? AS q, ? AS ytd, ? AS cnt, ? AS rem" +
+			strings.Repeat(" UNION ALL SELECT ?, ?, ?, ?, ?, ?", n-1)
+		s[n-1] = `UPDATE stock JOIN (` + rows + `) u ON s_w_id = u.w AND s_i_id = u.i
+SET s_quantity = u.q, s_ytd = s_ytd + u.ytd, s_order_cnt = s_order_cnt + u.cnt, s_remote_cnt = s_remote_cnt + u.rem`
+	}
+	return s
+}()
+
+// mysqlNOLines[n-1] inserts n order lines: ? o_id, d_id, w_id, number, i_id, supply_w_id,
+// quantity, amount (cents), dist_info per line (OL_DELIVERY_D null).
+var mysqlNOLines = func() (s [MaxLines]string) {
+	for n := 1; n <= MaxLines; n++ {
+		s[n-1] = `INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+	ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, NULL, ?, ? * 0.01, ?), ", n), ", ")
+	}
+	return s
+}()
+
+func (mysqlTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) error {
+	st, my := &cl.no, &cl.my
+	in := st.in
+	n, err := c.Exec(ctx, mysqlNODistrict, cl.argList(in.WID, in.DID)...)
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return errNotFound
+	}
+	if my.noHeader == nil {
+		my.noHeader = []any{&st.oID, &st.dTax, &st.wTax, &st.cDiscount, &st.cLast, &st.cCredit}
+	}
+	if err := c.QueryRow(ctx, mysqlNOHeader, cl.argList(in.WID, in.DID, in.WID, in.WID, in.DID, in.CID)...).Scan(my.noHeader...); err != nil {
+		return notFound(err)
+	}
+	allLocal := 0
+	if in.AllLocal() {
+		allLocal = 1
+	}
+	if _, err := c.Exec(ctx, mysqlNOOrder, cl.argList(st.oID, in.DID, in.WID, in.CID, in.EntryD, in.OLCnt, allLocal)...); err != nil {
+		return err
+	}
+	if _, err := c.Exec(ctx, mysqlNONewOrder, cl.argList(st.oID, in.DID, in.WID)...); err != nil {
+		return err
+	}
+
+	args := append(cl.args[:0], in.DID)
+	for k := 0; k < MaxLines; k++ {
+		r := &st.rows[min(k, st.nRows-1)]
+		args = append(args, r.w, r.i)
+	}
+	cl.args = args
+	rows, err := c.Query(ctx, mysqlNOStock, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var dist, name string
+		var original bool
+		if err := rows.Scan(&my.w, &my.i, &my.qty, &dist, &my.price, &name, &original); err != nil {
+			return err
+		}
+		k := st.find(int32(my.w), int32(my.i))
+		if k < 0 {
+			return fmt.Errorf("tpcc: new-order: unexpected stock row (%d, %d)", my.w, my.i)
+		}
+		r := &st.rows[k]
+		r.qty, r.dist, r.price, r.name, r.original, r.found = int32(my.qty), dist, my.price, name, original, true
+	}
+	return rows.Err()
+}
+
+func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) error {
+	st := &cl.no
+	in := st.in
+	args := cl.args[:0]
+	found := 0
+	for k := 0; k < st.nRows; k++ {
+		r := &st.rows[k]
+		if r.found {
+			args = append(args, r.w, r.i, r.qty, r.ytd, r.orderCnt, r.remoteCnt)
+			found++
+		}
+	}
+	cl.args = args
+	if found > 0 {
+		n, err := c.Exec(ctx, mysqlNOStockUpdate[found-1], args...)
+		if err != nil {
+			return err
+		}
+		if int(n) != found {
+			return fmt.Errorf("tpcc: new-order updated %d stock rows, expected %d", n, found)
+		}
+	}
+	args = cl.args[:0]
+	lines := 0
+	for l := 0; l < in.OLCnt; l++ {
+		if l == st.missing {
+			continue
+		}
+		line := &in.Lines[l]
+		args = append(args, st.oID, in.DID, in.WID, l+1, line.ItemID, line.SupplyWID, line.Quantity,
+			st.amount[l], st.rows[st.lineRow[l]].dist)
+		lines++
+	}
+	cl.args = args
+	if lines == 0 {
+		return nil
+	}
+	n, err := c.Exec(ctx, mysqlNOLines[lines-1], args...)
+	if err != nil {
+		return err
+	}
+	if int(n) != lines {
+		return fmt.Errorf("tpcc: new-order inserted %d order lines, expected %d", n, lines)
+	}
+	return nil
+}
+
+// Payment, clause 2.5.2.2: the rows are locked in the order warehouse, district, customer.
+const (
+	// ? amount (cents), w_id
+	mysqlPayWarehouse = `UPDATE warehouse SET w_ytd = w_ytd + ? * 0.01 WHERE w_id = ?`
+	// ? amount, w_id, d_id
+	mysqlPayDistrict = `UPDATE district SET d_ytd = d_ytd + ? * 0.01 WHERE d_w_id = ? AND d_id = ?`
+	// ? c_w_id, c_d_id, c_last: the matching customers sorted by c_first (clause 2.5.2.2).
+	mysqlByName = `SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first`
+	// ? amount, amount, d_id, w_id, amount, c_w_id, c_d_id, c_id. For bad credit, "C_ID C_D_ID C_W_ID
+	// D_ID W_ID H_AMOUNT " goes in front of C_DATA, cut to 500 characters.
+	mysqlPayCustomer = `UPDATE customer SET c_balance = c_balance - ? * 0.01, c_ytd_payment = c_ytd_payment + ? * 0.01,
+	c_payment_cnt = c_payment_cnt + 1,
+	c_data = CASE WHEN c_credit = 'BC' THEN LEFT(CONCAT(c_id, ' ', c_d_id, ' ', c_w_id, ' ', ?, ' ', ?, ' ', ? * 0.01, ' ', c_data), 500)
+		ELSE c_data END
+WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?`
+	// What Payment shows, read after the updates; ? w_id, w_id, d_id, c_w_id, c_d_id, c_id.
+	mysqlPayRead = `SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip,
+	d_name, d_street_1, d_street_2, d_city, d_state, d_zip,
+	c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit,
+	CAST(c_credit_lim * 100 AS SIGNED), CAST(c_discount * 10000 AS SIGNED), CAST(c_balance * 100 AS SIGNED),
+	CASE WHEN c_credit = 'BC' THEN LEFT(c_data, 200) ELSE '' END
+FROM warehouse, district, customer
+WHERE w_id = ? AND d_w_id = ? AND d_id = ? AND c_w_id = ? AND c_d_id = ? AND c_id = ?`
+	// ? c_id, c_d_id, c_w_id, d_id, w_id, date, amount, w_name, d_name
+	mysqlPayHistory = `INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+VALUES (?, ?, ?, ?, ?, ?, ? * 0.01, CONCAT(?, '    ', ?))`
+)
+
+func (mysqlTxOps) payment(ctx context.Context, c driver.Conn, cl *Client) error {
+	st, my := &cl.pay, &cl.my
+	in := st.in
+	if n, err := c.Exec(ctx, mysqlPayWarehouse, cl.argList(in.AmountCents, in.WID)...); err != nil {
+		return err
+	} else if n != 1 {
+		return errNotFound
+	}
+	if n, err := c.Exec(ctx, mysqlPayDistrict, cl.argList(in.AmountCents, in.WID, in.DID)...); err != nil {
+		return err
+	} else if n != 1 {
+		return errNotFound
+	}
+	cID := int32(in.CID)
+	if in.ByName {
+		var err error
+		if cID, err = customerByName(ctx, c, mysqlByName, &st.ids, in.CWID, in.CDID, in.CLast); err != nil {
+			return err
+		}
+	}
+	n, err := c.Exec(ctx, mysqlPayCustomer, cl.argList(in.AmountCents, in.AmountCents, in.DID, in.WID, in.AmountCents,
+		in.CWID, in.CDID, cID)...)
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return errNotFound
+	}
+	if my.payDest == nil {
+		w, d, cu := &st.wAddr, &st.dAddr, &st.c
+		my.payDest = []any{&st.wName, &w.street1, &w.street2, &w.city, &w.state, &w.zip,
+			&st.dName, &d.street1, &d.street2, &d.city, &d.state, &d.zip,
+			&cu.first, &cu.middle, &cu.last, &cu.addr.street1, &cu.addr.street2, &cu.addr.city, &cu.addr.state,
+			&cu.addr.zip, &cu.phone, &cu.since, &cu.credit, &cu.creditLim, &cu.discount, &cu.balance, &cu.data}
+	}
+	if err := c.QueryRow(ctx, mysqlPayRead, cl.argList(in.WID, in.WID, in.DID, in.CWID, in.CDID, cID)...).Scan(my.payDest...); err != nil {
+		return notFound(err)
+	}
+	st.c.id = cID
+	_, err = c.Exec(ctx, mysqlPayHistory, cl.argList(cID, in.CDID, in.CWID, in.DID, in.WID, in.Date, in.AmountCents, st.wName, st.dName)...)
+	return err
+}
+
+// Order-Status, clause 2.6.2.2, in one statement: the customer, their latest order (the highest
+// o_id, through the orders (o_w_id, o_d_id, o_c_id, o_id) index) and its lines, one row per line
+// (one row with null order and line columns for a customer without orders). ? w_id, d_id, c_id,
+// w_id, d_id, c_id.
+const mysqlOrderStatus = `SELECT CAST(c.c_balance * 100 AS SIGNED), c.c_first, c.c_middle, c.c_last,
+	o.o_id, o.o_entry_d, o.o_carrier_id,
+	ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, CAST(ol.ol_amount * 100 AS SIGNED), ol.ol_delivery_d
+FROM customer c
+LEFT JOIN orders o ON o.o_w_id = c.c_w_id AND o.o_d_id = c.c_d_id
+	AND o.o_id = (SELECT MAX(o_id) FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ?)
+LEFT JOIN order_line ol ON ol.ol_w_id = o.o_w_id AND ol.ol_d_id = o.o_d_id AND ol.ol_o_id = o.o_id
+WHERE c.c_w_id = ? AND c.c_d_id = ? AND c.c_id = ?
+ORDER BY ol.ol_number`
+
+func (mysqlTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) error {
+	st, my := &cl.os, &cl.my
+	in := st.in
+	cID := int32(in.CID)
+	if in.ByName {
+		var err error
+		if cID, err = customerByName(ctx, c, mysqlByName, &st.ids, in.WID, in.DID, in.CLast); err != nil {
+			return err
+		}
+	}
+	st.cID = cID
+	rows, err := c.Query(ctx, mysqlOrderStatus, cl.argList(in.WID, in.DID, cID, in.WID, in.DID, cID)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if my.osDest == nil {
+		my.osDest = []any{&st.balance, &st.first, &st.middle, &st.last, &my.oID, &my.entryD, &my.carrier,
+			&my.olItem, &my.olSupply, &my.olQty, &my.olAmount, &my.deliveryD}
+	}
+	found := false
+	for rows.Next() {
+		if err := rows.Scan(my.osDest...); err != nil {
+			return err
+		}
+		found = true
+		if !my.oID.Valid {
+			continue // a customer without orders
+		}
+		st.oID, st.entryD, st.carrierID = my.oID.Int64, my.entryD.Time, int32(my.carrier.Int64)
+		if !my.olItem.Valid {
+			continue // an order without lines (a corrupt database; check finds it)
+		}
+		l, err := st.addLine()
+		if err != nil {
+			return err
+		}
+		l.itemID, l.supplyWID, l.quantity = int32(my.olItem.Int64), int32(my.olSupply.Int64), int32(my.olQty.Int64)
+		l.amount, l.delivered, l.deliveryD = my.olAmount.Int64, my.deliveryD.Valid, my.deliveryD.Time
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if !found {
+		return errNotFound
+	}
+	return nil
+}
+
+// Delivery, clause 2.7.4.2, all ten districts in one transaction of set-based statements. The
+// oldest undelivered order of each district is read first (a plain read, one index dive per
+// district: a locking read with GROUP BY would lock every new_order row of the warehouse), then
+// those new_order rows are read again, locking them (a locking read sees the latest committed
+// rows). A district whose row is gone was delivered meanwhile by a concurrent Delivery of the same
+// warehouse (candor runs one at a time per warehouse, but the transaction must stay correct): its
+// now oldest order is found and locked by a locking read of that district alone, or the district is
+// skipped if it has none. The locked orders are then delivered. The pair lists hold
+// DistrictsPerWarehouse (d_id, o_id) pairs, the districts delivered padded by repeating the last
+// one, so each statement has one text.
+const (
+	// ? w_id
+	mysqlDelOldest = `SELECT no_d_id, MIN(no_o_id) FROM new_order WHERE no_w_id = ? GROUP BY no_d_id ORDER BY no_d_id`
+	// ? w_id, d_id
+	mysqlDelOldestLocked = `SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE`
+)
+
+var (
+	// ? w_id, pairs
+	mysqlDelLock = `SELECT no_d_id, no_o_id FROM new_order WHERE no_w_id = ? AND (no_d_id, no_o_id) IN (` + mysqlPairs(DistrictsPerWarehouse) + `)
+ORDER BY no_d_id, no_o_id FOR UPDATE`
+	// ? w_id, pairs
+	mysqlDelNewOrder = `DELETE FROM new_order WHERE no_w_id = ? AND (no_d_id, no_o_id) IN (` + mysqlPairs(DistrictsPerWarehouse) + `)`
+	// ? carrier, w_id, pairs
+	mysqlDelOrders = `UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND (o_d_id, o_id) IN (` + mysqlPairs(DistrictsPerWarehouse) + `)`
+	// ? delivery date, w_id, pairs
+	mysqlDelLines = `UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND (ol_d_id, ol_o_id) IN (` + mysqlPairs(DistrictsPerWarehouse) + `)`
+	// ? w_id, pairs, w_id: each order's customer gets the sum of its lines' amounts.
+	mysqlDelCustomers = `UPDATE customer JOIN (
+	SELECT o_d_id AS d, o_c_id AS c, SUM(ol_amount) AS amount
+	FROM orders JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
+	WHERE o_w_id = ? AND (o_d_id, o_id) IN (` + mysqlPairs(DistrictsPerWarehouse) + `)
+	GROUP BY o_d_id, o_c_id) s ON c_w_id = ? AND c_d_id = s.d AND c_id = s.c
+SET c_balance = c_balance + s.amount, c_delivery_cnt = c_delivery_cnt + 1`
+)
+
+func (mysqlTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error {
+	st, my := &cl.del, &cl.my
+	n, err := scanPairs(ctx, c, mysqlDelOldest, &my.delD, &my.delO, cl.argList(st.w)...)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		st.res.Skipped = DistrictsPerWarehouse // clause 2.7.4.2: skipped districts
+		return nil
+	}
+	// pairs appends the (d_id, o_id) pairs, padded to DistrictsPerWarehouse.
+	pairs := func(args []any) []any {
+		for k := 0; k < DistrictsPerWarehouse; k++ {
+			j := min(k, n-1)
+			args = append(args, my.delD[j], my.delO[j])
+		}
+		return args
+	}
+	cl.args = pairs(append(cl.args[:0], st.w))
+	var lockD, lockO [DistrictsPerWarehouse]int64
+	locked, err := scanPairs(ctx, c, mysqlDelLock, &lockD, &lockO, cl.args...)
+	if err != nil {
+		return err
+	}
+	if locked < n { // some were delivered meanwhile: lock those districts' oldest orders now
+		m := 0
+		for k := 0; k < n; k++ {
+			if m < locked && lockD[m] == my.delD[k] {
+				my.delO[k] = lockO[m]
+				m++
+				continue
+			}
+			err := c.QueryRow(ctx, mysqlDelOldestLocked, cl.argList(st.w, my.delD[k])...).Scan(&my.delO[k])
+			if err == driver.ErrNoRows {
+				my.delO[k] = 0 // none left: skipped
+			} else if err != nil {
+				return err
+			}
+		}
+		kept := 0
+		for k := 0; k < n; k++ {
+			if my.delO[k] != 0 {
+				my.delD[kept], my.delO[kept] = my.delD[k], my.delO[k]
+				kept++
+			}
+		}
+		if n = kept; n == 0 {
+			st.res.Skipped = DistrictsPerWarehouse
+			return nil
+		}
+	}
+	st.res.Delivered, st.res.Skipped = n, DistrictsPerWarehouse-n // clause 2.7.4.2: skipped districts
+	check := func(what string, got int64, err error) error {
+		if err != nil {
+			return err
+		}
+		if int(got) != n {
+			return fmt.Errorf("tpcc: delivery of warehouse %d: %s %d rows for %d districts (a concurrent Delivery, or orders, lines or customers missing)", st.w, what, got, n)
+		}
+		return nil
+	}
+	cl.args = pairs(append(cl.args[:0], st.w))
+	got, err := c.Exec(ctx, mysqlDelNewOrder, cl.args...)
+	if err := check("deleted new_order", got, err); err != nil {
+		return err
+	}
+	cl.args = pairs(append(cl.args[:0], st.in.CarrierID, st.w))
+	got, err = c.Exec(ctx, mysqlDelOrders, cl.args...)
+	if err := check("updated orders", got, err); err != nil {
+		return err
+	}
+	cl.args = pairs(append(cl.args[:0], st.now, st.w))
+	if _, err := c.Exec(ctx, mysqlDelLines, cl.args...); err != nil {
+		return err
+	}
+	cl.args = append(pairs(append(cl.args[:0], st.w)), st.w)
+	got, err = c.Exec(ctx, mysqlDelCustomers, cl.args...)
+	return check("updated customer", got, err)
+}
+
+// scanPairs reads the (d_id, o_id) rows of a query, at most DistrictsPerWarehouse, into d and o.
+func scanPairs(ctx context.Context, c driver.Conn, query string, d, o *[DistrictsPerWarehouse]int64, args ...any) (int, error) {
+	rows, err := c.Query(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		if n == DistrictsPerWarehouse {
+			return 0, fmt.Errorf("tpcc: delivery: more than %d districts with new orders", DistrictsPerWarehouse)
+		}
+		if err := rows.Scan(&d[n], &o[n]); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// Stock-Level, clause 2.8.2.2, in one statement; ? w_id, d_id, w_id, w_id, d_id, threshold.
+const mysqlStockLevel = `SELECT COUNT(DISTINCT s_i_id)
+FROM district
+JOIN order_line ON ol_w_id = ? AND ol_d_id = ? AND ol_o_id < d_next_o_id AND ol_o_id >= d_next_o_id - 20
+JOIN stock ON s_w_id = ? AND s_i_id = ol_i_id
+WHERE d_w_id = ? AND d_id = ? AND s_quantity < ?`
+
+func (mysqlTxOps) stockLevel(ctx context.Context, c driver.Conn, cl *Client) error {
+	st := &cl.sl
+	return c.QueryRow(ctx, mysqlStockLevel, cl.argList(st.w, st.d, st.w, st.w, st.d, st.in.Threshold)...).Scan(&st.count)
+}
