@@ -153,7 +153,7 @@ func Open(ctx context.Context, raw string) (DB, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
-		return nil, userr.Errorf("the database URL %q is malformed: use postgres://user:pass@host:port/db or sqlite:PATH", Redact(raw))
+		return nil, userr.Errorf("the database URL %q is malformed: use postgres://user:pass@host:port/db, mysql://user:pass@host:port/db or sqlite:PATH (schemes: %s)", Redact(raw), strings.Join(Schemes(), ", "))
 	}
 	open, ok := openers[strings.ToLower(u.Scheme)]
 	if !ok {
