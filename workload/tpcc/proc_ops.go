@@ -58,9 +58,6 @@ type procState struct {
 	noDest []any
 
 	payDest []any
-
-	os     orderStatusScan
-	osDest []any
 }
 
 // procNewOrderRow is one row of candor_new_order: a line (kind 1) or the header (kind 0).
@@ -197,37 +194,9 @@ func (p *procState) paymentDest(st *paymentState) []any {
 	return p.payDest
 }
 
-// scanOrderStatus reads candor_order_status's rows: the customer and order (kind 0), then the lines.
+// scanOrderStatus reads candor_order_status's rows, which have the interactive statement's shape.
 func (p *procState) scanOrderStatus(rows driver.Rows, st *orderStatusState) error {
-	sc := &p.os
-	if p.osDest == nil {
-		p.osDest = []any{&sc.kind, &sc.cID, &sc.first, &sc.middle, &sc.last, &sc.balance, &sc.oID, &sc.entryD,
-			&sc.carrierID, &sc.l.itemID, &sc.l.supplyWID, &sc.l.quantity, &sc.l.amount, &sc.l.delivered, &sc.l.deliveryD}
-	}
-	header := false
-	for rows.Next() {
-		if err := rows.Scan(p.osDest...); err != nil {
-			return err
-		}
-		if sc.kind == 0 {
-			header = true
-			st.cID, st.first, st.middle, st.last, st.balance = sc.cID, sc.first, sc.middle, sc.last, sc.balance
-			st.oID, st.entryD, st.carrierID = sc.oID, sc.entryD, sc.carrierID
-			continue
-		}
-		line, err := st.addLine()
-		if err != nil {
-			return err
-		}
-		*line = sc.l
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if !header {
-		return errNotFound
-	}
-	return nil
+	return st.scanRows(rows)
 }
 
 // procError maps the errors the procedures raise on purpose: the New-Order rollback becomes

@@ -364,6 +364,12 @@ func (pgTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) error
 		return err
 	}
 	defer rows.Close()
+	return st.scanRows(rows)
+}
+
+// scanRows reads the rows of the one-statement Order-Status (interactive or procedure): the customer
+// and order first (kind 0), then the order's lines. No header row means no such customer.
+func (st *orderStatusState) scanRows(rows driver.Rows) error {
 	sc := &st.scan
 	if st.dest == nil {
 		st.dest = []any{&sc.kind, &sc.cID, &sc.first, &sc.middle, &sc.last, &sc.balance, &sc.oID, &sc.entryD,
