@@ -408,30 +408,15 @@ func (r *rateRun) run(ctx context.Context) (Summary, *RateSummary) {
 	r.checkFinished()
 	r.mu.Unlock()
 
-	grace := time.NewTimer(deadline - r.now())
-	ctxDone := ctx.Done()
-	if cancelled {
-		ctxDone = nil
-	}
-wait:
-	for {
-		select {
-		case <-r.finished:
-			break wait
-		case <-grace.C:
-			break wait
-		case <-ctxDone: // cancelled during the grace period: start nothing more
-			ctxDone = nil
-			r.mu.Lock()
-			if !r.stopped {
-				r.stopped = true
-				close(r.stopDisp)
-			}
-			r.checkFinished()
-			r.mu.Unlock()
+	waitGrace(ctx, cancelled, deadline-r.now(), r.finished, func() {
+		r.mu.Lock()
+		if !r.stopped {
+			r.stopped = true
+			close(r.stopDisp)
 		}
-	}
-	grace.Stop()
+		r.checkFinished()
+		r.mu.Unlock()
+	})
 
 	// Close: what is in flight or queued is incomplete, never dropped silently.
 	r.mu.Lock()

@@ -293,27 +293,12 @@ func (r *run) run(ctx context.Context) Summary {
 	r.mu.Unlock()
 
 	// Wait for the work that arrived in the window, up to the grace period.
-	grace := time.NewTimer(deadline - r.now())
-	ctxDone := ctx.Done()
-	if cancelled {
-		ctxDone = nil
-	}
-wait:
-	for {
-		select {
-		case <-r.finished:
-			break wait
-		case <-grace.C:
-			break wait
-		case <-ctxDone: // cancelled during the grace period: start nothing more
-			ctxDone = nil
-			r.mu.Lock()
-			r.stopped = true
-			r.checkFinished()
-			r.mu.Unlock()
-		}
-	}
-	grace.Stop()
+	waitGrace(ctx, cancelled, deadline-r.now(), r.finished, func() {
+		r.mu.Lock()
+		r.stopped = true
+		r.checkFinished()
+		r.mu.Unlock()
+	})
 
 	// Close: what is still in flight or still waiting is incomplete, never dropped silently.
 	r.mu.Lock()
@@ -372,6 +357,29 @@ func (r *run) ticker(stop <-chan struct{}, done chan<- struct{}) {
 			if r.cfg.OnTick != nil {
 				r.cfg.OnTick(iv)
 			}
+		}
+	}
+}
+
+// waitGrace waits until finished is closed or the grace period d has passed. A cancellation of ctx
+// during the wait (when the run was not cancelled already) calls stop once, so that nothing more
+// starts while the work in flight finishes.
+func waitGrace(ctx context.Context, cancelled bool, d time.Duration, finished <-chan struct{}, stop func()) {
+	grace := time.NewTimer(d)
+	defer grace.Stop()
+	ctxDone := ctx.Done()
+	if cancelled {
+		ctxDone = nil
+	}
+	for {
+		select {
+		case <-finished:
+			return
+		case <-grace.C:
+			return
+		case <-ctxDone:
+			ctxDone = nil
+			stop()
 		}
 	}
 }
