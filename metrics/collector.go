@@ -132,18 +132,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *Collector) Observe(iv *measure.Interval) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ops == nil {
-		c.ops = append([]string(nil), iv.Ops...)
-		c.counts = make([]measure.Counts, len(c.ops))
-		c.rate = make([]float64, len(c.ops))
-		c.hist = make([][]*hdr.Histogram, len(c.ops))
-		for op := range c.hist {
-			c.hist[op] = make([]*hdr.Histogram, len(latencyKinds))
-			for k := range latencyKinds {
-				c.hist[op][k] = measure.NewHistogram()
-			}
-		}
-	}
+	c.expect(iv.Ops)
 	secs := iv.End.Sub(iv.Start).Seconds()
 	for op := range c.ops {
 		if op >= len(iv.Counts) {
@@ -161,6 +150,31 @@ func (c *Collector) Observe(iv *measure.Interval) {
 	}
 	c.phase = iv.Phase.String()
 	c.lastEnd = iv.End
+}
+
+// Expect declares the run's operations before its first interval, so that every series exists
+// (at zero) from the first scrape instead of appearing with the first tick.
+func (c *Collector) Expect(ops []string) {
+	c.mu.Lock()
+	c.expect(ops)
+	c.mu.Unlock()
+}
+
+// expect sets up the cumulative figures for ops once; c.mu is held.
+func (c *Collector) expect(ops []string) {
+	if c.ops != nil {
+		return
+	}
+	c.ops = append([]string(nil), ops...)
+	c.counts = make([]measure.Counts, len(c.ops))
+	c.rate = make([]float64, len(c.ops))
+	c.hist = make([][]*hdr.Histogram, len(c.ops))
+	for op := range c.hist {
+		c.hist[op] = make([]*hdr.Histogram, len(latencyKinds))
+		for k := range latencyKinds {
+			c.hist[op][k] = measure.NewHistogram()
+		}
+	}
 }
 
 // ObserveRate takes an open-loop run's pacing figures (RateObserver).

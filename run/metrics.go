@@ -35,6 +35,7 @@ func startMetrics(p *RunPlan, out Out) (*liveMetrics, error) {
 		return nil, nil
 	}
 	col := metrics.NewCollector(metrics.Info{Workload: "tpcc", Mode: string(p.Mode), Out: p.Out, Version: version.String()})
+	col.Expect(tpcc.OpNames)
 	srv, err := metrics.Listen(p.MetricsAddr, col)
 	if err != nil {
 		return nil, err
