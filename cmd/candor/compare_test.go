@@ -13,7 +13,7 @@ func TestCompareTwoRuns(t *testing.T) {
 	db := "sqlite:" + filepath.Join(dir, "x.db")
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	for _, out := range []string{a, b} {
-		if code, _ := runCLI(t, "tpcc", "--mode", "throughput", "--db", db, "--duration", "3s", "--warmup", "1s", "--interval", "500ms",
+		if code, _ := runCLI(t, "tpcc", "--mode", "throughput", "--db", db, "--duration", "5s", "--warmup", "1s", "--interval", "500ms",
 			"--terminals", "2", "--no-check", "-q", "--out", out); code != 0 {
 			t.Fatalf("run into %s: exit %d", out, code)
 		}
