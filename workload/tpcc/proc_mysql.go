@@ -454,31 +454,10 @@ func (myProcOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) err
 		pm.osDest = []any{&st.cID, &st.balance, &st.first, &st.middle, &st.last, &my.oID, &my.entryD, &my.carrier,
 			&my.olItem, &my.olSupply, &my.olQty, &my.olAmount, &my.deliveryD}
 	}
-	found := false
-	for rows.Next() {
-		if err := rows.Scan(pm.osDest...); err != nil {
-			return err
-		}
-		found = true
-		if !my.oID.Valid {
-			continue // a customer without orders
-		}
-		st.oID, st.entryD, st.carrierID = my.oID.Int64, my.entryD.Time, int32(my.carrier.Int64)
-		if !my.olItem.Valid {
-			continue // an order without lines (a corrupt database; check finds it)
-		}
-		l, err := st.addLine()
-		if err != nil {
-			return err
-		}
-		l.itemID, l.supplyWID, l.quantity = int32(my.olItem.Int64), int32(my.olSupply.Int64), int32(my.olQty.Int64)
-		l.amount, l.delivered, l.deliveryD = my.olAmount.Int64, my.deliveryD.Valid, my.deliveryD.Time
-	}
-	if err := rows.Err(); err != nil {
+	if err := my.scanOrderStatus(rows, pm.osDest, st); err != nil && err != errNotFound {
 		return procError(err, cl)
-	}
-	if !found {
-		return errNotFound
+	} else if err != nil {
+		return err
 	}
 	return nil
 }

@@ -308,31 +308,8 @@ func (mysqlTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) er
 		my.osDest = []any{&st.balance, &st.first, &st.middle, &st.last, &my.oID, &my.entryD, &my.carrier,
 			&my.olItem, &my.olSupply, &my.olQty, &my.olAmount, &my.deliveryD}
 	}
-	found := false
-	for rows.Next() {
-		if err := rows.Scan(my.osDest...); err != nil {
-			return err
-		}
-		found = true
-		if !my.oID.Valid {
-			continue // a customer without orders
-		}
-		st.oID, st.entryD, st.carrierID = my.oID.Int64, my.entryD.Time, int32(my.carrier.Int64)
-		if !my.olItem.Valid {
-			continue // an order without lines (a corrupt database; check finds it)
-		}
-		l, err := st.addLine()
-		if err != nil {
-			return err
-		}
-		l.itemID, l.supplyWID, l.quantity = int32(my.olItem.Int64), int32(my.olSupply.Int64), int32(my.olQty.Int64)
-		l.amount, l.delivered, l.deliveryD = my.olAmount.Int64, my.deliveryD.Valid, my.deliveryD.Time
-	}
-	if err := rows.Err(); err != nil {
+	if err := my.scanOrderStatus(rows, my.osDest, st); err != nil {
 		return err
-	}
-	if !found {
-		return errNotFound
 	}
 	return nil
 }
@@ -483,4 +460,37 @@ WHERE d_w_id = ? AND d_id = ? AND s_quantity < ?`
 func (mysqlTxOps) stockLevel(ctx context.Context, c driver.Conn, cl *Client) error {
 	st := &cl.sl
 	return c.QueryRow(ctx, mysqlStockLevel, cl.argList(st.w, st.d, st.w, st.w, st.d, st.in.Threshold)...).Scan(&st.count)
+}
+
+// scanOrderStatus reads Order-Status rows (interactive statement or procedure: the customer, then
+// its latest order joined to each of its lines) scanned into dest, which points into my and st. No
+// row at all means no such customer (errNotFound).
+func (my *mysqlState) scanOrderStatus(rows driver.Rows, dest []any, st *orderStatusState) error {
+	found := false
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		found = true
+		if !my.oID.Valid {
+			continue // a customer without orders
+		}
+		st.oID, st.entryD, st.carrierID = my.oID.Int64, my.entryD.Time, int32(my.carrier.Int64)
+		if !my.olItem.Valid {
+			continue // an order without lines (a corrupt database; check finds it)
+		}
+		l, err := st.addLine()
+		if err != nil {
+			return err
+		}
+		l.itemID, l.supplyWID, l.quantity = int32(my.olItem.Int64), int32(my.olSupply.Int64), int32(my.olQty.Int64)
+		l.amount, l.delivered, l.deliveryD = my.olAmount.Int64, my.deliveryD.Valid, my.deliveryD.Time
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if !found {
+		return errNotFound
+	}
+	return nil
 }
