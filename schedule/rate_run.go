@@ -380,14 +380,7 @@ func (r *rateRun) run(ctx context.Context) (Summary, *RateSummary) {
 	}
 	go r.dispatch()
 
-	endTimer := time.NewTimer(time.Until(sum.MeasureEnd))
-	cancelled := false
-	select {
-	case <-endTimer.C:
-	case <-ctx.Done():
-		cancelled = true
-	}
-	endTimer.Stop()
+	cancelled := waitWindowEnd(ctx, sum.MeasureEnd)
 
 	r.mu.Lock()
 	now := r.now()

@@ -262,14 +262,7 @@ func (r *run) run(ctx context.Context) Summary {
 	}
 
 	// Until the window ends, or cancellation.
-	endTimer := time.NewTimer(time.Until(sum.MeasureEnd))
-	cancelled := false
-	select {
-	case <-endTimer.C:
-	case <-ctx.Done():
-		cancelled = true
-	}
-	endTimer.Stop()
+	cancelled := waitWindowEnd(ctx, sum.MeasureEnd)
 
 	r.mu.Lock()
 	now := r.now()
@@ -381,5 +374,17 @@ func waitGrace(ctx context.Context, cancelled bool, d time.Duration, finished <-
 			ctxDone = nil
 			stop()
 		}
+	}
+}
+
+// waitWindowEnd waits until end or until ctx is cancelled, and says whether it was cancelled.
+func waitWindowEnd(ctx context.Context, end time.Time) (cancelled bool) {
+	t := time.NewTimer(time.Until(end))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return true
 	}
 }
