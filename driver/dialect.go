@@ -13,6 +13,10 @@ import (
 // protocol: PostgreSQL itself, CockroachDB and YugabyteDB.
 const FamilyPostgres = "postgres"
 
+// FamilyMySQL is the Family of the engines that run MySQL's statements over its wire protocol:
+// MySQL, MariaDB, TiDB and Dolt.
+const FamilyMySQL = "mysql"
+
 // SQLFamily is the dialect whose statements d runs: its Family, or its Name when it has none.
 func (d Dialect) SQLFamily() string {
 	if d.Family != "" {
@@ -28,8 +32,9 @@ func (d Dialect) IsPostgresFamily() bool { return d.SQLFamily() == FamilyPostgre
 // by --dialect, which rewrites the scheme of a URL of the same wire protocol. An engine package
 // registers each dialect it serves with the wire protocol it speaks.
 var (
-	dialectWire   = map[string]string{} // dialect name -> wire protocol
-	schemeDialect = map[string]string{} // URL scheme -> dialect name
+	dialectWire   = map[string]string{}  // dialect name -> wire protocol
+	schemeDialect = map[string]string{}  // URL scheme -> dialect name
+	dialectDesc   = map[string]Dialect{} // dialect name -> what its engine can do (DescribeDialect)
 )
 
 // RegisterDialect makes name a --dialect value and a URL scheme reaching an engine that speaks
@@ -41,6 +46,34 @@ func RegisterDialect(name, wire string, aliases ...string) {
 	for _, a := range aliases {
 		schemeDialect[a] = name
 	}
+}
+
+// DescribeDialect records what the engine of the dialect d.Name can do, exactly as its DB's Dialect
+// method will say once opened. It is called from the engine package's init, so that a plan can be
+// checked against the engine's capabilities before anything connects (--procedures on an engine
+// without stored procedures): see URLDialect.
+func DescribeDialect(d Dialect) { dialectDesc[d.Name] = d }
+
+// URLDialect returns the Dialect of the engine a database URL names by its scheme (with --dialect
+// already applied), as the engine package described it, without connecting. ok is false when the
+// URL is malformed or its scheme names no described dialect: then only the opened database tells.
+func URLDialect(raw string) (d Dialect, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return Dialect{}, false
+	}
+	name, _ := dialectOf(strings.ToLower(u.Scheme))
+	d, ok = dialectDesc[name]
+	return d, ok
+}
+
+// FamilyOf returns the SQL family of a dialect name, as DB.Kind reports it and result.json's
+// database.kind records it ("tidb" is of the "mysql" family): its described Family, else the name.
+func FamilyOf(name string) string {
+	if d, ok := dialectDesc[name]; ok {
+		return d.SQLFamily()
+	}
+	return name
 }
 
 // Dialects lists the registered dialect names.

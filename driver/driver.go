@@ -22,9 +22,10 @@ var ErrNoRows = errors.New("no rows in result set")
 // Dialect names an engine's SQL flavour and what it can do. Workloads choose statements by Name and
 // take faster paths where a capability allows.
 type Dialect struct {
-	Name string // "postgres", "sqlite", "cockroachdb", "yugabytedb"
+	Name string // "postgres", "sqlite", "cockroachdb", "yugabytedb", "mysql", "mariadb", "tidb", "dolt"
 	// Family is the dialect whose statements this one runs, with overrides where its SQL must
-	// differ: "postgres" for CockroachDB and YugabyteDB. Empty means Name (see SQLFamily).
+	// differ: "postgres" for CockroachDB and YugabyteDB, "mysql" for MariaDB, TiDB and Dolt. Empty
+	// means Name (see SQLFamily).
 	Family string
 	// Arrays: the engine takes array parameters (= ANY($1), unnest), so a set of rows can be read or
 	// written in one statement.
@@ -54,7 +55,7 @@ type TxOptions struct {
 
 // DB is an opened database: a factory of dedicated connections.
 type DB interface {
-	Kind() string // "postgres", "sqlite"
+	Kind() string // the dialect's name: "postgres", "sqlite", "cockroachdb", "mysql", "tidb", ...
 	Dialect() Dialect
 	// Redacted is the URL with any password replaced, safe to print and store.
 	Redacted() string

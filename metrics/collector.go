@@ -1,6 +1,6 @@
 // Package metrics serves a run's live figures to Prometheus (--metrics-addr): transactions per type
 // and outcome, latency histograms per type and kind, the achieved rate, the run's phase and, in an
-// open-loop run, the target rate and the backlog.
+// open-loop run, the target rate and the backlog; in a search, which probe is running.
 //
 // Nothing here is on the transaction path. The run's recorder already merges every event into one
 // Interval per tick; Collector.Observe adds that interval into cumulative counters and cumulative
@@ -81,6 +81,9 @@ type Collector struct {
 	lastEnd   time.Time
 	rateStats RateStats
 	hasRate   bool
+	// A search's probe now running (SetProbe): its number from 1 (0: not a search) and rate.
+	probe     int
+	probeRate float64
 }
 
 var _ prometheus.Collector = (*Collector)(nil)
@@ -117,12 +120,16 @@ var (
 		"Open loop: the deepest the backlog was during the last interval.", nil, nil)
 	descBacklogLimit = prometheus.NewDesc("candor_backlog_limit",
 		"Open loop: the backlog bound (--max-backlog) past which arrivals are dropped.", nil, nil)
+	descProbe = prometheus.NewDesc("candor_search_probe",
+		"candor tpcc search: the probe running now (or last run), from 1 in the order tried. The counters and histograms add up every probe so far.", nil, nil)
+	descProbeRate = prometheus.NewDesc("candor_search_probe_rate_per_second",
+		"candor tpcc search: the arrival rate the probe running now (or last run) offers, all types together.", nil, nil)
 )
 
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descTx, descLatency, descRate, descPhase, descInfo, descLastEnd,
-		descTarget, descBacklog, descBacklogMax, descBacklogLimit} {
+		descTarget, descBacklog, descBacklogMax, descBacklogLimit, descProbe, descProbeRate} {
 		ch <- d
 	}
 }
@@ -192,6 +199,16 @@ func (c *Collector) SetPhase(phase string) {
 	c.mu.Unlock()
 }
 
+// SetProbe says which probe of a search (candor tpcc search) feeds the collector now: its number
+// from 1 and its arrival rate. One collector serves the whole search, each probe in turn, so its
+// counters and histograms keep adding up across probes (they never go down, as Prometheus expects);
+// these two gauges tell the probes apart on a time axis.
+func (c *Collector) SetProbe(n int, ratePerSec float64) {
+	c.mu.Lock()
+	c.probe, c.probeRate = n, ratePerSec
+	c.mu.Unlock()
+}
+
 // Collect sends the current figures.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
@@ -229,6 +246,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descBacklog, float64(c.rateStats.Backlog))
 		gauge(descBacklogMax, float64(c.rateStats.BacklogMax))
 		gauge(descBacklogLimit, float64(c.rateStats.BacklogLimit))
+	}
+	if c.probe > 0 {
+		gauge(descProbe, float64(c.probe))
+		gauge(descProbeRate, c.probeRate)
 	}
 }
 

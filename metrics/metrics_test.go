@@ -175,9 +175,25 @@ func TestCollectorCumulatesIntervals(t *testing.T) {
 	if find(fams["candor_transactions_total"], "type", "new_order", "outcome", "dropped") == nil {
 		t.Error("an open-loop run must show the dropped series")
 	}
+	if fams["candor_search_probe"] != nil || fams["candor_search_probe_rate_per_second"] != nil {
+		t.Error("a run that is no search's probe shows the search's gauges")
+	}
 	c.SetPhase("done")
 	if m := find(gather(t, c)["candor_run_phase"], "phase", "done"); m.GetGauge().GetValue() != 1 {
 		t.Error("phase must be done")
+	}
+
+	// A search feeds one collector from each probe in turn: the gauges say which, the counters go on.
+	c.SetProbe(2, 40)
+	fams = gather(t, c)
+	if mf := fams["candor_search_probe"]; mf == nil || mf.GetMetric()[0].GetGauge().GetValue() != 2 {
+		t.Errorf("candor_search_probe: %v, want 2", mf)
+	}
+	if mf := fams["candor_search_probe_rate_per_second"]; mf == nil || mf.GetMetric()[0].GetGauge().GetValue() != 40 {
+		t.Errorf("candor_search_probe_rate_per_second: %v, want 40", mf)
+	}
+	if got := counter(t, fams, "payment", "completed"); got != 2 {
+		t.Errorf("payment completed = %v after SetProbe, want it kept at 2", got)
 	}
 }
 

@@ -108,7 +108,8 @@ func settingsLine(kind string, s map[string]string) string {
 }
 
 // resourcesLine picks the figures that tell saturation at a glance: host CPU and run queue, the
-// busiest disk, the database's commit rate and lock waits.
+// busiest disk, the database's commit rate and lock waits (PostgreSQL's sessions waiting, MySQL's
+// row lock waits per second).
 func resourcesLine(res *Resources) string {
 	var parts []string
 	get := func(k string) (SeriesStat, bool) { st, ok := res.Series[k]; return st, ok && st.N > 0 }
@@ -137,6 +138,9 @@ func resourcesLine(res *Resources) string {
 	}
 	if st, ok := get("db.wait.Lock"); ok {
 		parts = append(parts, fmt.Sprintf("sessions waiting on locks %.1f (max %.0f)", st.Mean, st.Max))
+	}
+	if st, ok := get("db.row_lock_waits_per_s"); ok { // MySQL counts the waits, not the sessions waiting
+		parts = append(parts, fmt.Sprintf("row lock waits %.1f/s (max %.0f)", st.Mean, st.Max))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -76,14 +76,10 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 		p("\n")
 	}
 	row("all types tx/s", func(r *Result) string {
-		var n int64
-		for _, t := range r.Transactions {
-			n += t.Count
-		}
 		if r.MeasureSeconds <= 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%11.1f", float64(n)/r.MeasureSeconds)
+		return fmt.Sprintf("%11.1f", AllTypesRate(r))
 	})
 	row("open loop", func(r *Result) string {
 		if r.Rate == nil {
@@ -103,44 +99,67 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 		}
 		return fmt.Sprintf("driver %s, connection wait %s", ms(r.Rate.TimerLatenessMs.P99), ms(r.Rate.ConnectionWaitMs.P99))
 	})
-	row("verdict", func(r *Result) string {
-		switch {
-		case r.Partial:
-			return "PARTIAL"
-		case r.Rate == nil:
-			return "the peak, by definition"
-		case r.Rate.Sustained:
-			return "sustained"
-		}
-		return "NOT SUSTAINED"
-	})
+	row("verdict", LoadVerdict)
 
-	// Warnings: each distinct one once, with the runs it applies to.
-	type entry struct {
-		code, msg string
-		labels    []string
-	}
-	var ws []*entry
-	seen := map[string]*entry{}
-	for _, lr := range runs {
-		for _, wr := range lr.R.Warnings {
-			k := wr.Code + "\x00" + wr.Message
-			if e := seen[k]; e != nil {
-				e.labels = append(e.labels, lr.Label)
-				continue
-			}
-			e := &entry{code: wr.Code, msg: wr.Message, labels: []string{lr.Label}}
-			seen[k] = e
-			ws = append(ws, e)
-		}
-	}
-	if len(ws) > 0 {
+	if ws := LoadWarnings(runs); len(ws) > 0 {
 		p("\nwarnings (conditions that make these numbers misleading):\n")
 		for _, e := range ws {
-			p("  [%s] (%s) %s\n", e.code, strings.Join(e.labels, ", "), e.msg)
+			p("  [%s] (%s) %s\n", e.Code, strings.Join(e.Labels, ", "), e.Message)
 		}
 	}
 	last := runs[len(runs)-1].R
 	PrintChecks(w, last)
 	p("\n")
+}
+
+// AllTypesRate is the transactions (all types) completed per second of r's measurement (0 when
+// nothing was measured).
+func AllTypesRate(r *Result) float64 {
+	if r.MeasureSeconds <= 0 {
+		return 0
+	}
+	var n int64
+	for _, t := range r.Transactions {
+		n += t.Count
+	}
+	return float64(n) / r.MeasureSeconds
+}
+
+// LoadVerdict is what one run of the comparison says about its load: the peak is the peak by
+// definition; an open-loop run sustained its rate or not; an interrupted run is partial.
+func LoadVerdict(r *Result) string {
+	switch {
+	case r.Partial:
+		return "PARTIAL"
+	case r.Rate == nil:
+		return "the peak, by definition"
+	case r.Rate.Sustained:
+		return "sustained"
+	}
+	return "NOT SUSTAINED"
+}
+
+// LoadWarning is one distinct warning of the comparison and the runs (labels) it applies to.
+type LoadWarning struct {
+	Code, Message string
+	Labels        []string
+}
+
+// LoadWarnings lists each distinct warning of runs once, in the order first seen.
+func LoadWarnings(runs []LoadRun) []*LoadWarning {
+	var ws []*LoadWarning
+	seen := map[string]*LoadWarning{}
+	for _, lr := range runs {
+		for _, wr := range lr.R.Warnings {
+			k := wr.Code + "\x00" + wr.Message
+			if e := seen[k]; e != nil {
+				e.Labels = append(e.Labels, lr.Label)
+				continue
+			}
+			e := &LoadWarning{Code: wr.Code, Message: wr.Message, Labels: []string{lr.Label}}
+			seen[k] = e
+			ws = append(ws, e)
+		}
+	}
+	return ws
 }

@@ -14,10 +14,14 @@ import (
 	"github.com/candor-bench/candor/userr"
 )
 
-// ResultFile and LogFile are the names of the files a run writes into its --out directory.
+// ResultFile, LogFile and DeliveriesFile are the names of files a run writes into its --out
+// directory.
 const (
 	ResultFile = "result.json"
 	LogFile    = "latency.hlog"
+	// DeliveriesFile is the Delivery result file of clause 2.7.4.2: one CSV line per deferred
+	// Delivery that ran (the format is described in workload/tpcc/deliverylog.go).
+	DeliveriesFile = "deliveries.csv"
 )
 
 // Result is the content of result.json. Field names are a contract: add fields, never rename.
@@ -141,6 +145,11 @@ type Deferred struct {
 	SkippedDistricts int64               `json:"skipped_districts"`
 	Districts        int64               `json:"districts"`
 	CompletionMs     measure.Percentiles `json:"completion_ms"`
+	// File is the Delivery result file (DeliveriesFile) in the results directory and Lines its
+	// number of lines after the header: every deferred Delivery that ran, warm-up and drain
+	// included (its measured column tells the ones counted here). Empty without --out.
+	File  string `json:"file,omitempty"`
+	Lines int64  `json:"lines,omitempty"`
 }
 
 // Verdict is one pass/fail rule, such as a 90th-percentile response-time limit of clause 5.2.5.3.

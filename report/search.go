@@ -40,6 +40,14 @@ type SearchResult struct {
 	Database      Database      `json:"database"`
 	StartedAt     time.Time     `json:"started_at"`
 	Probes        []SearchProbe `json:"probes"`
+	// Checks are the consistency conditions (clause 3.3.2) checked once the last probe has ended
+	// (the quick ones, every one with check_full; none with --no-check or after an interruption).
+	// A violated condition means the probes' figures come from a database the workload corrupted.
+	Checks    []Check `json:"checks,omitempty"`
+	CheckFull bool    `json:"check_full,omitempty"`
+	// Warnings are conditions of the search itself (CHECK_FAILED_TO_RUN); each probe's own are in
+	// its line.
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // SearchProbe is one rate tried.
@@ -190,6 +198,16 @@ func PrintSearch(w io.Writer, s *SearchResult) {
 		p("max rate: %.1f transactions/s (all types together) meets every budget; %.1f/s does not\n", s.MaxRate, s.FailRate)
 	default:
 		p("max rate: %.1f transactions/s (all types together) meets every budget; %.1f/s does not (not narrowed to %.0f%%: raise --max-probes)\n", s.MaxRate, s.FailRate, 100*s.Precision)
+	}
+	for _, wr := range s.Warnings {
+		p("\n[%s] %s\n", wr.Code, wr.Message)
+	}
+	PrintChecks(w, &Result{Checks: s.Checks})
+	for _, c := range s.Checks {
+		if !c.Skipped && !c.OK {
+			p("\na consistency condition is violated after the search: the probes ran on data the workload left inconsistent, so neither the rates nor the tails can be trusted\n")
+			break
+		}
 	}
 }
 

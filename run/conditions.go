@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/sysmon"
 )
@@ -67,6 +68,9 @@ func durabilityOff(kind string, s map[string]string) []string {
 			}
 		}
 		return false
+	}
+	if driver.FamilyOf(kind) == driver.FamilyMySQL {
+		kind = driver.FamilyMySQL // MariaDB, TiDB, Dolt: InnoDB's settings where the engine has them
 	}
 	switch kind {
 	case "postgres":

@@ -153,6 +153,10 @@ func addEngineFacts(r *report.Result, p *RunPlan, o *tpcc.RunOutput, iso isolati
 		r.Warnings = append(r.Warnings, report.Warning{Code: "DIALECT_MISMATCH",
 			Message: fmt.Sprintf("the dialect is %s but the server calls itself %q: the SQL and load path of %s ran against another engine", p.Dialect, dbVersion, p.Dialect)})
 	}
+	if other := namedEngine(p.Dialect, dbVersion); other != "" {
+		r.Warnings = append(r.Warnings, report.Warning{Code: "DIALECT_MISMATCH",
+			Message: fmt.Sprintf("the dialect is %s but the server calls itself %q: the SQL and capabilities of %s ran against it; name the engine with a %s:// URL or --dialect %s", p.Dialect, dbVersion, p.Dialect, other, other)})
+	}
 	if len(o.Endpoints) < 2 && len(p.Endpoints) < 2 {
 		return
 	}
@@ -167,8 +171,29 @@ func addEngineFacts(r *report.Result, p *RunPlan, o *tpcc.RunOutput, iso isolati
 	}
 }
 
-// dialectHints are what the version() of each distributed engine contains.
+// dialectHints are what the version() of each distributed engine contains, and what the version
+// of each engine of the MySQL family with a dialect of its own starts with (driver/mysql's
+// versionString).
 var dialectHints = map[string]string{
 	"cockroachdb": "CockroachDB",
 	"yugabytedb":  "-YB-",
+	"mariadb":     "MariaDB ",
+	"tidb":        "TiDB ",
+	"dolt":        "Dolt ",
+}
+
+// namedEngine returns the dialect of another engine of the MySQL family that a server reached with
+// the generic mysql dialect calls itself (TiDB, Dolt), or "". The dialect is never chosen from the
+// version (design.md: the engine is identified from configuration); a mismatch is only warned of.
+// MariaDB is not named: the mysql dialect is MariaDB's too, with the same capabilities.
+func namedEngine(dialect, version string) string {
+	if dialect != "mysql" {
+		return ""
+	}
+	for _, d := range []string{"tidb", "dolt"} {
+		if strings.HasPrefix(version, dialectHints[d]) {
+			return d
+		}
+	}
+	return ""
 }

@@ -111,6 +111,18 @@ func runChecks(ctx context.Context, db driver.DB, full bool) ([]report.Check, er
 	return out, nil
 }
 
+// checkAfterWork runs the consistency check (clause 3.3.2, quick or full) once the workload has
+// stopped: after a run, or after a search's last probe. It goes on when ctx is cancelled meanwhile,
+// since the workload is over and the check is what says whether it left the data consistent. A
+// check that cannot run is a warning (CHECK_FAILED_TO_RUN), not a violation.
+func checkAfterWork(ctx context.Context, db driver.DB, full bool) ([]report.Check, []report.Warning) {
+	checks, err := runChecks(context.WithoutCancel(ctx), db, full)
+	if err != nil {
+		return checks, []report.Warning{{Code: "CHECK_FAILED_TO_RUN", Message: "the consistency check could not run: " + err.Error()}}
+	}
+	return checks, nil
+}
+
 func failed(checks []report.Check) bool {
 	for _, c := range checks {
 		if !c.Skipped && !c.OK {
@@ -124,14 +136,24 @@ func failed(checks []report.Check) bool {
 // optionally checks consistency, writes result.json and the interval log to p.Out, and prints the
 // summary. An interrupted run saves what it measured and returns ErrPartial.
 func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
+	return runWith(ctx, p, out, nil)
+}
+
+// runWith executes p. A search passes the metrics listener that serves all its probes (shared);
+// with nil, the run starts its own for --metrics-addr and stops it when it ends.
+func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*report.Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	mx, err := startMetrics(&p, out) // metrics.go: --metrics-addr, listening until the run ends
-	if err != nil {
-		return nil, err
+	mx := shared
+	if mx == nil {
+		var err error
+		mx, err = startMetrics(&p, out) // metrics.go: --metrics-addr, listening until the run ends
+		if err != nil {
+			return nil, err
+		}
+		defer mx.stop()
 	}
-	defer mx.stop()
 	iso, _ := ParseIsolation(p.Isolation)
 	db, err := driver.Open(ctx, p.DB)
 	if err != nil {
@@ -174,6 +196,11 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 		}
 		defer logFile.Close()
 	}
+	deliveries, err := createDeliveries(p.Out) // deliveries.go: the result file of clause 2.7.4.2
+	if err != nil {
+		return nil, err
+	}
+	defer deliveries.close()
 	dbVersion, err := db.Version(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the database version: %w", err)
@@ -204,8 +231,9 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 		DeliveryWorkers: max(1, p.Warehouses/10+1),
 		Warmup:          p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval,
 		Seed: p.Seed, Isolation: iso, Procedures: p.Procedures,
-		Rate:      mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
-		Endpoints: eps,
+		Rate:       mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
+		Endpoints:  eps,
+		Deliveries: deliveries.writer(),
 		OnTick: func(iv *measure.Interval) {
 			prog.line(iv, started)
 			mx.observe(iv)
@@ -221,6 +249,7 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 	res := buildResult(&p, info, db, dbVersion, iso, started, o)
 	addEngineFacts(res, &p, o, isoFacts, dbVersion)
 	mon.finish(res)
+	deliveries.finish(o, res)
 	if logw != nil && logErr == nil {
 		// The measured totals, tagged apart, so a report rebuilt from the log alone has exactly the
 		// window's events (intervals at the window's edges also hold warm-up or drain events).
@@ -230,11 +259,9 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 		res.Warnings = append(res.Warnings, report.Warning{Code: "LOG_WRITE_FAILED", Message: "the interval log could not be written completely: " + logErr.Error()})
 	}
 	if p.Check && !res.Partial {
-		checks, err := runChecks(context.WithoutCancel(ctx), db, p.CheckFull)
-		if err != nil {
-			res.Warnings = append(res.Warnings, report.Warning{Code: "CHECK_FAILED_TO_RUN", Message: "the consistency check could not run: " + err.Error()})
-		}
-		res.Checks = checks
+		var ws []report.Warning
+		res.Checks, ws = checkAfterWork(ctx, db, p.CheckFull)
+		res.Warnings = append(res.Warnings, ws...)
 	}
 	if p.Out != "" {
 		if err := report.Write(p.Out, res); err != nil {
@@ -246,7 +273,7 @@ func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 	}
 	report.Summary(out.Stdout, res)
 	if p.Out != "" {
-		fmt.Fprintf(out.Stderr, "results saved in %s (%s, %s, %s)\n", p.Out, report.ResultFile, report.LogFile, htmlreport.File)
+		fmt.Fprintf(out.Stderr, "results saved in %s (%s, %s, %s, %s)\n", p.Out, report.ResultFile, report.LogFile, report.DeliveriesFile, htmlreport.File)
 	}
 	switch {
 	case res.Partial:

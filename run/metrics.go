@@ -31,17 +31,36 @@ func (r *RunPlan) validateMetrics(p *problems) {
 // startMetrics starts listening on p.MetricsAddr (nil, nil without it). It listens only on the
 // address the user gave; when the address cannot be listened on, that is the user's to fix.
 func startMetrics(p *RunPlan, out Out) (*liveMetrics, error) {
-	if p.MetricsAddr == "" {
+	return listenMetrics(p.MetricsAddr, string(p.Mode), p.Out, "the run", out)
+}
+
+// startSearchMetrics starts one listener for a whole search (nil, nil without --metrics-addr): each
+// probe feeds it in turn (probe says which), and Search stops it once the search has ended.
+func startSearchMetrics(sp *SearchPlan, out Out) (*liveMetrics, error) {
+	return listenMetrics(sp.Base.MetricsAddr, string(tpcc.ModeRate), sp.Out, "the search (every probe in turn)", out)
+}
+
+func listenMetrics(addr, mode, dir, during string, out Out) (*liveMetrics, error) {
+	if addr == "" {
 		return nil, nil
 	}
-	col := metrics.NewCollector(metrics.Info{Workload: "tpcc", Mode: string(p.Mode), Out: p.Out, Version: version.String()})
+	col := metrics.NewCollector(metrics.Info{Workload: "tpcc", Mode: mode, Out: dir, Version: version.String()})
 	col.Expect(tpcc.OpNames)
-	srv, err := metrics.Listen(p.MetricsAddr, col)
+	srv, err := metrics.Listen(addr, col)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(out.Stderr, "serving Prometheus metrics at %s during the run\n", srv.URL())
+	fmt.Fprintf(out.Stderr, "serving Prometheus metrics at %s during %s\n", srv.URL(), during)
 	return &liveMetrics{col: col, srv: srv}, nil
+}
+
+// probe marks the start of a search's probe n at rate arrivals per second: the phase goes back to
+// starting until the probe's first interval.
+func (m *liveMetrics) probe(n int, rate float64) {
+	if m != nil {
+		m.col.SetProbe(n, rate)
+		m.col.SetPhase(metrics.Phases[0])
+	}
 }
 
 // observe takes one interval (from OnTick).

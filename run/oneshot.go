@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/report"
+	htmlreport "github.com/candor-bench/candor/report/html"
 	"github.com/candor-bench/candor/workload/tpcc"
 )
 
@@ -70,7 +71,7 @@ func ParsePercents(s string) ([]float64, error) {
 }
 
 // Loads runs the peak probe and the open-loop runs, each saved in its own directory under
-// Base.Out (peak, rate-50, rate-80), and prints them side by side. Progress lines go to Stderr as
+// Base.Out (peak, rate-50, rate-80), and prints them side by side, as Base.Out/index.html does too. Progress lines go to Stderr as
 // each run goes; the runs' own summaries are not printed (candor report DIR prints one).
 func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error) {
 	if err := lp.Validate(); err != nil {
@@ -86,7 +87,12 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 			for _, r := range runs {
 				dirs = append(dirs, filepath.Base(r.Dir))
 			}
-			fmt.Fprintf(out.Stderr, "results saved in %s/{%s}; candor report DIR prints one run's whole summary\n", lp.Base.Out, strings.Join(dirs, ","))
+			// One page for the whole comparison, linking each run's report.html.
+			page := filepath.Join(lp.Base.Out, htmlreport.LoadsFile)
+			if werr := htmlreport.WriteLoads(lp.Base.Out, runs); werr != nil {
+				fmt.Fprintf(out.Stderr, "could not write %s (each run's results are saved): %v\n", page, werr)
+			}
+			fmt.Fprintf(out.Stderr, "results saved in %s/{%s}, side by side in %s; candor report DIR prints one run's whole summary\n", lp.Base.Out, strings.Join(dirs, ","), page)
 		}
 		return runs, err
 	}
@@ -104,7 +110,7 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	if err != nil {
 		return finish(err)
 	}
-	peakRate := allTypesRate(pr)
+	peakRate := report.AllTypesRate(pr)
 	if !(peakRate > 0) {
 		return finish(fmt.Errorf("the peak probe completed no transaction in %.0f s: see its warnings in %s", pr.MeasureSeconds, peak.Out))
 	}
@@ -130,16 +136,4 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 		}
 	}
 	return finish(nil)
-}
-
-// allTypesRate is the transactions (all five types) completed per second of the measurement.
-func allTypesRate(r *report.Result) float64 {
-	if r.MeasureSeconds <= 0 {
-		return 0
-	}
-	var n int64
-	for _, t := range r.Transactions {
-		n += t.Count
-	}
-	return float64(n) / r.MeasureSeconds
 }

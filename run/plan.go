@@ -102,6 +102,11 @@ func (l *LoadPlan) Validate() error {
 	if l.Loaders < 1 {
 		p.add("--loaders must be at least 1 (got %d)", l.Loaders)
 	}
+	if l.Procedures {
+		if err := proceduresByURL(l.DB); err != nil { // procedures.go
+			p.add("%s", err.Error())
+		}
+	}
 	return p.err()
 }
 
@@ -143,6 +148,11 @@ func (r *RunPlan) Validate() error {
 	}
 	if _, err := ParseIsolation(r.Isolation); err != nil {
 		p.add("%s", err.Error())
+	}
+	if r.Procedures {
+		if err := proceduresByURL(r.DB); err != nil { // procedures.go
+			p.add("%s", err.Error())
+		}
 	}
 	r.validateEndpoints(&p)
 	r.validateMetrics(&p) // metrics.go

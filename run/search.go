@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/search"
 	"github.com/candor-bench/candor/userr"
@@ -55,14 +56,20 @@ func (sp *SearchPlan) Validate() ([]search.SLO, error) {
 	return slos, p.err()
 }
 
-// Search runs the probes, writes search.json into Out and prints the table and the answer. It
-// returns ErrNoRate when no rate met the budgets, ErrPartial when interrupted (what was probed is
-// saved).
+// Search runs the probes, then (unless Base.Check is off) the consistency check, writes search.json
+// into Out and prints the table, the answer and the check. It returns ErrCheckFailed when a
+// condition is violated, ErrNoRate when no rate met the budgets, ErrPartial when interrupted (what
+// was probed is saved). With Base.MetricsAddr, one listener serves the whole search.
 func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, error) {
 	slos, err := sp.Validate()
 	if err != nil {
 		return nil, err
 	}
+	mx, err := startSearchMetrics(&sp, out) // metrics.go: fed by each probe in turn
+	if err != nil {
+		return nil, err
+	}
+	defer mx.stop()
 	res := &report.SearchResult{
 		Tool:       report.Tool{Name: "candor", Version: version.String()},
 		Workload:   "tpcc",
@@ -80,11 +87,12 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 		pp.Rate = strconv.FormatFloat(rate, 'f', -1, 64)
 		dir := fmt.Sprintf("probe-%02d-%s", n, pp.Rate)
 		pp.Out = filepath.Join(sp.Out, dir)
-		pp.Check, pp.Quiet = false, true
+		pp.Check, pp.Quiet = false, true // the search checks once, after the last probe
 		if out.Terminal {
 			fmt.Fprintf(out.Stderr, "probe %d at %s/s: running for %s...", n, pp.Rate, pp.Warmup+pp.Duration)
 		}
-		r, err := Run(ctx, pp, Out{Stdout: io.Discard, Stderr: io.Discard})
+		mx.probe(n, rate)
+		r, err := runWith(ctx, pp, Out{Stdout: io.Discard, Stderr: io.Discard}, mx)
 		if out.Terminal {
 			fmt.Fprint(out.Stderr, "\r\033[K")
 		}
@@ -106,15 +114,45 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 	if err := report.WriteSearch(sp.Out, res); err != nil {
 		return res, userr.Errorf("cannot write %s into %s: %v: choose another --out", report.SearchFile, sp.Out, err)
 	}
+	if sp.Base.Check && ferr == nil && len(res.Probes) > 0 {
+		// search.json is already saved with the probes: a check interrupted for good keeps them.
+		checkSearch(ctx, &sp, res, out)
+		if err := report.WriteSearch(sp.Out, res); err != nil {
+			return res, userr.Errorf("cannot write %s into %s: %v: choose another --out", report.SearchFile, sp.Out, err)
+		}
+	}
 	report.PrintSearch(out.Stdout, res)
 	fmt.Fprintf(out.Stderr, "search saved in %s (%s, one directory per probe)\n", sp.Out, report.SearchFile)
 	switch {
 	case ferr != nil:
 		return res, ferr
+	case failed(res.Checks):
+		return res, ErrCheckFailed
 	case res.MaxRate == 0:
 		return res, ErrNoRate
 	}
 	return res, nil
+}
+
+// checkSearch runs the consistency check once the last probe has ended, as a run does after its
+// measurement (checkAfterWork): every probe changed the same data, and a rate found on a database
+// the workload corrupted is no answer. It is not run after an interrupted or failed search.
+func checkSearch(ctx context.Context, sp *SearchPlan, res *report.SearchResult, out Out) {
+	kind := "quick conditions; --check-full checks them all"
+	if sp.Base.CheckFull {
+		kind = "every condition"
+	}
+	fmt.Fprintf(out.Stderr, "checking consistency after the last probe (%s, --no-check skips it)\n", kind)
+	res.CheckFull = sp.Base.CheckFull
+	db, err := driver.Open(context.WithoutCancel(ctx), sp.Base.DB)
+	if err != nil {
+		res.Warnings = append(res.Warnings, report.Warning{Code: "CHECK_FAILED_TO_RUN", Message: "the consistency check could not run: " + err.Error()})
+		return
+	}
+	defer db.Close()
+	var ws []report.Warning
+	res.Checks, ws = checkAfterWork(ctx, db, sp.Base.CheckFull)
+	res.Warnings = append(res.Warnings, ws...)
 }
 
 // judgeProbe turns a probe's result into its line of search.json: a probe passes when its rate was

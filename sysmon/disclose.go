@@ -60,12 +60,16 @@ func Disclose(ctx context.Context, db driver.DB) Disclosure {
 	if db == nil {
 		return d
 	}
-	switch db.Kind() {
+	kind := db.Kind()
+	if db.Dialect().SQLFamily() == driver.FamilyMySQL {
+		kind = driver.FamilyMySQL // MySQL, MariaDB, TiDB, Dolt: one disclosure for the family
+	}
+	switch kind {
 	case "postgres":
 		if err := disclosePG(ctx, db, &d); err != nil {
 			d.Errors = append(d.Errors, err.Error())
 		}
-	case "mysql":
+	case driver.FamilyMySQL:
 		if err := discloseMySQL(ctx, db, &d); err != nil { // disclose_mysql.go
 			d.Errors = append(d.Errors, err.Error())
 		}

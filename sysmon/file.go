@@ -36,9 +36,13 @@ const File = "resources.jsonl"
 //	net.IF.{rx,tx}_bytes_per_s
 //	driver.cpu_pct (100 = one core), driver.sched_latency_p99_ms, driver.gc_pause_{max,total}_ms,
 //	driver.gc_pauses, driver.heap_bytes, driver.goroutines
-//	db.{commits,rollbacks,blks_hit,blks_read,wal_bytes,buffers_checkpoint}_per_s, db.deadlocks,
+//	db.{commits,rollbacks}_per_s, db.deadlocks (PostgreSQL; MySQL's Com_commit, Com_rollback and,
+//	where the server has it, Innodb_deadlocks), db.{blks_hit,blks_read,wal_bytes,buffers_checkpoint}_per_s,
 //	db.checkpoints_{timed,req}, db.sessions_active, db.wait.TYPE (PostgreSQL wait_event_type,
-//	"running" for none), db.file_bytes and db.wal_bytes (SQLite)
+//	"running" for none), db.file_bytes and db.wal_bytes (SQLite),
+//	db.{row_lock_waits,row_lock_time_ms,buffer_pool_read_requests,buffer_pool_reads,data_fsyncs,
+//	redo_log_bytes,tmp_disk_tables}_per_s, db.buffer_pool_hit_pct, db.threads_{running,connected},
+//	db.buffer_pool_dirty_pages (MySQL family: SHOW GLOBAL STATUS, see db_mysql.go)
 type Sample struct {
 	T float64            `json:"t"`
 	V map[string]float64 `json:"v"`

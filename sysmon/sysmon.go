@@ -1,14 +1,14 @@
 // Package sysmon samples the resources a run uses, once a second, on the same clock as the latency
 // intervals, so that a tail spike can be lined up with the resource that saturated (issue 3, §4):
 // the host (CPU per core, run queue, memory and swap, disks, network), the driver process itself
-// (CPU, Go scheduler latency, GC pauses, heap) and the database (PostgreSQL's statistics views; the
-// size of a SQLite file and its WAL). It also gathers the disclosure of a run (Disclose): the
+// (CPU, Go scheduler latency, GC pauses, heap) and the database (PostgreSQL's statistics views;
+// MySQL's server status; the size of a SQLite file and its WAL). It also gathers the disclosure of a run (Disclose): the
 // database's durability and memory settings, its size, and the driver's host.
 //
 // Samples are generic named series: each is a map from a series name to a value (see file.go for
 // the names and the resources.jsonl format). Reading a sample costs well under a millisecond of
 // CPU: a few small files of /proc, getrusage, runtime/metrics and, for PostgreSQL, two cheap
-// queries on a dedicated connection.
+// queries on a dedicated connection (for MySQL, one).
 package sysmon
 
 import (
@@ -32,7 +32,8 @@ type Config struct {
 	Every time.Duration
 	// Path is the resources.jsonl file to write; empty writes none (the summary is still kept).
 	Path string
-	// DB, when set, is sampled on a dedicated connection (PostgreSQL) or through its files (SQLite).
+	// DB, when set, is sampled on a dedicated connection (PostgreSQL, MySQL) or through its files
+	// (SQLite).
 	DB driver.DB
 	// MeasureFrom and MeasureTo bound the measurement window, relative to Start; the summary covers
 	// the samples inside it. A cancelled Cut ends the window early (Ctrl-C ends the measurement).

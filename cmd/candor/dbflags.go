@@ -14,7 +14,7 @@ type dbFlags struct {
 	dialect string
 }
 
-const dbUsage = "database URL: postgres://user:pass@host:port/db, cockroachdb://..., yugabytedb://... or sqlite:PATH"
+const dbUsage = "database URL: postgres://user:pass@host:port/db, cockroachdb://..., yugabytedb://..., mysql://user:pass@host:port/db, mariadb://..., tidb://..., dolt://... or sqlite:PATH"
 
 // add declares --db and --dialect on c. many: run takes several --db, one per endpoint (node) of
 // the database; load and check use the first.
@@ -28,7 +28,7 @@ func (d *dbFlags) add(c *cobra.Command, def string, many bool) {
 		usage = dbUsage + "; repeat it for several endpoints (nodes) of one database: terminals are spread over them by warehouse"
 	}
 	c.Flags().StringArrayVar(&d.urls, "db", defs, usage)
-	c.Flags().StringVar(&d.dialect, "dialect", "", "the engine, when the URL's scheme does not name it: postgres, cockroachdb or yugabytedb (PostgreSQL wire protocol)")
+	c.Flags().StringVar(&d.dialect, "dialect", "", "the engine, when the URL's scheme does not name it: postgres, cockroachdb or yugabytedb (PostgreSQL wire protocol); mysql, mariadb, tidb or dolt (MySQL wire protocol)")
 }
 
 // all returns every --db with --dialect applied.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/report"
+	htmlreport "github.com/candor-bench/candor/report/html"
 )
 
 // TestOpenLoopCLISQLite: the README's first command (the one-shot: load, peak probe, open loop at
@@ -50,6 +51,16 @@ func TestOpenLoopCLISQLite(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(one, "rate-80", report.ResultFile)); err != nil {
 		t.Fatal(err)
+	}
+	// One page for the comparison at the top, linking each run's own report.
+	if b, err := os.ReadFile(filepath.Join(one, htmlreport.LoadsFile)); err != nil {
+		t.Errorf("the one-shot wrote no %s: %v", htmlreport.LoadsFile, err)
+	} else {
+		for _, d := range []string{"peak", "rate-50", "rate-80"} {
+			if !strings.Contains(string(b), `href="`+d+"/"+htmlreport.File+`"`) {
+				t.Errorf("%s does not link %s/%s", htmlreport.LoadsFile, d, htmlreport.File)
+			}
+		}
 	}
 
 	// With --mode, the one-shot is one run of that mode, as before.
@@ -157,6 +168,10 @@ func TestOpenLoopCLISQLite(t *testing.T) {
 	}
 	if !strings.Contains(out, "max rate: at least 20.0 transactions/s") {
 		t.Error("the search does not print its answer")
+	}
+	// The consistency check after the last probe, by default: printed and in search.json.
+	if checks, _ := sr["checks"].([]any); len(checks) == 0 || !strings.Contains(out, "consistency conditions") {
+		t.Errorf("the search did not check consistency after its probes (search.json checks: %v)", sr["checks"])
 	}
 }
 

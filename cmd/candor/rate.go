@@ -52,7 +52,8 @@ func newSearch(out run.Out) *cobra.Command {
 the rate is sustained, then bisect between the highest rate that passed and the lowest that failed.
 Each probe is an open-loop run with its own warm-up, saved like any run under --out; search.json
 holds the budgets, the answer (max_rate, transactions per second of all types together) and every
-probe with its tails.
+probe with its tails. Once the last probe has ended, the consistency conditions are checked (the
+quick ones; --check-full for all, --no-check to skip): a violated one is exit status 1.
 
   candor tpcc search --db URL --slo 'new_order.p99<=50ms' --slo 'payment.p99.9<=200ms'`,
 		Args: cobra.NoArgs,
@@ -87,7 +88,9 @@ probe with its tails.
 	fs.StringVar(&f.plan.Out, "out", "", "directory for search.json and one result directory per probe (default results/search-TIMESTAMP)")
 	fs.Uint64Var(&f.seed, "seed", 0, "root seed of every probe's random inputs (default: a fresh one, stored)")
 	fs.StringVar(&f.plan.Isolation, "isolation", "", "read-committed, repeatable-read or serializable (default: the engine's)")
+	fs.BoolVar(&f.noCheck, "no-check", false, "skip the consistency check after the last probe")
+	fs.BoolVar(&f.fullChk, "check-full", false, "check every consistency condition after the last probe, including the expensive ones")
+	fs.StringVar(&f.plan.MetricsAddr, "metrics-addr", "", "serve live Prometheus metrics at http://HOST:PORT/metrics during the whole search, each probe in turn (for example 127.0.0.1:9464; default: none)")
 	f.mode = "rate"
-	f.noCheck = true
 	return c
 }

@@ -2,8 +2,9 @@
 // go-sql-driver/mysql through database/sql, one dedicated *sql.Conn per Connect, with its
 // statements prepared on the server once per SQL text.
 //
-// URLs: mysql://user:pass@host:port/db or mariadb://..., with parameters connect_timeout=SECONDS,
-// socket=PATH, tls=true|false|skip-verify|preferred and bulk=auto|load-data|insert (see url.go).
+// URLs: mysql://user:pass@host:port/db, or mariadb://, tidb://, dolt:// (the scheme names the
+// engine: engines.go), with parameters connect_timeout=SECONDS, socket=PATH,
+// tls=true|false|skip-verify|preferred and bulk=auto|load-data|insert (see url.go).
 // Open connects once to check the server and reports what is wrong (unreachable, refused
 // credentials, missing database) as a user error; it reads the server's version, default isolation
 // level, max_allowed_packet and local_infile, which choose the bulk path of CopyFrom.
@@ -26,13 +27,9 @@ import (
 	"github.com/candor-bench/candor/userr"
 )
 
-func init() {
-	driver.Register("mysql", open)
-	driver.Register("mariadb", open)
-}
-
-// DB is an opened MySQL or MariaDB database.
+// DB is an opened MySQL or MariaDB database (or one of another engine of engines.go).
 type DB struct {
+	engine   *engine
 	sqlDB    *sql.DB
 	cfg      *gomysql.Config
 	opts     options
@@ -52,13 +49,13 @@ type DB struct {
 
 var _ driver.DB = (*DB)(nil)
 
-// open is the driver.Opener of the mysql:// and mariadb:// schemes.
+// open is the driver.Opener of the schemes of engines.go: mysql://, mariadb://, tidb://, dolt://.
 func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	cfg, o, err := parseURL(u, raw)
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{cfg: cfg, opts: o, redacted: driver.Redact(raw), password: cfg.Passwd}
+	db := &DB{engine: engineFor(strings.ToLower(u.Scheme)), cfg: cfg, opts: o, redacted: driver.Redact(raw), password: cfg.Passwd}
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
 		return nil, db.userError("the %s URL %s is not usable (%v): use %s", o.engine, db.redacted, err, urlForm)
@@ -139,8 +136,9 @@ func sysvar(ctx context.Context, c *sql.Conn, names ...string) (string, error) {
 }
 
 // versionString names the server: "MariaDB 10.11.19-0+deb12u1 (Debian 12)", "MySQL 8.0.36 (MySQL
-// Community Server - GPL)", "TiDB v7.5.0 (MySQL 8.0.11 compatible)". It is for display only: nothing
-// in candor behaves differently by what it says.
+// Community Server - GPL)", "TiDB v7.5.0 (MySQL 8.0.11 compatible)". It is for display (and the
+// DIALECT_MISMATCH warning) only: the engine is the URL's, and nothing in candor behaves
+// differently by what the server says.
 func versionString(version, comment string) string {
 	name, v := "MySQL", version
 	switch {
@@ -172,11 +170,13 @@ func isolationFromServer(s string) driver.Isolation {
 	return driver.IsolationDefault
 }
 
-// Kind is "mysql" for MySQL, MariaDB and servers speaking their protocol; Version tells which.
-func (db *DB) Kind() string { return "mysql" }
+// Kind is the engine's dialect as the URL named it: "mysql", "mariadb", "tidb" or "dolt"; Version
+// is what the server says it is.
+func (db *DB) Kind() string { return db.engine.dialect.Name }
 
-// Dialect: no array parameters, concurrent writers; stored procedures (for --procedures).
-func (db *DB) Dialect() driver.Dialect { return driver.Dialect{Name: "mysql", Procedures: true} }
+// Dialect: the MySQL family, no array parameters, concurrent writers; stored procedures (for
+// --procedures) on MySQL and MariaDB only (engines.go).
+func (db *DB) Dialect() driver.Dialect { return db.engine.dialect }
 
 func (db *DB) Redacted() string { return db.redacted }
 

@@ -31,7 +31,7 @@ const (
 
 // options are what the URL says, beyond go-sql-driver's configuration.
 type options struct {
-	engine string // "MySQL" or "MariaDB", from the scheme, for messages before the server answered
+	engine string // "MySQL", "MariaDB", "TiDB" or "Dolt", from the scheme, for messages
 	bulk   bulkChoice
 }
 
@@ -41,8 +41,8 @@ const connectTimeout = 10 * time.Second
 // urlForm is how a URL should look, for messages.
 const urlForm = "mysql://user:pass@host:port/db"
 
-// parseURL turns mysql://user:pass@host:port/db?param=value (or mariadb://...) into go-sql-driver's
-// configuration. Parameters: connect_timeout=SECONDS, socket=PATH (a Unix socket instead of
+// parseURL turns mysql://user:pass@host:port/db?param=value (or mariadb://, tidb://, dolt://) into
+// go-sql-driver's configuration. Parameters: connect_timeout=SECONDS, socket=PATH (a Unix socket instead of
 // host:port), tls=true|false|skip-verify|preferred, bulk=auto|load-data|insert.
 //
 // The configuration always has: parseTime (DATETIME columns scan into time.Time) in UTC, the
@@ -51,10 +51,7 @@ const urlForm = "mysql://user:pass@host:port/db"
 // arguments are prepared on the server), and no local file access: LOAD DATA LOCAL reads only the
 // readers CopyFrom registers for itself.
 func parseURL(u *url.URL, raw string) (*gomysql.Config, options, error) {
-	o := options{engine: "MySQL"}
-	if strings.EqualFold(u.Scheme, "mariadb") {
-		o.engine = "MariaDB"
-	}
+	o := options{engine: engineFor(strings.ToLower(u.Scheme)).title}
 	red := driver.Redact(raw)
 	if u.Opaque != "" {
 		return nil, o, userr.Errorf("the %s URL %s is malformed: use %s", o.engine, red, urlForm)

@@ -13,11 +13,23 @@ import (
 )
 
 // Conn is one PostgreSQL session, owned by one goroutine.
+//
+// Begin sends nothing: it remembers its BEGIN statement, and the transaction's first statement
+// carries it in the same network write (a pgx batch of two queries with one Sync), so a transaction
+// of n statements costs n+1 round trips instead of n+2 (New-Order at read committed: 3, not 4; a
+// single statement at repeatable read or serializable: 2, not 3). The server runs exactly what it
+// would have run: BEGIN, then the statement, in order; if BEGIN fails the statement is skipped and
+// the error is BEGIN's. A transaction that ends before any statement sends nothing at all.
 type Conn struct {
 	pc *pgx.Conn
 	// rowSlab hands out Row wrappers 64 at a time, so QueryRow costs no allocation of its own most of
 	// the time while every Row stays a distinct value (a Row kept by the caller is never reused).
 	rowSlab []row
+	// begin is the BEGIN statement that the next statement carries, or "" outside a pending Begin.
+	begin string
+	// batch and queued are reused by every BEGIN-carrying statement (no allocation per transaction).
+	batch  pgx.Batch
+	queued [2]pgx.QueuedQuery
 }
 
 var _ driver.Conn = (*Conn)(nil)
@@ -58,16 +70,48 @@ func beginStatement(opts driver.TxOptions) (string, error) {
 // errCommitRolledBack: PostgreSQL answers COMMIT of a failed transaction with ROLLBACK, not an error.
 var errCommitRolledBack = errors.New("postgres: COMMIT rolled the transaction back because an earlier statement in it failed")
 
+// Begin opens a transaction: its BEGIN goes out with the first statement (see Conn).
 func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 	sql, err := beginStatement(opts)
 	if err != nil {
 		return err
 	}
-	_, err = c.pc.Exec(ctx, sql) // no arguments: one round trip of the simple protocol
+	c.begin = sql
+	return nil
+}
+
+// sendBegin sends a pending BEGIN on its own (before COPY, which cannot share a batch).
+func (c *Conn) sendBegin(ctx context.Context) error {
+	if c.begin == "" {
+		return nil
+	}
+	sql := c.begin
+	c.begin = ""
+	_, err := c.pc.Exec(ctx, sql) // no arguments: one round trip of the simple protocol
 	return err
 }
 
+// withBegin sends the pending BEGIN and sql with args in one batch and returns the batch's results
+// positioned at sql's (BEGIN's result read). The caller reads sql's result and closes the batch. If
+// BEGIN fails, the batch is closed and its error returned.
+func (c *Conn) withBegin(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
+	c.queued[0] = pgx.QueuedQuery{SQL: c.begin}
+	c.queued[1] = pgx.QueuedQuery{SQL: sql, Arguments: args}
+	c.begin = ""
+	c.batch.QueuedQueries = append(c.batch.QueuedQueries[:0], &c.queued[0], &c.queued[1])
+	br := c.pc.SendBatch(ctx, &c.batch)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return nil, err
+	}
+	return br, nil
+}
+
 func (c *Conn) Commit(ctx context.Context) error {
+	if c.begin != "" { // nothing was sent: nothing to commit
+		c.begin = ""
+		return nil
+	}
 	tag, err := c.pc.Exec(ctx, "COMMIT")
 	if err != nil {
 		return err
@@ -79,16 +123,33 @@ func (c *Conn) Commit(ctx context.Context) error {
 }
 
 func (c *Conn) Rollback(ctx context.Context) error {
+	if c.begin != "" { // nothing was sent: nothing to roll back
+		c.begin = ""
+		return nil
+	}
 	_, err := c.pc.Exec(ctx, "ROLLBACK")
 	return err
 }
 
-// row adapts pgx.Row to driver.Row: pgx.ErrNoRows becomes driver.ErrNoRows.
-type row struct{ r pgx.Row }
+// row adapts pgx.Row to driver.Row: pgx.ErrNoRows becomes driver.ErrNoRows. A row read from a
+// batch (after a pending BEGIN) closes the batch once scanned; err is BEGIN's failure, if any.
+type row struct {
+	r   pgx.Row
+	br  pgx.BatchResults
+	err error
+}
 
 func (r *row) Scan(dest ...any) error {
-	err := r.r.Scan(dest...)
-	r.r = nil // let the finished result go
+	err := r.err
+	if err == nil {
+		err = r.r.Scan(dest...)
+	}
+	if r.br != nil {
+		if cerr := r.br.Close(); err == nil {
+			err = cerr
+		}
+	}
+	r.r, r.br, r.err = nil, nil, nil // let the finished result go
 	if err != nil && errors.Is(err, pgx.ErrNoRows) {
 		return driver.ErrNoRows
 	}
@@ -101,12 +162,33 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) driver.Row
 	}
 	r := &c.rowSlab[0]
 	c.rowSlab = c.rowSlab[1:]
+	if c.begin != "" {
+		r.br, r.err = c.withBegin(ctx, sql, args)
+		if r.err == nil {
+			r.r = r.br.QueryRow()
+		}
+		return r
+	}
 	r.r = c.pc.QueryRow(ctx, sql, args...)
 	return r
 }
 
-// Query returns pgx's own Rows, which already is a driver.Rows (and may be closed twice).
+// Query returns pgx's own Rows, which already is a driver.Rows (and may be closed twice), or, after
+// a pending BEGIN, batchRows.
 func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows, error) {
+	if c.begin != "" {
+		br, err := c.withBegin(ctx, sql, args)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := br.Query()
+		if err != nil {
+			rows.Close()
+			br.Close()
+			return nil, err
+		}
+		return &batchRows{Rows: rows, br: br}, nil
+	}
 	rows, err := c.pc.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
@@ -114,7 +196,43 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows,
 	return rows, nil
 }
 
+// batchRows are the rows of a statement sent in a batch after BEGIN: closing them closes the batch.
+type batchRows struct {
+	pgx.Rows
+	br  pgx.BatchResults
+	err error // the batch's own error at close, when the rows had none
+}
+
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	if r.br != nil {
+		r.err = r.br.Close()
+		r.br = nil
+	}
+}
+
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
+}
+
 func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	if c.begin != "" {
+		br, err := c.withBegin(ctx, sql, args)
+		if err != nil {
+			return 0, err
+		}
+		tag, err := br.Exec()
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return 0, err
+		}
+		return tag.RowsAffected(), nil
+	}
 	tag, err := c.pc.Exec(ctx, sql, args...)
 	if err != nil {
 		return 0, err
@@ -125,6 +243,9 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 // CopyFrom loads rows with COPY ... FROM STDIN in binary format, inside the current transaction if
 // one is open. table may be schema-qualified ("s.t").
 func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src driver.RowSource) (int64, error) {
+	if err := c.sendBegin(ctx); err != nil {
+		return 0, err
+	}
 	return c.pc.CopyFrom(ctx, pgx.Identifier(strings.Split(table, ".")), columns, src)
 }
 

@@ -39,6 +39,17 @@ func init() {
 	driver.RegisterDialect("postgres", driver.FamilyPostgres, "postgresql")
 	driver.RegisterDialect("cockroachdb", driver.FamilyPostgres)
 	driver.RegisterDialect("yugabytedb", driver.FamilyPostgres)
+	for _, e := range []*engine{enginePostgres, engineCockroach, engineYugabyte} {
+		driver.DescribeDialect(e.dialect())
+	}
+}
+
+// dialect is the engine's Dialect: PostgreSQL's statements (its family), array parameters
+// (= ANY($1), unnest) and concurrent writers, for all three engines; the TPC-C workload applies
+// per-engine overrides by Name. Procedures (PL/pgSQL, --procedures): PostgreSQL itself; not tried
+// on the distributed engines.
+func (e *engine) dialect() driver.Dialect {
+	return driver.Dialect{Name: e.name, Family: driver.FamilyPostgres, Arrays: true, Procedures: e == enginePostgres}
 }
 
 // engineFor returns the engine a (lower-case) URL scheme names.

@@ -81,12 +81,8 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 // Kind is the engine: "postgres", "cockroachdb" or "yugabytedb".
 func (db *DB) Kind() string { return db.engine.name }
 
-// Dialect: PostgreSQL's statements (its family), array parameters (= ANY($1), unnest) and
-// concurrent writers, for all three engines; the TPC-C workload applies per-engine overrides by Name.
-func (db *DB) Dialect() driver.Dialect {
-	// Procedures (PL/pgSQL, --procedures): PostgreSQL itself; not tried on the distributed engines.
-	return driver.Dialect{Name: db.engine.name, Family: driver.FamilyPostgres, Arrays: true, Procedures: db.engine == enginePostgres}
-}
+// Dialect is the engine's (engines.go).
+func (db *DB) Dialect() driver.Dialect { return db.engine.dialect() }
 
 func (db *DB) Redacted() string { return db.redacted }
 

@@ -25,6 +25,7 @@ import (
 func init() {
 	driver.Register("sqlite", open)
 	driver.Register("sqlite3", open)
+	driver.DescribeDialect(dialect) // so that plans are checked against it before the file is opened
 }
 
 const (
@@ -182,8 +183,10 @@ func onOff(v int64) string {
 
 func (db *DB) Kind() string { return "sqlite" }
 
-// Dialect: one writer at a time, no array parameters.
-func (db *DB) Dialect() driver.Dialect { return driver.Dialect{Name: "sqlite", SingleWriter: true} }
+// dialect: one writer at a time, no array parameters, no stored procedures.
+var dialect = driver.Dialect{Name: "sqlite", SingleWriter: true}
+
+func (db *DB) Dialect() driver.Dialect { return dialect }
 
 func (db *DB) Redacted() string { return db.redacted }
 

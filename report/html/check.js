@@ -1,6 +1,6 @@
-// report.html's only script. The page is complete without it (the charts are inline SVG); it adds
-// what the browser drew, for the test suite to read from the rendered page, and a readout of the
-// values under the pointer.
+// The only script of report.html and of the one-shot's index.html. The page is complete without it
+// (the charts are inline SVG); it adds what the browser drew, for the test suite to read from the
+// rendered page, and a readout of the values under the pointer.
 (function () {
   'use strict';
   var plots = document.querySelectorAll('svg.plot');
@@ -38,6 +38,7 @@
       var digits = Math.max(0, Math.ceil(x) - 2);
       return 'p' + (100 * (1 - Math.pow(10, -x))).toFixed(digits);
     }
+    if (kind === 'rate') return fmt(x) + ' tx/s';
     return x.toFixed(1) + ' s';
   }
   function nearest(xs, x) {

@@ -2,6 +2,7 @@ package html_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -299,4 +301,141 @@ func near(a, b float64) bool {
 		d = -d
 	}
 	return d <= 1e-4*max(a, b, 1e-9)
+}
+
+// TestLoadsPageInChromium runs a short real one-shot comparison on SQLite (a peak probe, then open
+// loops at 50% and 80% of it), which writes index.html at the top of its results directory, opens
+// that page in headless Chromium and asserts on it as the browser rendered it: self-contained, a
+// link to every run's report.html that exists, each run's tpmC and verdict, a row per type with the
+// p50, p90, p99 and p99.9 of every run, the latency-throughput charts drawn with one point per run
+// at result.json's values, the warnings and the consistency check of the last run.
+func TestLoadsPageInChromium(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Fatalf("no headless Chromium at %s (%v): scripts/test installs it as root (apt-get install chromium); install it to run this test", chromiumPath, err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "oneshot")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	db := "sqlite:" + filepath.Join(dir, "tpcc.db")
+	o := run.Out{Stdout: io.Discard, Stderr: io.Discard}
+	if err := run.Load(ctx, run.LoadPlan{DB: db, Warehouses: 1, Loaders: 2, Seed: 1, Quiet: true}, o); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	var logBuf bytes.Buffer
+	o.Stderr = &logBuf
+	runs, err := run.Loads(ctx, run.LoadsPlan{
+		Base: run.RunPlan{DB: db, Terminals: 2, Duration: 1500 * time.Millisecond, Warmup: 500 * time.Millisecond,
+			Grace: 10 * time.Second, Interval: 500 * time.Millisecond, Out: out, Seed: 3, Quiet: true, Arrivals: "poisson",
+			MaxBacklog: run.DefaultMaxBacklog, Check: true},
+		PeakDuration: 2 * time.Second, PeakWarmup: 500 * time.Millisecond, Percents: []float64{50, 80},
+	}, o)
+	if err != nil || len(runs) != 3 {
+		t.Fatalf("one-shot: %d runs, %v\n%s", len(runs), err, logBuf.String())
+	}
+	page := filepath.Join(out, htmlreport.LoadsFile)
+	src, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatalf("the one-shot did not write %s: %v\n%s", htmlreport.LoadsFile, err, logBuf.String())
+	}
+	if m := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:|//)|<link\b|@import|url\(`).Find(src); m != nil {
+		t.Errorf("%s refers to something outside itself: %q", htmlreport.LoadsFile, m)
+	}
+	if !strings.Contains(logBuf.String(), htmlreport.LoadsFile) {
+		t.Errorf("the one-shot does not say where %s is:\n%s", htmlreport.LoadsFile, logBuf.String())
+	}
+
+	dom := dumpDOM(t, page)
+	body := regexp.MustCompile(`<body[^>]*>`).FindString(dom)
+	var nPlots int
+	for _, p := range tags(dom, "svg") {
+		if p["class"] != "plot" {
+			continue
+		}
+		nPlots++
+		if w, _ := strconv.Atoi(p["data-rendered-width"]); w < 100 {
+			t.Errorf("chart %s rendered %d px wide", p["data-chart"], w)
+		}
+	}
+	if nPlots != 3 || !strings.Contains(body, `data-rendered-plots="3"`) {
+		t.Fatalf("%d charts in the page, want p50, p90 and p99 against throughput; the browser laid out: %s", nPlots, body)
+	}
+
+	// Each run: its row, a link to its report.html (which exists), its tpmC and its verdict.
+	for _, lr := range runs {
+		id := filepath.Base(lr.Dir)
+		m := regexp.MustCompile(`<a href="([^"]*)" data-report="` + regexp.QuoteMeta(id) + `"`).FindStringSubmatch(dom)
+		if m == nil {
+			t.Errorf("no link to the report of %s", id)
+		} else if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(m[1]))); err != nil || m[1] != id+"/"+htmlreport.File {
+			t.Errorf("the link to %s's report is %q: %v", id, m[1], err)
+		}
+		tpmC := regexp.MustCompile(`data-tpmc="` + regexp.QuoteMeta(id) + `">([^<]*)<`).FindStringSubmatch(dom)
+		if tpmC == nil || strings.ReplaceAll(tpmC[1], "\u202f", "") != strconv.Itoa(int(lr.R.TpmC+0.5)) {
+			t.Errorf("%s: tpmC %v on the page, want %.0f", id, tpmC, lr.R.TpmC)
+		}
+		if !strings.Contains(dom, `data-verdict="`+report.LoadVerdict(lr.R)+`"`) {
+			t.Errorf("%s: no verdict %q", id, report.LoadVerdict(lr.R))
+		}
+		for _, q := range []string{"rate", "p50", "p90", "p99", "p99.9"} {
+			if n := strings.Count(dom, `data-run="`+id+`" data-q="`+q+`"`); n != len(tpcc.TxNames) {
+				t.Errorf("%s: %d %s cells, want one per type", id, n, q)
+			}
+		}
+	}
+	for _, op := range tpcc.TxNames {
+		if !strings.Contains(dom, `data-tx="`+op+`"`) {
+			t.Errorf("the per-type table has no row for %s", op)
+		}
+	}
+
+	// The charts: per type, one point per run in order of throughput, at result.json's values.
+	sorted := append([]report.LoadRun(nil), runs...)
+	slices.SortStableFunc(sorted, func(a, b report.LoadRun) int {
+		return cmp.Compare(report.AllTypesRate(a.R), report.AllTypesRate(b.R))
+	})
+	chart := ""
+	seen := 0
+	for _, tg := range tagsOrdered(dom) {
+		if tg.name == "svg" {
+			chart = tg.attr["data-chart"]
+			continue
+		}
+		if tg.attr["class"] != "line" || chart != "loads-p99" {
+			continue
+		}
+		op := strings.TrimSuffix(tg.attr["data-series"], ".p99")
+		var ys []float64
+		for _, f := range strings.Split(tg.attr["data-y"], ",") {
+			v, _ := strconv.ParseFloat(f, 64)
+			ys = append(ys, v)
+		}
+		l, _ := strconv.ParseFloat(tg.attr["data-rendered-length"], 64)
+		if len(ys) != 3 || l <= 0 {
+			t.Errorf("p99 line of %s: %d points, drawn %.1f long; want 3 points drawn", op, len(ys), l)
+			continue
+		}
+		for i, lr := range sorted {
+			if want := lr.R.Transactions[op].ResponseMs.P99; !near(ys[i], want) {
+				t.Errorf("p99 line of %s, point %d (%s): %g ms, result.json says %g ms", op, i, lr.Label, ys[i], want)
+			}
+		}
+		seen++
+	}
+	if seen != len(tpcc.TxNames) {
+		t.Errorf("%d p99 lines, want one per type (%d)", seen, len(tpcc.TxNames))
+	}
+
+	// The warnings of every run, and the check of the last one.
+	for _, lr := range runs {
+		for _, w := range lr.R.Warnings {
+			if !strings.Contains(dom, `data-warning="`+w.Code+`"`) {
+				t.Errorf("warning %s of %s is not on the page", w.Code, lr.Label)
+			}
+		}
+	}
+	last := runs[len(runs)-1].R
+	if len(last.Checks) == 0 || strings.Count(dom, `data-check="`) != len(last.Checks) || strings.Contains(dom, `data-check="fail"`) {
+		t.Errorf("the page shows %d checks (failed: %v), the last run made %d", strings.Count(dom, `data-check="`), strings.Contains(dom, `data-check="fail"`), len(last.Checks))
+	}
 }

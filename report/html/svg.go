@@ -23,6 +23,7 @@ type line struct {
 	dash   string  // stroke-dasharray, "" for solid
 	width  float64 // stroke width, default 1.6
 	pts    []pt
+	dots   bool // a dot at every point, for lines of a few points (one per run)
 }
 
 // band shades a stretch of the x axis (warm-up, drain).
@@ -268,7 +269,7 @@ func (p *plot) svg() template.HTML {
 			return i >= 0 && i < len(l.pts) && !math.IsNaN(l.pts[i].y) && !math.IsInf(l.pts[i].y, 0)
 		}
 		for i, q := range l.pts {
-			if ok(i) && !ok(i-1) && !ok(i+1) {
+			if ok(i) && (l.dots || !ok(i-1) && !ok(i+1)) {
 				f(`<circle class="dot" cx="%s" cy="%s" r="%s" style="fill:%s"/>`, n1(sx(q.x)), n1(sy(q.y)), n1(math.Max(w, 1.6)*1.3), esc(l.color))
 			}
 		}

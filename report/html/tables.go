@@ -155,7 +155,13 @@ func (pg *page) tables(d *runData) {
 		}
 		pg.Audit = av
 	}
-	for _, c := range r.Checks {
+	pg.Checks = checkRows(r.Checks)
+}
+
+// checkRows are the rows of a table of consistency conditions (report.html, index.html).
+func checkRows(checks []report.Check) []checkRow {
+	var rows []checkRow
+	for _, c := range checks {
 		row := checkRow{Condition: c.Condition, Name: c.Name, Violations: c.Violations}
 		switch {
 		case c.Skipped:
@@ -165,8 +171,9 @@ func (pg *page) tables(d *runData) {
 		default:
 			row.Status, row.Detail = "fail", fmt.Sprintf("%.2f s", c.Seconds)
 		}
-		pg.Checks = append(pg.Checks, row)
+		rows = append(rows, row)
 	}
+	return rows
 }
 
 // kvSection is one table of the disclosure.

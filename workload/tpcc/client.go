@@ -30,6 +30,9 @@ type DeliveryResult struct {
 	// Skipped is the number of districts without an undelivered order; they must be counted and
 	// reported when above 1% (clause 2.7.4.2).
 	Skipped int
+	// OIDs[d-1] is the O_ID of the order delivered in district d, 0 when the district was skipped:
+	// what the result file of clause 2.7.4.2 records per district (deliverylog.go).
+	OIDs [DistrictsPerWarehouse]int32
 }
 
 // Client runs the five TPC-C transactions for one worker. It owns reusable buffers and argument
@@ -115,7 +118,8 @@ func (cl *Client) run(ctx context.Context, conn driver.Conn, opts driver.TxOptio
 // and Stock-Level on PostgreSQL) runs on. At read committed a single statement sent on its own is
 // exactly the transaction BEGIN; statement; COMMIT would be (PostgreSQL runs it as an implicit
 // transaction at the session's default level: atomic, one snapshot, the same row locks and
-// re-checks), so candor sends it alone, which saves the two round trips of BEGIN and COMMIT. That is
+// re-checks), so candor sends it alone, which saves COMMIT's round trip (BEGIN has none of its own:
+// the PostgreSQL driver sends it with the first statement) and the server's work for both. That is
 // done only when the level asked for is read committed and the session's default level is read
 // committed too (checked once per connection); any other level gets an explicit transaction. Retries
 // still go through driver.Retry, whose Begin, Commit and Rollback then do nothing.

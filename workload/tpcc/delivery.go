@@ -3,6 +3,8 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
@@ -16,6 +18,45 @@ type deliveryState struct {
 	in  *DeliveryInput
 	now time.Time // ol_delivery_d
 	res DeliveryResult
+
+	// row is where the engines that return a Delivery's outcome as one row (PostgreSQL's statement,
+	// both engines' procedures) scan it: districts delivered, skipped, then the O_ID of each district
+	// (0: skipped). dest points into it and is built once, so a Scan allocates no argument list. The
+	// columns are read as int64, which every driver scans without allocating (database/sql converts
+	// into int32 only through a string).
+	row  [2 + DistrictsPerWarehouse]int64
+	dest []any
+}
+
+// scanDest is the scan destination of a Delivery's outcome row (see row).
+func (st *deliveryState) scanDest() []any {
+	if st.dest == nil {
+		st.dest = make([]any, len(st.row))
+		for i := range st.row {
+			st.dest[i] = &st.row[i]
+		}
+	}
+	return st.dest
+}
+
+// setRow sets the result from the outcome row scanned into st.row.
+func (st *deliveryState) setRow() error {
+	st.res.Delivered, st.res.Skipped = int(st.row[0]), int(st.row[1])
+	n := 0
+	for d := range st.res.OIDs {
+		o := st.row[2+d]
+		if o < 0 || o > math.MaxInt32 {
+			return fmt.Errorf("tpcc: delivery of warehouse %d: district %d reports order %d", st.w, d+1, o)
+		}
+		if o != 0 {
+			n++
+		}
+		st.res.OIDs[d] = int32(o)
+	}
+	if n != st.res.Delivered || st.res.Delivered+st.res.Skipped != DistrictsPerWarehouse {
+		return fmt.Errorf("tpcc: delivery of warehouse %d: %d delivered and %d skipped, but %d orders named", st.w, st.res.Delivered, st.res.Skipped, n)
+	}
+	return nil
 }
 
 var errTooManyLines = errors.New("tpcc: an order has more than 15 order lines (corrupt database?)")

@@ -53,7 +53,7 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	}
 	defer ctl.Close()
 
-	have, err := existingTables(ctx, ctl, engine)
+	have, err := existingTables(ctx, ctl, db.Dialect())
 	if err != nil {
 		return LoadInfo{}, fmt.Errorf("looking for existing TPC-C tables: %w", err)
 	}

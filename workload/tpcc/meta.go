@@ -86,18 +86,18 @@ func noDataError(db driver.DB) error {
 }
 
 // existingTables returns which of the nine TPC-C tables and candor_load exist (as unqualified
-// names resolve them). dialect may be an engine's own name (driver.Dialect.Name): the distributed
-// engines of the PostgreSQL family are asked through information_schema (distsql.go).
-func existingTables(ctx context.Context, c driver.Conn, dialect string) ([]string, error) {
+// names resolve them), asked in the SQL of d's family; the distributed engines of the PostgreSQL
+// family are asked through information_schema (distsql.go).
+func existingTables(ctx context.Context, c driver.Conn, d driver.Dialect) ([]string, error) {
 	names := "'" + strings.Join(append(append([]string{}, TableNames...), metaTable), "', '") + "'"
 	q := "SELECT c.relname FROM pg_class c WHERE c.relkind IN ('r', 'p') AND pg_table_is_visible(c.oid) AND c.relname IN (" + names + ") ORDER BY 1"
-	if dialect == dialectSQLite {
+	if d.SQLFamily() == dialectSQLite {
 		q = "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (" + names + ") ORDER BY 1"
 	}
-	if dialect == dialectMySQL {
+	if d.SQLFamily() == dialectMySQL {
 		q = mysqlTablesSQL(names) // schema_mysql.go
 	}
-	if distributed(dialect) {
+	if distributed(d.Name) {
 		q = tablesInSchemaSQL(names)
 	}
 	rows, err := c.Query(ctx, q)
@@ -142,7 +142,7 @@ func readLoadInfo(ctx context.Context, db driver.DB, c driver.Conn) (LoadInfo, e
 	if err := checkDialect(dialect); err != nil {
 		return LoadInfo{}, err
 	}
-	have, err := existingTables(ctx, c, engineName(db))
+	have, err := existingTables(ctx, c, db.Dialect())
 	if err != nil {
 		return LoadInfo{}, err
 	}

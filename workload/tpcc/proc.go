@@ -23,8 +23,12 @@ const procColumn = "procedures"
 
 // ProceduresSupported returns nil when db's engine has a procedure mode, else a user error saying
 // why not and what to do.
-func ProceduresSupported(db driver.DB) error {
-	d := db.Dialect()
+func ProceduresSupported(db driver.DB) error { return DialectProcedures(db.Dialect()) }
+
+// DialectProcedures is ProceduresSupported for a dialect known before connecting (the URL's
+// scheme or --dialect, driver.URLDialect), so that a plan with --procedures is refused before
+// anything connects, loads or runs.
+func DialectProcedures(d driver.Dialect) error {
 	if d.Procedures && procedureSQL(d.SQLFamily()) != nil {
 		return nil
 	}
@@ -32,10 +36,14 @@ func ProceduresSupported(db driver.DB) error {
 	switch {
 	case d.Name == dialectSQLite:
 		reason = "SQLite is embedded and has no server-side procedures (nor round trips to save)"
+	case d.Name == "tidb":
+		reason = "TiDB does not support stored procedures"
+	case d.Name == "dolt":
+		reason = "Dolt supports stored procedures only in part, and candor's were never tested on it"
 	case !d.Procedures:
 		reason = "the engine does not run the server-side procedures candor creates"
 	}
-	return userr.Errorf("--procedures is not available on %s: %s; drop --procedures to run the transactions interactively", db.Kind(), reason)
+	return userr.Errorf("--procedures is not available on %s: %s; drop --procedures to run the transactions interactively", d.Name, reason)
 }
 
 // procedureSQL is the statements that create a dialect's procedures, nil when it has none.
@@ -151,11 +159,15 @@ func procColumnType(dialect string) string {
 	return "varchar(64)"
 }
 
-// procName is the name of the procedure a CREATE statement creates, for error messages.
+// procName is the name of the procedure a CREATE (or DROP ... IF EXISTS) statement creates (or
+// drops), for error messages.
 func procName(create string) string {
 	f := strings.Fields(create)
 	for i, w := range f {
 		if (strings.EqualFold(w, "FUNCTION") || strings.EqualFold(w, "PROCEDURE")) && i+1 < len(f) {
+			if strings.EqualFold(f[i+1], "IF") && i+3 < len(f) { // IF EXISTS
+				i += 2
+			}
 			name, _, _ := strings.Cut(f[i+1], "(")
 			return name
 		}

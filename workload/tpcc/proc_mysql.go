@@ -224,10 +224,13 @@ END`
 // one transaction: per district the oldest new_order row (locked, then deleted; none: the district
 // is skipped and counted), its order's carrier, its lines' delivery date, and the customer's balance
 // and delivery count. An order, lines or customer missing behind a new_order row is an error, which
-// rolls the whole Delivery back. The result: districts delivered and skipped.
+// rolls the whole Delivery back. The result: districts delivered and skipped, then the O_ID
+// delivered in each district (0: skipped), which the result file records; MySQL has no arrays, so
+// ten variables.
 const myProcDelivery = `CREATE PROCEDURE candor_delivery(IN p_iso INT, IN p_w INT, IN p_carrier INT, IN p_now DATETIME(6))
 BEGIN
 	DECLARE v_d, v_o, v_c, v_delivered, v_skipped INT DEFAULT 0;
+	DECLARE v_o1, v_o2, v_o3, v_o4, v_o5, v_o6, v_o7, v_o8, v_o9, v_o10 INT DEFAULT 0;
 	DECLARE v_sum DECIMAL(12, 2);
 	DECLARE v_msg VARCHAR(255);` + myHandlers + myBegin + `
 	SET v_d = 1;
@@ -254,11 +257,17 @@ BEGIN
 				SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = v_msg;
 			END IF;
 			SET v_delivered = v_delivered + 1;
+			CASE v_d
+				WHEN 1 THEN SET v_o1 = v_o; WHEN 2 THEN SET v_o2 = v_o; WHEN 3 THEN SET v_o3 = v_o;
+				WHEN 4 THEN SET v_o4 = v_o; WHEN 5 THEN SET v_o5 = v_o; WHEN 6 THEN SET v_o6 = v_o;
+				WHEN 7 THEN SET v_o7 = v_o; WHEN 8 THEN SET v_o8 = v_o; WHEN 9 THEN SET v_o9 = v_o;
+				ELSE SET v_o10 = v_o;
+			END CASE;
 		END IF;
 		SET v_d = v_d + 1;
 	END WHILE;
 	COMMIT;
-	SELECT v_delivered, v_skipped;
+	SELECT v_delivered, v_skipped, v_o1, v_o2, v_o3, v_o4, v_o5, v_o6, v_o7, v_o8, v_o9, v_o10;
 END`
 
 // myProcStockLevel is Stock-Level, clause 2.8.2.2, in one statement.
@@ -464,12 +473,10 @@ func (myProcOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) err
 
 func (myProcOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error {
 	st := &cl.del
-	var delivered, skipped int64
-	if err := c.QueryRow(ctx, myCallDelivery, cl.argList(cl.proc.my.iso, st.w, st.in.CarrierID, st.now)...).Scan(&delivered, &skipped); err != nil {
+	if err := c.QueryRow(ctx, myCallDelivery, cl.argList(cl.proc.my.iso, st.w, st.in.CarrierID, st.now)...).Scan(st.scanDest()...); err != nil {
 		return procError(err, cl)
 	}
-	st.res.Delivered, st.res.Skipped = int(delivered), int(skipped)
-	return nil
+	return st.setRow()
 }
 
 func (myProcOps) stockLevel(ctx context.Context, c driver.Conn, cl *Client) error {

@@ -242,13 +242,17 @@ $fn$`
 // without one is skipped and counted); its order gets the carrier; its lines the delivery date; the
 // customer the sum of the lines' amounts and one more delivery. An order, lines or customer missing
 // behind a new_order row is an error, which rolls the whole Delivery back. It returns the number of
-// districts delivered and skipped.
+// districts delivered and skipped, then the O_ID delivered in each district (0: skipped), which the
+// result file records. Its result columns changed once (the O_IDs were added), which CREATE OR
+// REPLACE cannot do: pgDropDelivery drops the function first.
 const pgProcDelivery = `CREATE OR REPLACE FUNCTION candor_delivery(p_w int, p_carrier int, p_now timestamp,
-	OUT r_delivered int, OUT r_skipped int)
+	OUT r_delivered int, OUT r_skipped int, OUT r_o1 int, OUT r_o2 int, OUT r_o3 int, OUT r_o4 int,
+	OUT r_o5 int, OUT r_o6 int, OUT r_o7 int, OUT r_o8 int, OUT r_o9 int, OUT r_o10 int)
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
 	v_d int; v_o int; v_c int; v_sum numeric;
+	v_os int[] := '{0,0,0,0,0,0,0,0,0,0}';
 BEGIN
 	r_delivered := 0; r_skipped := 0;
 	FOR v_d IN 1..10 LOOP
@@ -279,9 +283,16 @@ BEGIN
 			RAISE EXCEPTION 'candor-delivery: the customer % of order %/%/% does not exist', v_c, p_w, v_d, v_o;
 		END IF;
 		r_delivered := r_delivered + 1;
+		v_os[v_d] := v_o;
 	END LOOP;
+	r_o1 := v_os[1]; r_o2 := v_os[2]; r_o3 := v_os[3]; r_o4 := v_os[4]; r_o5 := v_os[5];
+	r_o6 := v_os[6]; r_o7 := v_os[7]; r_o8 := v_os[8]; r_o9 := v_os[9]; r_o10 := v_os[10];
 END
 $fn$`
+
+// pgDropDelivery drops candor_delivery, whatever its result columns, before pgProcDelivery creates
+// it again: an older candor's returned two columns only.
+const pgDropDelivery = `DROP FUNCTION IF EXISTS candor_delivery(int, int, timestamp)`
 
 // pgProcStockLevel is Stock-Level, clause 2.8.2.2: d_next_o_id of the district, then the number of
 // distinct items of the lines of its last 20 orders whose stock in the home warehouse is below the
@@ -289,7 +300,7 @@ $fn$`
 // index range of the primary key whatever plan the function caches, while the join's generic plan
 // could not bound that range and was seen to turn into a hash join over all of the district's lines
 // once order_line had grown (60 ms instead of 1.5).
-const pgProcStockLevel = `CREATE OR REPLACE FUNCTION candor_stock_level(p_w int, p_d int, p_threshold int)
+var pgProcStockLevel = `CREATE OR REPLACE FUNCTION candor_stock_level(p_w int, p_d int, p_threshold int)
 RETURNS int8 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -300,15 +311,17 @@ BEGIN
 		RAISE EXCEPTION 'candor-not-found: stock-level: district % of warehouse % does not exist', p_d, p_w;
 	END IF;
 	SELECT count(DISTINCT s_i_id) INTO v_count
-	FROM order_line JOIN stock ON s_w_id = p_w AND s_i_id = ol_i_id
-	WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id >= v_next - 20 AND ol_o_id < v_next
-		AND s_quantity < p_threshold;
+	FROM (SELECT ol_i_id FROM order_line
+		WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id >= v_next - 20 AND ol_o_id < v_next
+		LIMIT ` + stockLevelMaxLines + `) AS ol
+	JOIN stock ON s_w_id = p_w AND s_i_id = ol.ol_i_id
+	WHERE s_quantity < p_threshold;
 	RETURN v_count;
 END
 $fn$`
 
 // pgProcedures are the statements that create the functions, in order.
-var pgProcedures = []string{pgProcStockAfter, pgProcNewOrder, pgProcPayment, pgProcOrderStatus, pgProcDelivery, pgProcStockLevel}
+var pgProcedures = []string{pgProcStockAfter, pgProcNewOrder, pgProcPayment, pgProcOrderStatus, pgDropDelivery, pgProcDelivery, pgProcStockLevel}
 
 // The calls, one statement per transaction.
 const (
@@ -394,12 +407,10 @@ func (pgProcOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) err
 
 func (pgProcOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error {
 	st := &cl.del
-	var delivered, skipped int32
-	if err := c.QueryRow(ctx, pgCallDelivery, cl.argList(st.w, st.in.CarrierID, st.now)...).Scan(&delivered, &skipped); err != nil {
+	if err := c.QueryRow(ctx, pgCallDelivery, cl.argList(st.w, st.in.CarrierID, st.now)...).Scan(st.scanDest()...); err != nil {
 		return procError(err, cl)
 	}
-	st.res.Delivered, st.res.Skipped = int(delivered), int(skipped)
-	return nil
+	return st.setRow()
 }
 
 func (pgProcOps) stockLevel(ctx context.Context, c driver.Conn, cl *Client) error {

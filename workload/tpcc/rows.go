@@ -26,6 +26,6 @@ func HasData(ctx context.Context, db driver.DB) (bool, error) {
 		return false, err
 	}
 	defer c.Close()
-	have, err := existingTables(ctx, c, db.Dialect().Name)
+	have, err := existingTables(ctx, c, db.Dialect())
 	return len(have) > 0, err
 }

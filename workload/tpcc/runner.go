@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -46,6 +47,10 @@ type RunOptions struct {
 	OnTick func(iv *measure.Interval)
 	// Rate is the open-loop schedule of ModeRate (arrivals.go).
 	Rate RateOptions
+	// Deliveries receives the Delivery result file of clause 2.7.4.2 (deliverylog.go): a header,
+	// then one CSV line per deferred Delivery that ran. It is flushed every interval and when Run
+	// returns, interrupted or not; the caller closes it. Nil writes none.
+	Deliveries io.Writer
 }
 
 // RunOutput is what a run measured.
@@ -66,6 +71,10 @@ type RunOutput struct {
 	Endpoints []EndpointCounts
 	// Rate is what an open-loop run (ModeRate) measured besides the totals: steps, drops, backlog.
 	Rate *schedule.RateSummary
+	// DeliveryLines is the number of lines written to RunOptions.Deliveries (the header aside), and
+	// DeliveryLogErr the first error writing them (the lines after it are lost).
+	DeliveryLines  int64
+	DeliveryLogErr error
 }
 
 // Run drives the TPC-C mix against db, loaded as info says, and returns what it measured. A
@@ -121,6 +130,7 @@ func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOu
 	var completed atomic.Int64
 	onTick := func(iv *measure.Interval) {
 		completed.Add(iv.Completed())
+		dq.log.flush() // a run killed outright loses at most one interval of the result file
 		if o.OnTick != nil {
 			o.OnTick(iv)
 		}
@@ -165,6 +175,7 @@ func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOu
 	out.CPU = processCPU() - cpu0
 	out.Completed = completed.Load()
 	out.Endpoints = spread.counts(ex.slots, dq)
+	out.DeliveryLines, out.DeliveryLogErr = dq.log.result()
 	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 		out.Aborted = cause.Error()
 		out.Summary.Partial = true
@@ -307,6 +318,7 @@ type deferredQueue struct {
 	procs      bool // procedure mode
 	rec        *measure.Recorder
 	stripeBase int
+	log        *deliveryLog // the result file of clause 2.7.4.2; nil writes none
 	queues     []chan deliveryJob
 	wg         sync.WaitGroup
 	stop       context.CancelFunc
@@ -338,7 +350,7 @@ func newDeferredQueue(ctx context.Context, db driver.DB, o RunOptions, rec *meas
 	n := spread.deliveryWorkers(max(1, min(o.DeliveryWorkers, o.Warehouses)))
 	runCtx, stop := context.WithCancel(ctx)
 	q := &deferredQueue{ctx: ctx, db: db, iso: o.Isolation, procs: o.Procedures, rec: rec, stripeBase: stripeBase,
-		queues: make([]chan deliveryJob, n), stop: stop, runCtx: runCtx,
+		log: newDeliveryLog(o.Deliveries), queues: make([]chan deliveryJob, n), stop: stop, runCtx: runCtx,
 		dbs: make([]driver.DB, n), tallies: make([]endpointTally, n)}
 	conns := make([]driver.Conn, n)
 	for i := range conns {
@@ -387,6 +399,13 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 		q.auditMu.Unlock()
 	}()
 	in := DeliveryInput{}
+	var line []byte // this worker's line of the result file, formatted outside the log's lock
+	logLine := func(l *deliveryLine) {
+		if q.log != nil {
+			line = appendDeliveryLine(line[:0], l)
+			q.log.write(line)
+		}
+	}
 	for job := range q.queues[i] {
 		m := job.measured
 		if q.runCtx.Err() != nil {
@@ -406,6 +425,8 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 				ev.Response, ev.Lag = now.Sub(job.queued), now.Sub(job.queued)
 				stripe.Done(DeliveryDeferred, m, ev)
 				q.tallies[i].add(m, err, 0)
+				logLine(&deliveryLine{queued: job.queued, completed: job.queued.Add(ev.Response), measured: m,
+					w: job.w, carrier: job.carrier, err: deliveryErrorText(q.db.Classify(err), err)})
 				continue
 			}
 			conn = c
@@ -430,6 +451,13 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 		ev.Retries, ev.Err = o.Retries, o.Err != nil
 		stripe.Done(DeliveryDeferred, m, ev)
 		q.tallies[i].add(m, o.Err, o.Retries)
+		if q.log != nil { // clause 2.7.4.2: the result file
+			l := deliveryLine{queued: job.queued, completed: job.queued.Add(ev.Response), measured: m, w: job.w, carrier: job.carrier, res: &res}
+			if o.Err != nil {
+				l.res, l.err = nil, deliveryErrorText(q.db.Classify(o.Err), o.Err)
+			}
+			logLine(&l)
+		}
 		if m && o.Err == nil {
 			q.districts.Add(DistrictsPerWarehouse)
 			q.skipped.Add(int64(res.Skipped))
@@ -452,6 +480,7 @@ func (q *deferredQueue) finish(grace time.Duration) {
 		<-done
 	}
 	q.stop()
+	q.log.flush()
 }
 
 // add counts one executed transaction's generated input in the run-time audit (clause 9.2); the

@@ -402,6 +402,14 @@ func (mysqlTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error
 		}
 	}
 	st.res.Delivered, st.res.Skipped = n, DistrictsPerWarehouse-n // clause 2.7.4.2: skipped districts
+	// the O_ID of each district delivered, for the result file
+	for k := 0; k < n; k++ {
+		d := my.delD[k]
+		if d < 1 || d > DistrictsPerWarehouse {
+			return fmt.Errorf("tpcc: delivery of warehouse %d: a new_order row of district %d", st.w, d)
+		}
+		st.res.OIDs[d-1] = int32(my.delO[k])
+	}
 	check := func(what string, got int64, err error) error {
 		if err != nil {
 			return err

@@ -277,14 +277,22 @@ func (sqliteTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) erro
 		if err := c.QueryRow(ctx, sqliteDelOrder, cl.argList(st.w, d, oID, st.in.CarrierID)...).Scan(&cID); err != nil {
 			return fmt.Errorf("tpcc: delivery of order %d of district %d/%d: %w", oID, st.w, d, err)
 		}
-		sum, err := sumRows(ctx, c, sqliteDelLines, cl.argList(st.w, d, oID, st.now)...)
+		sum, lines, err := sumRows(ctx, c, sqliteDelLines, cl.argList(st.w, d, oID, st.now)...)
 		if err != nil {
 			return err
 		}
-		if _, err := c.Exec(ctx, sqliteDelCustomer, cl.argList(st.w, d, cID, sum)...); err != nil {
+		if lines == 0 {
+			return fmt.Errorf("tpcc: delivery of order %d of district %d/%d: the order has no lines", oID, st.w, d)
+		}
+		n, err = c.Exec(ctx, sqliteDelCustomer, cl.argList(st.w, d, cID, sum)...)
+		if err != nil {
 			return err
 		}
+		if n != 1 {
+			return fmt.Errorf("tpcc: delivery of order %d of district %d/%d: its customer %d does not exist", oID, st.w, d, cID)
+		}
 		st.res.Delivered++
+		st.res.OIDs[d-1] = int32(oID)
 	}
 	return nil
 }
@@ -297,21 +305,22 @@ func notFound(err error) error {
 	return err
 }
 
-// sumRows runs a statement returning one integer column and adds up its rows.
-func sumRows(ctx context.Context, c driver.Conn, sql string, args ...any) (int64, error) {
+// sumRows runs a statement returning one integer column and adds up its rows; n is their number.
+func sumRows(ctx context.Context, c driver.Conn, sql string, args ...any) (sum int64, n int, err error) {
 	rows, err := c.Query(ctx, sql, args...)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer rows.Close()
-	var sum, v int64
+	var v int64
 	for rows.Next() {
 		if err := rows.Scan(&v); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		sum += v
+		n++
 	}
-	return sum, rows.Err()
+	return sum, n, rows.Err()
 }
 
 // Stock-Level, clause 2.8.2.2, in one statement; ?1 w_id, ?2 d_id, ?3 threshold.

@@ -2,11 +2,20 @@ package tpcc
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/candor-bench/candor/driver"
 )
 
-// Stock-Level, clause 2.8. The statement is in sql_postgres.go and sql_sqlite.go.
+// Stock-Level, clause 2.8. The statements are in sql_postgres.go, sql_sqlite.go and sql_mysql.go.
+
+// stockLevelOrders is how many of the district's most recent orders Stock-Level examines (2.8.2.2).
+const stockLevelOrders = 20
+
+// stockLevelMaxLines is the most order lines those orders can have (MaxLines each), as SQL text: the
+// PostgreSQL statements use it as a LIMIT that changes no result but bounds the planner's row
+// estimate (see pgStockLevel).
+var stockLevelMaxLines = strconv.Itoa(stockLevelOrders * MaxLines)
 
 // stockLevelState is the reusable working state of one Stock-Level.
 type stockLevelState struct {

@@ -569,8 +569,12 @@ func (e *txEnv) testDelivery(t *testing.T) {
 	var in DeliveryInput
 	GenDelivery(e.r, e.c, 1, 1, &in)
 	out, res := e.cl.Delivery(e.ctx, e.conn, 1, &in, e.iso)
-	if out.Err != nil || res != (DeliveryResult{Delivered: 10}) {
-		t.Fatalf("first delivery: %+v %+v", out, res)
+	want := DeliveryResult{Delivered: 10}
+	for d := range want.OIDs { // the O_ID delivered in each district, for the result file
+		want.OIDs[d] = int32(oldest[d])
+	}
+	if out.Err != nil || res != want {
+		t.Fatalf("first delivery: %+v %+v, want %+v", out, res, want)
 	}
 	for d := 1; d <= DistrictsPerWarehouse; d++ {
 		o := oldest[d-1]
@@ -597,6 +601,17 @@ func (e *txEnv) testDelivery(t *testing.T) {
 		if res.Delivered+res.Skipped != DistrictsPerWarehouse {
 			t.Fatalf("delivery result %+v", res)
 		}
+		for d, o := range res.OIDs { // each O_ID named was delivered by this Delivery, the others not
+			if o == 0 {
+				continue
+			}
+			if c := e.one("SELECT o_carrier_id FROM orders WHERE o_w_id = 1 AND o_d_id = $1 AND o_id = $2", d+1, o); c != int64(in.CarrierID) {
+				t.Fatalf("district %d order %d: carrier %d, want %d", d+1, o, c, in.CarrierID)
+			}
+			if n := e.one("SELECT count(*) FROM new_order WHERE no_w_id = 1 AND no_d_id = $1 AND no_o_id <= $2", d+1, o); n != 0 {
+				t.Fatalf("district %d: new_order rows up to %d remain after delivering %d", d+1, o, o)
+			}
+		}
 		delivered += int64(res.Delivered)
 		if res.Skipped == DistrictsPerWarehouse {
 			break
@@ -620,9 +635,12 @@ func (e *txEnv) testDelivery(t *testing.T) {
 	if out := e.cl.NewOrder(e.ctx, e.conn, &no, e.iso); out.Err != nil || out.RolledBack {
 		t.Fatalf("new-order: %+v", out)
 	}
+	oID := e.one("SELECT max(o_id) FROM orders WHERE o_w_id = 1 AND o_d_id = 5")
 	out, res = e.cl.Delivery(e.ctx, e.conn, 1, &in, e.iso)
-	if out.Err != nil || res != (DeliveryResult{Delivered: 1, Skipped: 9}) {
-		t.Fatalf("delivery after one new order: %+v %+v", out, res)
+	want = DeliveryResult{Delivered: 1, Skipped: 9}
+	want.OIDs[4] = int32(oID)
+	if out.Err != nil || res != want {
+		t.Fatalf("delivery after one new order: %+v %+v, want %+v", out, res, want)
 	}
 }
 
@@ -711,8 +729,10 @@ func (e *txEnv) testConcurrent(t *testing.T, iso driver.Isolation, perWorker int
 	}
 }
 
-// A Delivery that meets a new_order row without its order fails as a whole: no district is
-// delivered, whichever engine (on PostgreSQL at read committed it is one statement sent alone).
+// A Delivery that meets a new_order row without its lines, its customer or its order fails as a
+// whole: no district is delivered, whichever engine (on PostgreSQL at read committed it is one
+// statement sent alone). Each case breaks the oldest order of one district; after it, that order's
+// new_order row is removed so that the next case meets only its own breakage.
 func (e *txEnv) testDeliveryMissingOrder(t *testing.T) {
 	e.t = t
 	var no NewOrderInput
@@ -728,24 +748,44 @@ func (e *txEnv) testDeliveryMissingOrder(t *testing.T) {
 			t.Fatalf("new-order: %+v", out)
 		}
 	}
-	pending := e.one("SELECT count(*) FROM new_order WHERE no_w_id = 1")
-	carried := e.one("SELECT count(*) FROM orders WHERE o_w_id = 1 AND o_carrier_id IS NOT NULL")
-	// the order of district 7's oldest new_order row disappears
-	if _, err := e.look.Exec(e.ctx, "DELETE FROM orders WHERE o_w_id = 1 AND o_d_id = 7 AND o_id = "+
-		"(SELECT min(no_o_id) FROM new_order WHERE no_w_id = 1 AND no_d_id = 7)"); err != nil {
-		t.Fatal(err)
+	oldest := func(d int) string {
+		return "(SELECT min(no_o_id) FROM new_order WHERE no_w_id = 1 AND no_d_id = " + itoa(int64(d)) + ")"
 	}
-	in := DeliveryInput{CarrierID: 4}
-	out, res := e.cl.Delivery(e.ctx, e.conn, 1, &in, e.iso)
-	if out.Err == nil {
-		t.Fatalf("delivery over a missing order succeeded: %+v", res)
-	}
-	t.Logf("the expected error: %v", out.Err)
-	if got := e.one("SELECT count(*) FROM new_order WHERE no_w_id = 1"); got != pending {
-		t.Errorf("the failed delivery left %d new_order rows of %d", got, pending)
-	}
-	if got := e.one("SELECT count(*) FROM orders WHERE o_w_id = 1 AND o_carrier_id IS NOT NULL"); got != carried {
-		t.Errorf("the failed delivery set the carrier of %d orders", got-carried)
+	for _, c := range []struct {
+		what string
+		d    int
+		sql  string // breaks district d's oldest order
+	}{
+		{"no lines", 3, "DELETE FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 3 AND ol_o_id = " + oldest(3)},
+		{"no customer", 5, "DELETE FROM customer WHERE c_w_id = 1 AND c_d_id = 5 AND c_id = " +
+			"(SELECT o_c_id FROM orders WHERE o_w_id = 1 AND o_d_id = 5 AND o_id = " + oldest(5) + ")"},
+		{"no order", 7, "DELETE FROM orders WHERE o_w_id = 1 AND o_d_id = 7 AND o_id = " + oldest(7)},
+	} {
+		state := func() [4]int64 {
+			return [4]int64{
+				e.one("SELECT count(*) FROM new_order WHERE no_w_id = 1"),
+				e.one("SELECT count(*) FROM orders WHERE o_w_id = 1 AND o_carrier_id IS NOT NULL"),
+				e.one("SELECT count(*) FROM order_line WHERE ol_w_id = 1 AND ol_delivery_d IS NOT NULL"),
+				e.one("SELECT sum(c_delivery_cnt) FROM customer WHERE c_w_id = 1"),
+			}
+		}
+		if n, err := e.look.Exec(e.ctx, c.sql); err != nil || n == 0 {
+			t.Fatalf("%s: breaking district %d: %d rows, %v", c.what, c.d, n, err)
+		}
+		before := state()
+		in := DeliveryInput{CarrierID: 4}
+		out, res := e.cl.Delivery(e.ctx, e.conn, 1, &in, e.iso)
+		if out.Err == nil {
+			t.Fatalf("%s: delivery over a broken order succeeded: %+v", c.what, res)
+		}
+		t.Logf("%s: the expected error: %v", c.what, out.Err)
+		if after := state(); after != before {
+			t.Errorf("%s: the failed delivery changed (pending, carried, lines delivered, customer deliveries) from %v to %v", c.what, before, after)
+		}
+		if _, err := e.look.Exec(e.ctx, "DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = "+itoa(int64(c.d))+" AND no_o_id = "+
+			"(SELECT o FROM (SELECT min(no_o_id) AS o FROM new_order WHERE no_w_id = 1 AND no_d_id = "+itoa(int64(c.d))+") x)"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -1,0 +1,58 @@
+package mysql
+
+import "github.com/candor-bench/candor/driver"
+
+// The engines this driver reaches over MySQL's wire protocol, each named by its URL scheme (or by
+// --dialect, which rewrites a mysql:// URL's scheme): the engine is taken from configuration, never
+// guessed from the server's version string, which is only shown (and compared in a warning when it
+// names another engine, see run/distsql.go).
+//
+//	mysql://     MySQL, and any server speaking its protocol that candor has no other name for
+//	mariadb://   MariaDB
+//	tidb://      TiDB
+//	dolt://      Dolt
+//
+// All four run the statements of the MySQL family (workload/tpcc/sql_mysql.go); they differ in
+// what they can do, which the Dialect says.
+type engine struct {
+	dialect driver.Dialect
+	title   string // "MySQL", "MariaDB", "TiDB", "Dolt": the engine in messages
+}
+
+var (
+	// MySQL and MariaDB run the stored procedures of --procedures (workload/tpcc/proc_mysql.go).
+	engineMySQL   = &engine{title: "MySQL", dialect: mysqlDialect("mysql", true)}
+	engineMariaDB = &engine{title: "MariaDB", dialect: mysqlDialect("mariadb", true)}
+	// TiDB does not support stored procedures (CREATE PROCEDURE is not available there).
+	engineTiDB = &engine{title: "TiDB", dialect: mysqlDialect("tidb", false)}
+	// Dolt supports stored procedures only in part, and candor's procedures have never run on it:
+	// there is no Dolt server to test them against here, so the mode is refused rather than left
+	// to fail half-way through a load or a run.
+	engineDolt = &engine{title: "Dolt", dialect: mysqlDialect("dolt", false)}
+
+	engines = []*engine{engineMySQL, engineMariaDB, engineTiDB, engineDolt}
+)
+
+// mysqlDialect is the Dialect of an engine of the MySQL family: no array parameters, concurrent
+// writers, stored procedures where the engine runs candor's.
+func mysqlDialect(name string, procedures bool) driver.Dialect {
+	return driver.Dialect{Name: name, Family: driver.FamilyMySQL, Procedures: procedures}
+}
+
+func init() {
+	for _, e := range engines {
+		driver.Register(e.dialect.Name, open)
+		driver.RegisterDialect(e.dialect.Name, driver.FamilyMySQL)
+		driver.DescribeDialect(e.dialect)
+	}
+}
+
+// engineFor returns the engine a (lower-case) URL scheme names; a scheme of none is MySQL.
+func engineFor(scheme string) *engine {
+	for _, e := range engines {
+		if e.dialect.Name == scheme {
+			return e
+		}
+	}
+	return engineMySQL
+}
