@@ -3,7 +3,6 @@ package schedule
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -385,14 +384,7 @@ func TestRateConfigErrors(t *testing.T) {
 func BenchmarkRateOverhead(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var n atomic.Int64
-	target := int64(b.N)
-	exec := ExecutorFunc(func(context.Context, int, Terminal, int, bool) Outcome {
-		if n.Add(1) == target {
-			cancel()
-		}
-		return Outcome{}
-	})
+	exec := stopAfter(int64(b.N), cancel)
 	rec := measure.NewRecorder(ops, 2)
 	cpu0 := cpuTime()
 	b.ResetTimer()

@@ -449,6 +449,18 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+// stopAfter is a no-op executor that cancels the run (cancel) at its target-th operation: the
+// overhead benchmarks measure the scheduler and the recorder alone.
+func stopAfter(target int64, cancel context.CancelFunc) Executor {
+	var n atomic.Int64
+	return ExecutorFunc(func(context.Context, int, Terminal, int, bool) Outcome {
+		if n.Add(1) == target {
+			cancel()
+		}
+		return Outcome{}
+	})
+}
+
 // BenchmarkSchedulerOverhead: throughput mode with a no-op executor, so everything measured is the
 // scheduler and the recorder. ns/op is wall time per operation over 2 workers; cpu-ns/op is the
 // process CPU time per operation.
@@ -459,14 +471,7 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var n atomic.Int64
-	target := int64(b.N)
-	exec := ExecutorFunc(func(context.Context, int, Terminal, int, bool) Outcome {
-		if n.Add(1) == target {
-			cancel()
-		}
-		return Outcome{}
-	})
+	exec := stopAfter(int64(b.N), cancel)
 	rec := measure.NewRecorder(ops, 2)
 	cpu0 := cpuTime()
 	b.ResetTimer()
@@ -488,14 +493,7 @@ func BenchmarkSchedulerOverheadTimed(b *testing.B) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var n atomic.Int64
-	target := int64(b.N)
-	exec := ExecutorFunc(func(context.Context, int, Terminal, int, bool) Outcome {
-		if n.Add(1) == target {
-			cancel()
-		}
-		return Outcome{}
-	})
+	exec := stopAfter(int64(b.N), cancel)
 	rec := measure.NewRecorder(ops, 2)
 	cpu0 := cpuTime()
 	b.ResetTimer()

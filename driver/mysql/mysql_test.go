@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,17 +16,20 @@ import (
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/driver/mysql"
 	"github.com/candor-bench/candor/internal/dbtest"
-	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/internal/drivertest"
 )
 
 // Integration tests against the MySQL or MariaDB server of CANDOR_TEST_MYSQL_URL (scripts/test
 // starts a throwaway MariaDB with local_infile on). Each test gets a database of its own.
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// The helpers every engine's tests share (internal/drivertest).
+var (
+	testCtx  = drivertest.Ctx
+	connect  = drivertest.Connect
+	mustExec = drivertest.MustExec
+	count    = drivertest.Count
+	freePort = drivertest.FreePort
+)
 
 // freshURL is the URL of a new database, with extra URL parameters.
 func freshURL(t *testing.T, params string) string {
@@ -46,34 +48,6 @@ func openURL(t *testing.T, raw string) *mysql.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db.(*mysql.DB)
-}
-
-func connect(t *testing.T, db driver.DB) driver.Conn {
-	t.Helper()
-	c, err := db.Connect(testCtx(t))
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
-func mustExec(t *testing.T, c driver.Conn, sql string, args ...any) int64 {
-	t.Helper()
-	n, err := c.Exec(testCtx(t), sql, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
-}
-
-func count(t *testing.T, c driver.Conn, table string) int64 {
-	t.Helper()
-	var n int64
-	if err := c.QueryRow(testCtx(t), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
-		t.Fatalf("count %s: %v", table, err)
-	}
-	return n
 }
 
 // table t (id int primary key, v bigint, s varchar) with rows ids 1..rows (v = id*10, s = 'r'||id).
@@ -507,36 +481,11 @@ func TestDeadlockIsRetry(t *testing.T) {
 	a, b := connect(t, db), connect(t, db)
 	ctx := testCtx(t)
 	createTable(t, a, 2)
-	upd := "UPDATE t SET v = v + 1 WHERE id = ?"
-	for _, c := range []driver.Conn{a, b} {
-		if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mustExec(t, a, upd, 1)
-	mustExec(t, b, upd, 2)
-	var wg sync.WaitGroup
-	var errA, errB error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_, errA = a.Exec(ctx, upd, 2)
-	}()
-	time.Sleep(100 * time.Millisecond)
-	_, errB = b.Exec(ctx, upd, 1)
-	wg.Wait()
-	a.Rollback(ctx)
-	b.Rollback(ctx)
-	if (errA == nil) == (errB == nil) {
-		t.Fatalf("want exactly one deadlock victim, got errors %v and %v", errA, errB)
-	}
-	err := errors.Join(errA, errB)
+	const upd = "UPDATE t SET v = v + 1 WHERE id = ?"
+	err := drivertest.Deadlock(t, db, a, b, upd, 100*time.Millisecond)
 	var me *gomysql.MySQLError
 	if !errors.As(err, &me) || me.Number != 1213 {
 		t.Fatalf("error %v is not a deadlock", err)
-	}
-	if cl := db.Classify(err); cl != driver.ErrRetry {
-		t.Fatalf("deadlock classified %v, want retry", cl)
 	}
 	// driver.Retry runs a transaction again after a retryable error and succeeds.
 	retries, err := driver.Retry(ctx, db, a, driver.TxOptions{}, 3, func(ctx context.Context, c driver.Conn) error {
@@ -596,18 +545,6 @@ func TestKilledConnectionIsConnLost(t *testing.T) {
 	}
 }
 
-// freePort is a loopback port nothing listens on.
-func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	return port
-}
-
 func TestUserErrors(t *testing.T) {
 	raw := dbtest.MySQLURL(t)
 	base, err := url.Parse(raw)
@@ -628,49 +565,22 @@ func TestUserErrors(t *testing.T) {
 		}
 		return u.String()
 	}
-	for _, tc := range []struct {
-		name, url, pw string
-		want          []string
-	}{
-		{"nothing listening", with(user, realPW, net.JoinHostPort("127.0.0.1", freePort(t)), ""), realPW,
-			[]string{"cannot reach MySQL at 127.0.0.1:", "(connection refused)", "start the server or fix --db"}},
-		{"wrong password", with(user, pw, "", ""), pw,
-			[]string{"refused user " + user, "Access denied", "check the user and password in --db"}},
-		{"unknown user", with("candor_no_such_user", pw, "", ""), pw,
-			[]string{"refused user candor_no_such_user", "check the user and password in --db"}},
-		{"missing database", with(user, realPW, "", "candor_no_such_db"), realPW,
-			[]string{"database candor_no_such_db does not exist on MySQL at " + base.Host, "CREATE DATABASE candor_no_such_db"}},
-		{"mariadb scheme", "mariadb" + strings.TrimPrefix(with(user, realPW, "", "candor_no_such_db"), "mysql"), realPW,
-			[]string{"database candor_no_such_db does not exist on MariaDB at"}},
-		{"bad parameter", with(user, realPW, "", "") + "?bulk=copy", realPW,
-			[]string{"bulk=copy", "auto, load-data or insert"}},
-		{"no database", "mysql://" + user + ":" + realPW + "@" + base.Host, realPW,
-			[]string{"names no database", "mysql://user:pass@host:port/db"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			db, err := driver.Open(testCtx(t), tc.url)
-			if err == nil {
-				db.Close()
-				t.Fatalf("Open(%s) succeeded", driver.Redact(tc.url))
-			}
-			msg := err.Error()
-			t.Logf("%s", msg)
-			if !userr.Is(err) {
-				t.Errorf("not a user error: %v", err)
-			}
-			if strings.Contains(msg, tc.pw) {
-				t.Errorf("message shows the password: %s", msg)
-			}
-			if strings.Contains(msg, "\n") {
-				t.Errorf("message is not one line: %q", msg)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message lacks %q: %s", w, msg)
-				}
-			}
-		})
-	}
+	drivertest.UserErrors(t, []drivertest.UserErrorCase{
+		{Name: "nothing listening", URL: with(user, realPW, net.JoinHostPort("127.0.0.1", freePort(t)), ""), PW: realPW,
+			Want: []string{"cannot reach MySQL at 127.0.0.1:", "(connection refused)", "start the server or fix --db"}},
+		{Name: "wrong password", URL: with(user, pw, "", ""), PW: pw,
+			Want: []string{"refused user " + user, "Access denied", "check the user and password in --db"}},
+		{Name: "unknown user", URL: with("candor_no_such_user", pw, "", ""), PW: pw,
+			Want: []string{"refused user candor_no_such_user", "check the user and password in --db"}},
+		{Name: "missing database", URL: with(user, realPW, "", "candor_no_such_db"), PW: realPW,
+			Want: []string{"database candor_no_such_db does not exist on MySQL at " + base.Host, "CREATE DATABASE candor_no_such_db"}},
+		{Name: "mariadb scheme", URL: "mariadb" + strings.TrimPrefix(with(user, realPW, "", "candor_no_such_db"), "mysql"), PW: realPW,
+			Want: []string{"database candor_no_such_db does not exist on MariaDB at"}},
+		{Name: "bad parameter", URL: with(user, realPW, "", "") + "?bulk=copy", PW: realPW,
+			Want: []string{"bulk=copy", "auto, load-data or insert"}},
+		{Name: "no database", URL: "mysql://" + user + ":" + realPW + "@" + base.Host, PW: realPW,
+			Want: []string{"names no database", "mysql://user:pass@host:port/db"}},
+	})
 }
 
 // BenchmarkTransaction: START TRANSACTION, one prepared update, COMMIT (go test -bench . -benchmem).

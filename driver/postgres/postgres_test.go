@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/candor-bench/candor/driver"
-	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/internal/drivertest"
 )
 
 // pgURL is the test server; its absence fails the test: these tests exist to run against a real
@@ -32,11 +31,14 @@ func pgURL(t *testing.T) string {
 	return u
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// The helpers every engine's tests share (internal/drivertest).
+var (
+	testCtx  = drivertest.Ctx
+	connect  = drivertest.Connect
+	mustExec = drivertest.MustExec
+	count    = drivertest.Count
+	freePort = drivertest.FreePort
+)
 
 func openDB(t *testing.T) driver.DB {
 	t.Helper()
@@ -46,16 +48,6 @@ func openDB(t *testing.T) driver.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
-}
-
-func connect(t *testing.T, db driver.DB) driver.Conn {
-	t.Helper()
-	c, err := db.Connect(testCtx(t))
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 var tableSeq atomic.Int64
@@ -77,24 +69,6 @@ func testTable(t *testing.T, c driver.Conn, rows int) string {
 		}
 	})
 	return name
-}
-
-func mustExec(t *testing.T, c driver.Conn, sql string, args ...any) int64 {
-	t.Helper()
-	n, err := c.Exec(testCtx(t), sql, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
-}
-
-func count(t *testing.T, c driver.Conn, table string) int64 {
-	t.Helper()
-	var n int64
-	if err := c.QueryRow(testCtx(t), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
-		t.Fatalf("count %s: %v", table, err)
-	}
-	return n
 }
 
 func TestOpenConnectVersion(t *testing.T) {
@@ -374,36 +348,10 @@ func TestDeadlockIsRetry(t *testing.T) {
 	for _, c := range []driver.Conn{a, b} {
 		c.Exec(ctx, "SET deadlock_timeout = '100ms'") // superusers only; the default 1 s is fine too
 	}
-	upd := "UPDATE " + tbl + " SET v = v + 1 WHERE id = $1"
-	for _, c := range []driver.Conn{a, b} {
-		if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mustExec(t, a, upd, 1)
-	mustExec(t, b, upd, 2)
-	var wg sync.WaitGroup
-	var errA, errB error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_, errA = a.Exec(ctx, upd, 2)
-	}()
-	time.Sleep(20 * time.Millisecond)
-	_, errB = b.Exec(ctx, upd, 1)
-	wg.Wait()
-	a.Rollback(ctx)
-	b.Rollback(ctx)
-	if (errA == nil) == (errB == nil) {
-		t.Fatalf("want exactly one deadlock victim, got errors %v and %v", errA, errB)
-	}
-	err := errors.Join(errA, errB)
+	err := drivertest.Deadlock(t, db, a, b, "UPDATE "+tbl+" SET v = v + 1 WHERE id = $1", 20*time.Millisecond)
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
 		t.Fatalf("error %v is not a deadlock", err)
-	}
-	if cl := db.Classify(err); cl != driver.ErrRetry {
-		t.Fatalf("deadlock classified %v, want retry", cl)
 	}
 }
 
@@ -494,18 +442,6 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// freePort is a loopback port nothing listens on.
-func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	return port
-}
-
 func TestUserErrors(t *testing.T) {
 	const pw = "Secr3t-pw-4242"
 	base, err := url.Parse(pgURL(t))
@@ -525,47 +461,20 @@ func TestUserErrors(t *testing.T) {
 		return u.String()
 	}
 	hostOnly := base.Hostname()
-	for _, tc := range []struct {
-		name, url string
-		want      []string
-	}{
-		{"nothing listening", withPW(user, net.JoinHostPort("127.0.0.1", freePort(t)), ""),
-			[]string{"cannot reach PostgreSQL at 127.0.0.1:", "(connection refused)", "start the server or fix --db"}},
-		{"unknown user", withPW("candor_no_such_user", "", ""),
-			[]string{"refused user candor_no_such_user", "check the user and password in --db"}},
-		{"missing database", withPW(user, "", "candor_no_such_db"),
-			[]string{"database candor_no_such_db does not exist on " + hostOnly, "createdb candor_no_such_db"}},
-		{"bad parameter", withPW(user, "", "") + "?sslmode=sometimes",
-			[]string{"is malformed", "postgres://user:pass@host:port/db"}},
-		{"bad port", "postgres://" + user + ":" + pw + "@127.0.0.1:port/db",
-			[]string{"is malformed"}},
-		{"unknown scheme", "mysqlx://" + user + ":" + pw + "@127.0.0.1/db",
-			[]string{`scheme "mysqlx" is not supported`, "postgres"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			db, err := driver.Open(testCtx(t), tc.url)
-			if err == nil {
-				db.Close()
-				t.Fatalf("Open(%s) succeeded", driver.Redact(tc.url))
-			}
-			msg := err.Error()
-			t.Logf("%s", msg)
-			if !userr.Is(err) {
-				t.Errorf("not a user error: %v", err)
-			}
-			if strings.Contains(msg, pw) {
-				t.Errorf("message shows the password: %s", msg)
-			}
-			if strings.Contains(msg, "\n") {
-				t.Errorf("message is not one line: %q", msg)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message lacks %q: %s", w, msg)
-				}
-			}
-		})
-	}
+	drivertest.UserErrors(t, []drivertest.UserErrorCase{
+		{Name: "nothing listening", URL: withPW(user, net.JoinHostPort("127.0.0.1", freePort(t)), ""), PW: pw,
+			Want: []string{"cannot reach PostgreSQL at 127.0.0.1:", "(connection refused)", "start the server or fix --db"}},
+		{Name: "unknown user", URL: withPW("candor_no_such_user", "", ""), PW: pw,
+			Want: []string{"refused user candor_no_such_user", "check the user and password in --db"}},
+		{Name: "missing database", URL: withPW(user, "", "candor_no_such_db"), PW: pw,
+			Want: []string{"database candor_no_such_db does not exist on " + hostOnly, "createdb candor_no_such_db"}},
+		{Name: "bad parameter", URL: withPW(user, "", "") + "?sslmode=sometimes", PW: pw,
+			Want: []string{"is malformed", "postgres://user:pass@host:port/db"}},
+		{Name: "bad port", URL: "postgres://" + user + ":" + pw + "@127.0.0.1:port/db", PW: pw,
+			Want: []string{"is malformed"}},
+		{Name: "unknown scheme", URL: "mysqlx://" + user + ":" + pw + "@127.0.0.1/db", PW: pw,
+			Want: []string{`scheme "mysqlx" is not supported`, "postgres"}},
+	})
 }
 
 // BenchmarkQueryRow measures the driver's cost of one prepared point query (go test -bench . -benchmem).

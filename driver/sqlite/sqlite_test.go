@@ -13,14 +13,15 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
-	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/internal/drivertest"
 )
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// The helpers every engine's tests share (internal/drivertest).
+var (
+	testCtx  = drivertest.Ctx
+	mustExec = drivertest.MustExec
+	count    = drivertest.Count
+)
 
 // openFile opens a new database in a fresh directory; params are the URL's query, if any.
 func openFile(t *testing.T, params string) (*DB, string) {
@@ -50,24 +51,6 @@ func connect(t *testing.T, db driver.DB) *Conn {
 		}
 	})
 	return c.(*Conn)
-}
-
-func mustExec(t *testing.T, c driver.Conn, sql string, args ...any) int64 {
-	t.Helper()
-	n, err := c.Exec(testCtx(t), sql, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
-}
-
-func count(t *testing.T, c driver.Conn, table string) int64 {
-	t.Helper()
-	var n int64
-	if err := c.QueryRow(testCtx(t), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
-		t.Fatalf("count %s: %v", table, err)
-	}
-	return n
 }
 
 func createTable(t *testing.T, c driver.Conn) {
@@ -437,19 +420,7 @@ func TestUserErrors(t *testing.T) {
 
 func checkUserError(t *testing.T, err error, want ...string) {
 	t.Helper()
-	msg := err.Error()
-	t.Logf("%s", msg)
-	if !userr.Is(err) {
-		t.Errorf("not a user error: %v", err)
-	}
-	if strings.Contains(msg, "\n") {
-		t.Errorf("message is not one line: %q", msg)
-	}
-	for _, w := range want {
-		if !strings.Contains(msg, w) {
-			t.Errorf("message lacks %q: %s", w, msg)
-		}
-	}
+	drivertest.CheckUserError(t, err, "", want...)
 }
 
 // TestPermissionDenied opens databases the user may not write. Root may write anything, so as root

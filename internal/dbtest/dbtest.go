@@ -47,6 +47,13 @@ func FreshPostgresURL(t testing.TB, prefix string) string {
 // freshOn creates prefix_<random> on the PostgreSQL server of raw, dropped when the test ends.
 func freshOn(t testing.TB, raw, prefix string) string {
 	t.Helper()
+	return freshDatabase(t, raw, prefix, " WITH (FORCE)")
+}
+
+// freshDatabase creates prefix_<random> on the server of raw (PostgreSQL or MySQL) and returns its
+// URL; the database is dropped when the test ends, with dropOptions after DROP DATABASE's name.
+func freshDatabase(t testing.TB, raw, prefix, dropOptions string) string {
+	t.Helper()
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
@@ -56,7 +63,7 @@ func freshOn(t testing.TB, raw, prefix string) string {
 		t.Fatalf("creating the test database %s on %s: %v", name, driver.Redact(raw), err)
 	}
 	t.Cleanup(func() {
-		if err := adminExec(raw, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		if err := adminExec(raw, "DROP DATABASE IF EXISTS "+name+dropOptions); err != nil {
 			t.Errorf("dropping the test database %s: %v", name, err)
 		}
 	})

@@ -1,9 +1,6 @@
 package dbtest
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"testing"
 
@@ -29,26 +26,7 @@ func MySQLURL(t testing.TB) string {
 // URL; the database is dropped when the test ends.
 func FreshMySQLURL(t testing.TB, prefix string) string {
 	t.Helper()
-	raw := MySQLURL(t)
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	name := prefix + "_" + hex.EncodeToString(b[:])
-	if err := adminExec(raw, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("creating the test database %s on %s: %v", name, driver.Redact(raw), err)
-	}
-	t.Cleanup(func() {
-		if err := adminExec(raw, "DROP DATABASE IF EXISTS "+name); err != nil {
-			t.Errorf("dropping the test database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return freshDatabase(t, MySQLURL(t), prefix, "")
 }
 
 // FreshMySQL opens a fresh database (see FreshMySQLURL), closed when the test ends.
