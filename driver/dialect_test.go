@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/driver"
+	_ "github.com/candor-bench/candor/driver/mysql"
 	_ "github.com/candor-bench/candor/driver/postgres"
 	_ "github.com/candor-bench/candor/driver/sqlite"
 	"github.com/candor-bench/candor/userr"
@@ -20,6 +21,13 @@ func TestApplyDialect(t *testing.T) {
 		{"postgresql://h/db", "postgres", "postgresql://h/db"},
 		{"cockroachdb://h/db", "cockroachdb", "cockroachdb://h/db"},
 		{"sqlite:x.db", "sqlite", "sqlite:x.db"},
+		{"mysql://u:pw@h:3306/db", "tidb", "tidb://u:pw@h:3306/db"},
+		{"mysql://u:pw@h:3306/db?bulk=insert", "dolt", "dolt://u:pw@h:3306/db?bulk=insert"},
+		{"mysql://h/db", "mariadb", "mariadb://h/db"},
+		{"MYSQL://h/db", "TiDB", "tidb://h/db"},
+		{"mysql://h/db", "mysql", "mysql://h/db"},
+		{"tidb://h/db", "tidb", "tidb://h/db"},
+		{"mariadb://h/db", "", "mariadb://h/db"},
 	}
 	for _, c := range ok {
 		got, err := driver.ApplyDialect(c.raw, c.dialect)
@@ -32,6 +40,12 @@ func TestApplyDialect(t *testing.T) {
 		{"sqlite:x.db", "cockroachdb", "wire protocol"},
 		{"cockroachdb://u:secret@h/db", "yugabytedb", "drop one of them"},
 		{"yugabytedb://h/db", "postgres", "drop one of them"},
+		{"mariadb://u:secret@h/db", "tidb", "drop one of them"},
+		{"tidb://u:secret@h/db", "mysql", "drop one of them"},
+		{"dolt://h/db", "mariadb", "drop one of them"},
+		{"postgres://u:secret@h/db", "tidb", "wire protocol"},
+		{"mysql://u:secret@h/db", "cockroachdb", "wire protocol"},
+		{"mysql://h/db", "mssql", "not a dialect candor knows"},
 	}
 	for _, c := range bad {
 		_, err := driver.ApplyDialect(c.raw, c.dialect)

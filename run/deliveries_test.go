@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/dbtest"
+	"github.com/candor-bench/candor/internal/drivertest"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/workload/tpcc"
 )
@@ -81,16 +81,7 @@ func TestDeliveriesFileErrors(t *testing.T) {
 	if err != nil {
 		t.Fatalf("loading one warehouse: %v", err)
 	}
-	db, err := driver.Open(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Connect(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := drivertest.Connect(t, drivertest.Open(t, url))
 	if _, err := c.Exec(t.Context(), `CREATE OR REPLACE FUNCTION candor_delivery(p_w int, p_carrier int, p_now timestamp,
 	OUT r_delivered int, OUT r_skipped int, OUT r_o1 int, OUT r_o2 int, OUT r_o3 int, OUT r_o4 int,
 	OUT r_o5 int, OUT r_o6 int, OUT r_o7 int, OUT r_o8 int, OUT r_o9 int, OUT r_o10 int)
@@ -134,16 +125,7 @@ LANGUAGE plpgsql AS $fn$ BEGIN RAISE EXCEPTION 'delivery broken "on purpose"'; E
 // and an O_ID recorded under the wrong district would go unseen.
 func staggerDistricts(t *testing.T, url string) {
 	t.Helper()
-	db, err := driver.Open(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Connect(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := drivertest.Connect(t, drivertest.Open(t, url))
 	if n, err := c.Exec(t.Context(), "DELETE FROM new_order WHERE no_o_id < 2101 + 3 * (no_d_id - 1)"); err != nil || n != 3*45 {
 		t.Fatalf("staggering the districts: %d rows, %v", n, err)
 	}
@@ -258,16 +240,7 @@ func checkDeliveries(t *testing.T, url, dir string, res *report.Result) {
 	// district, clause 4.3.3.1) are exactly those of the file, with its carrier, every line delivered
 	// and no new_order row left.
 	ctx := t.Context()
-	db, err := driver.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := drivertest.Connect(t, drivertest.Open(t, url))
 	query := func(sql string, n int, each func(v []int64)) { // n integer columns
 
 		t.Helper()

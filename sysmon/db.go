@@ -38,34 +38,29 @@ func newDBSource(ctx context.Context, db driver.DB) (source, error) {
 // publishes backends' counters at most once a second (PostgreSQL 15+), so per-second rates are
 // lumpy; their mean over the window is exact.
 type pgSource struct {
-	db           driver.DB
-	conn         driver.Conn
+	statsSession
 	checkpointer bool // PostgreSQL 17+: checkpoints are in pg_stat_checkpointer
 	prev         *pgCounters
 	prevAt       time.Time
-	noActivity   bool      // pg_stat_activity could not be read (reported once, then skipped)
-	retryAt      time.Time // after a failed connect, the next attempt waits until then
+	noActivity   bool // pg_stat_activity could not be read (reported once, then skipped)
+}
+
+// statsSession is the dedicated connection a statistics source reads the server on, opened again
+// after it was lost, at most once every reconnectEvery.
+type statsSession struct {
+	db      driver.DB
+	conn    driver.Conn
+	retryAt time.Time // after a failed connect, the next attempt waits until then
+	// setup runs on each new connection before it is used (nil: nothing to do); its failure
+	// counts as a failed connect.
+	setup func(ctx context.Context, c driver.Conn) error
 }
 
 // reconnectEvery spaces the attempts to reconnect to a server that does not answer, so that a
 // stalled server does not cost a connect timeout every second.
 const reconnectEvery = 5 * time.Second
 
-type pgCounters struct {
-	commits, rollbacks, deadlocks, hit, read, wal, ckTimed, ckReq, ckBuffers float64
-}
-
-func newPGSource(ctx context.Context, db driver.DB) (*pgSource, error) {
-	s := &pgSource{db: db}
-	if err := s.connect(ctx, 3*dbTimeout); err != nil {
-		return s, err // keep trying on later samples
-	}
-	return s, nil
-}
-
-func (s *pgSource) name() string { return "db" }
-
-func (s *pgSource) connect(ctx context.Context, timeout time.Duration) error {
+func (s *statsSession) connect(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c, err := s.db.Connect(ctx)
@@ -73,22 +68,71 @@ func (s *pgSource) connect(ctx context.Context, timeout time.Duration) error {
 		s.retryAt = time.Now().Add(reconnectEvery)
 		return fmt.Errorf("connecting for statistics: %w", err)
 	}
-	var num float64
-	if err := c.QueryRow(ctx, "SELECT current_setting('server_version_num')::float8").Scan(&num); err != nil {
-		c.Close()
-		s.retryAt = time.Now().Add(reconnectEvery)
-		return fmt.Errorf("reading server_version_num: %w", err)
+	if s.setup != nil {
+		if err := s.setup(ctx, c); err != nil {
+			c.Close()
+			s.retryAt = time.Now().Add(reconnectEvery)
+			return err
+		}
 	}
-	s.conn, s.checkpointer = c, num >= 170000
+	s.conn = c
 	return nil
 }
 
-func (s *pgSource) close() {
+// ready reports whether the session is connected for the sample at now, connecting if the last
+// failed attempt is old enough; false without an error means the failure was reported already.
+func (s *statsSession) ready(ctx context.Context, now time.Time) (bool, error) {
+	if s.conn != nil {
+		return true, nil
+	}
+	if now.Before(s.retryAt) {
+		return false, nil
+	}
+	if err := s.connect(ctx, dbTimeout); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (s *statsSession) close() {
 	if s.conn != nil {
 		s.conn.Close()
 		s.conn = nil
 	}
 }
+
+// lost drops the connection after a failure that may have broken it (a timeout interrupts the
+// query by closing it) and reports whether it did: the next sample reconnects, and rates must
+// restart from its reading.
+func (s *statsSession) lost(err error) bool {
+	if s.db.Classify(err) == driver.ErrConnLost || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		s.close()
+		return true
+	}
+	return false
+}
+
+type pgCounters struct {
+	commits, rollbacks, deadlocks, hit, read, wal, ckTimed, ckReq, ckBuffers float64
+}
+
+func newPGSource(ctx context.Context, db driver.DB) (*pgSource, error) {
+	s := &pgSource{statsSession: statsSession{db: db}}
+	s.setup = func(ctx context.Context, c driver.Conn) error {
+		var num float64
+		if err := c.QueryRow(ctx, "SELECT current_setting('server_version_num')::float8").Scan(&num); err != nil {
+			return fmt.Errorf("reading server_version_num: %w", err)
+		}
+		s.checkpointer = num >= 170000
+		return nil
+	}
+	if err := s.connect(ctx, 3*dbTimeout); err != nil {
+		return s, err // keep trying on later samples
+	}
+	return s, nil
+}
+
+func (s *pgSource) name() string { return "db" }
 
 const pgCountersSQL = `SELECT d.xact_commit::float8, d.xact_rollback::float8, d.deadlocks::float8,
   d.blks_hit::float8, d.blks_read::float8,
@@ -112,13 +156,8 @@ WHERE backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_
 var pgWaitTypes = []string{"running", "Lock", "LWLock", "IO", "IPC", "Client", "BufferPin", "Timeout", "Extension", "Activity"}
 
 func (s *pgSource) sample(ctx context.Context, now time.Time, v map[string]float64) error {
-	if s.conn == nil {
-		if now.Before(s.retryAt) {
-			return nil // the failed attempt was reported
-		}
-		if err := s.connect(ctx, dbTimeout); err != nil {
-			return err
-		}
+	if ok, err := s.ready(ctx, now); !ok {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
 	defer cancel()
@@ -188,8 +227,7 @@ func (s *pgSource) activity(ctx context.Context, v map[string]float64) error {
 // lost drops the connection after a failure that may have broken it (a timeout cancels the query
 // by closing it); the next sample reconnects. Counters restart from the next reading.
 func (s *pgSource) lost(err error) {
-	if s.db.Classify(err) == driver.ErrConnLost || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		s.close()
+	if s.statsSession.lost(err) {
 		s.prev = nil
 	}
 }

@@ -2,7 +2,6 @@ package sysmon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,13 +17,11 @@ import (
 // variable the server does not have (Innodb_deadlocks on MySQL, most of them on TiDB or Dolt) is
 // absent from every sample, never written as 0.
 type mysqlSource struct {
-	db      driver.DB
-	conn    driver.Conn
+	statsSession
 	cur     myStatus
 	prev    myStatus
 	havePrv bool // prev holds a reading
 	prevAt  time.Time
-	retryAt time.Time // after a failed connect, the next attempt waits until then
 }
 
 // The status variables read, by index into myStatus.
@@ -99,7 +96,7 @@ type myStatus struct {
 }
 
 func newMySQLSource(ctx context.Context, db driver.DB) (*mysqlSource, error) {
-	s := &mysqlSource{db: db}
+	s := &mysqlSource{statsSession: statsSession{db: db}}
 	if err := s.connect(ctx, 3*dbTimeout); err != nil {
 		return s, err // keep trying on later samples
 	}
@@ -108,33 +105,9 @@ func newMySQLSource(ctx context.Context, db driver.DB) (*mysqlSource, error) {
 
 func (s *mysqlSource) name() string { return "db" }
 
-func (s *mysqlSource) connect(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c, err := s.db.Connect(ctx)
-	if err != nil {
-		s.retryAt = time.Now().Add(reconnectEvery)
-		return fmt.Errorf("connecting for statistics: %w", err)
-	}
-	s.conn = c
-	return nil
-}
-
-func (s *mysqlSource) close() {
-	if s.conn != nil {
-		s.conn.Close()
-		s.conn = nil
-	}
-}
-
 func (s *mysqlSource) sample(ctx context.Context, now time.Time, v map[string]float64) error {
-	if s.conn == nil {
-		if now.Before(s.retryAt) {
-			return nil // the failed attempt was reported
-		}
-		if err := s.connect(ctx, dbTimeout); err != nil {
-			return err
-		}
+	if ok, err := s.ready(ctx, now); !ok {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
 	defer cancel()
@@ -215,11 +188,8 @@ func (s *mysqlSource) read(ctx context.Context) error {
 	return rows.Err()
 }
 
-// lost drops the connection after a failure that may have broken it (a timeout interrupts the
-// query by closing it); the next sample reconnects, and rates restart from its reading.
 func (s *mysqlSource) lost(err error) {
-	if s.db.Classify(err) == driver.ErrConnLost || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		s.close()
+	if s.statsSession.lost(err) {
 		s.havePrv = false
 	}
 }

@@ -51,41 +51,6 @@ func TestMySQLDialectsFromURL(t *testing.T) {
 	}
 }
 
-func TestMySQLApplyDialect(t *testing.T) {
-	ok := []struct{ raw, dialect, want string }{
-		{"mysql://u:pw@h:3306/db", "tidb", "tidb://u:pw@h:3306/db"},
-		{"mysql://u:pw@h:3306/db?bulk=insert", "dolt", "dolt://u:pw@h:3306/db?bulk=insert"},
-		{"mysql://h/db", "mariadb", "mariadb://h/db"},
-		{"MYSQL://h/db", "TiDB", "tidb://h/db"},
-		{"mysql://h/db", "mysql", "mysql://h/db"},
-		{"tidb://h/db", "tidb", "tidb://h/db"},
-		{"mariadb://h/db", "", "mariadb://h/db"},
-	}
-	for _, c := range ok {
-		got, err := driver.ApplyDialect(c.raw, c.dialect)
-		if err != nil || got != c.want {
-			t.Errorf("ApplyDialect(%q, %q) = %q, %v; want %q", c.raw, c.dialect, got, err, c.want)
-		}
-	}
-	bad := []struct{ raw, dialect, say string }{
-		{"mariadb://u:secret@h/db", "tidb", "drop one of them"},
-		{"tidb://u:secret@h/db", "mysql", "drop one of them"},
-		{"dolt://h/db", "mariadb", "drop one of them"},
-		{"postgres://u:secret@h/db", "tidb", "wire protocol"},
-		{"mysql://u:secret@h/db", "cockroachdb", "wire protocol"},
-		{"mysql://h/db", "mssql", "not a dialect candor knows"},
-	}
-	for _, c := range bad {
-		_, err := driver.ApplyDialect(c.raw, c.dialect)
-		if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), c.say) {
-			t.Errorf("ApplyDialect(%q, %q): error %v, want a user error saying %q", c.raw, c.dialect, err, c.say)
-		}
-		if err != nil && strings.Contains(err.Error(), "secret") {
-			t.Errorf("ApplyDialect(%q, %q) printed the password: %v", c.raw, c.dialect, err)
-		}
-	}
-}
-
 // TestMySQLEnginesOnMariaDB: every scheme of the MySQL wire opens the test server (MariaDB: the
 // only one here, so tidb:// and dolt:// take the path their engines would, against MariaDB), and
 // the opened database names the engine the URL gave, not the one the server says it is.
