@@ -206,6 +206,10 @@ func (c *Collector) SetPhase(phase string) {
 func (c *Collector) SetProbe(n int, ratePerSec float64) {
 	c.mu.Lock()
 	c.probe, c.probeRate = n, ratePerSec
+	// The previous probe's last rates, target and backlog are not this one's: zero until its first
+	// interval (the series stay, so that none disappears between probes).
+	clear(c.rate)
+	c.rateStats = RateStats{}
 	c.mu.Unlock()
 }
 

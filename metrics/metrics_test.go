@@ -195,6 +195,15 @@ func TestCollectorCumulatesIntervals(t *testing.T) {
 	if got := counter(t, fams, "payment", "completed"); got != 2 {
 		t.Errorf("payment completed = %v after SetProbe, want it kept at 2", got)
 	}
+	// The previous probe's target and backlog are not shown as the new probe's: zero, still there.
+	for _, name := range []string{"candor_target_rate_per_second", "candor_backlog", "candor_backlog_max"} {
+		if mf := fams[name]; mf == nil || mf.GetMetric()[0].GetGauge().GetValue() != 0 {
+			t.Errorf("%s after SetProbe: %v, want 0", name, mf)
+		}
+	}
+	if m := find(fams["candor_achieved_rate_per_second"], "type", "payment"); m == nil || m.GetGauge().GetValue() != 0 {
+		t.Errorf("payment rate after SetProbe: %v, want 0", m)
+	}
 }
 
 // TestServer: served over HTTP at /metrics on the address given; bad addresses are user errors.

@@ -27,8 +27,9 @@ func discloseMySQL(ctx context.Context, db driver.DB, d *Disclosure) error {
 		return fmt.Errorf("connecting to read the settings: %w", err)
 	}
 	defer c.Close()
-	q := "SELECT variable_name, variable_value FROM information_schema.global_variables WHERE variable_name IN ('" +
-		strings.ToUpper(strings.Join(MySQLSettings, "','")) + "')"
+	// SHOW GLOBAL VARIABLES rather than information_schema.global_variables, which MySQL 8 removed
+	// (MariaDB and TiDB have both).
+	q := "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('" + strings.Join(MySQLSettings, "','") + "')"
 	rows, err := c.Query(ctx, q)
 	if err != nil {
 		return fmt.Errorf("reading the settings: %w", err)

@@ -181,3 +181,26 @@ func TestBeginCarriedStatementFails(t *testing.T) {
 		t.Fatalf("%d rows, want 2", n)
 	}
 }
+
+// TestBeginBeforeStatementWithoutArguments: a statement without arguments goes by the simple
+// protocol (it may hold several statements), so BEGIN goes alone before it; the transaction still
+// covers it.
+func TestBeginBeforeStatementWithoutArguments(t *testing.T) {
+	db := openDB(t)
+	c := connect(t, db)
+	ctx := testCtx(t)
+	tbl := testTable(t, c, 1)
+	if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c, "INSERT INTO "+tbl+" VALUES (2, 20, 'b'); INSERT INTO "+tbl+" VALUES (3, 30, 'c')")
+	if n := count(t, c, tbl); n != 3 {
+		t.Fatalf("in the transaction: %d rows, want 3", n)
+	}
+	if err := c.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, c, tbl); n != 1 {
+		t.Fatalf("after rollback: %d rows, want 1", n)
+	}
+}

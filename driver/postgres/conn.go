@@ -91,6 +91,19 @@ func (c *Conn) sendBegin(ctx context.Context) error {
 	return err
 }
 
+// carriesBegin reports whether the next statement, of args, should carry the pending BEGIN. A
+// statement without arguments does not: pgx sends it with the simple protocol (it may hold several
+// statements, or DDL that is better not kept prepared), so BEGIN goes alone before it, as it used to.
+func (c *Conn) carriesBegin(ctx context.Context, args []any) (bool, error) {
+	if c.begin == "" {
+		return false, nil
+	}
+	if len(args) == 0 {
+		return false, c.sendBegin(ctx)
+	}
+	return true, nil
+}
+
 // withBegin sends the pending BEGIN and sql with args in one batch and returns the batch's results
 // positioned at sql's (BEGIN's result read). The caller reads sql's result and closes the batch. If
 // BEGIN fails, the batch is closed and its error returned.
@@ -162,7 +175,10 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) driver.Row
 	}
 	r := &c.rowSlab[0]
 	c.rowSlab = c.rowSlab[1:]
-	if c.begin != "" {
+	if carry, err := c.carriesBegin(ctx, args); err != nil {
+		r.err = err
+		return r
+	} else if carry {
 		r.br, r.err = c.withBegin(ctx, sql, args)
 		if r.err == nil {
 			r.r = r.br.QueryRow()
@@ -176,7 +192,9 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) driver.Row
 // Query returns pgx's own Rows, which already is a driver.Rows (and may be closed twice), or, after
 // a pending BEGIN, batchRows.
 func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows, error) {
-	if c.begin != "" {
+	if carry, err := c.carriesBegin(ctx, args); err != nil {
+		return nil, err
+	} else if carry {
 		br, err := c.withBegin(ctx, sql, args)
 		if err != nil {
 			return nil, err
@@ -196,11 +214,21 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows,
 	return rows, nil
 }
 
-// batchRows are the rows of a statement sent in a batch after BEGIN: closing them closes the batch.
+// batchRows are the rows of a statement sent in a batch after BEGIN: the batch is closed (and the
+// connection free for the next statement) once the last row is read, as with pgx's own rows, or at
+// Close.
 type batchRows struct {
 	pgx.Rows
 	br  pgx.BatchResults
 	err error // the batch's own error at close, when the rows had none
+}
+
+func (r *batchRows) Next() bool {
+	if r.Rows.Next() {
+		return true
+	}
+	r.Close()
+	return false
 }
 
 func (r *batchRows) Close() {
@@ -219,7 +247,9 @@ func (r *batchRows) Err() error {
 }
 
 func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	if c.begin != "" {
+	if carry, err := c.carriesBegin(ctx, args); err != nil {
+		return 0, err
+	} else if carry {
 		br, err := c.withBegin(ctx, sql, args)
 		if err != nil {
 			return 0, err

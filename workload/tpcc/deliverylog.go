@@ -25,9 +25,11 @@ import (
 // measured is the run's verdict (the Delivery was queued inside the measurement window: it counts
 // in result.json's delivery_deferred). A skipped district has an empty O_ID. A Delivery that failed
 // after its retries has error set (the error's class and the first line of its message, quoted)
-// and no skipped count or O_IDs: it rolled back and delivered nothing. Deliveries never run (still
-// queued when the run was cut off after its grace period) are not in the file; the result counts
-// them as incomplete.
+// and no skipped count or O_IDs: it rolled back and delivered nothing, except when the class is
+// "connection lost": a connection that broke while its COMMIT (or its single statement) was on the
+// way leaves the outcome unknown, and the database tells (o_carrier_id). Deliveries never run, or
+// still running when the run was cut off after its grace period, are not in the file; the result
+// counts them as incomplete.
 
 // deliveriesHeader is the file's first line.
 var deliveriesHeader = func() string {

@@ -466,18 +466,30 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 }
 
 // finish closes the queues and waits for the workers; after grace, work still queued or running is
-// cancelled and counted as incomplete.
+// cancelled and counted as incomplete. The result file is flushed every second meanwhile: the
+// schedule's ticks, which flush it during the run, have ended, and a drain can last the 80 s of
+// clause 2.7.2 (a second Ctrl-C during it ends the process).
 func (q *deferredQueue) finish(grace time.Duration) {
 	for _, c := range q.queues {
 		close(c)
 	}
 	done := make(chan struct{})
 	go func() { q.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(grace):
-		q.stop()
-		<-done
+	flush := time.NewTicker(time.Second)
+	defer flush.Stop()
+	timeout := time.After(grace)
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-flush.C:
+			q.log.flush()
+		case <-timeout:
+			q.stop()
+			<-done
+			break wait
+		}
 	}
 	q.stop()
 	q.log.flush()
