@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/candor-bench/candor/driver"
@@ -99,8 +100,9 @@ func durabilityOff(kind string, s map[string]string) []string {
 
 // fitsInMemory says whether the database is smaller than the memory that can cache it: the
 // available memory of its host when it runs on the driver's host (total memory if available is
-// unknown), else, for a PostgreSQL server elsewhere, its shared_buffers or effective_cache_size
-// (the server's own memory cannot be seen from the driver's host).
+// unknown), else, for a server elsewhere, the cache it is configured with: PostgreSQL's
+// shared_buffers or effective_cache_size, the MySQL family's innodb_buffer_pool_size (the server's
+// own memory cannot be seen from the driver's host).
 func fitsInMemory(r *report.Result) string {
 	size := float64(r.Database.SizeBytes)
 	if size <= 0 {
@@ -114,6 +116,13 @@ func fitsInMemory(r *report.Result) string {
 			return fmt.Sprintf("the database (%s) is smaller than the memory available on its host (%s of %s, at the start): %s", iec(size), iec(avail), iec(total), advice)
 		case avail <= 0 && total > 0 && size < total:
 			return fmt.Sprintf("the database (%s) is smaller than its host's memory (%s): %s", iec(size), iec(total), advice)
+		}
+		return ""
+	}
+	if driver.FamilyOf(r.Database.Kind) == driver.FamilyMySQL {
+		// innodb_buffer_pool_size is in bytes; the pool holds data and indexes, as the size counts them
+		if bp, err := strconv.ParseFloat(r.Database.Settings["innodb_buffer_pool_size"], 64); err == nil && bp > 0 && size <= bp {
+			return fmt.Sprintf("the database (%s) fits in the InnoDB buffer pool (%s; the server runs on another host, so its memory was not compared): %s", iec(size), iec(bp), advice)
 		}
 		return ""
 	}

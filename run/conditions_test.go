@@ -52,6 +52,10 @@ func TestFitsInMemory(t *testing.T) {
 		return &report.Result{Database: report.Database{Kind: "postgres", SizeBytes: size,
 			Settings: map[string]string{"shared_buffers": sb, "effective_cache_size": ecs}}}
 	}
+	remoteMySQL := func(kind string, size int64, bp string) *report.Result {
+		return &report.Result{Database: report.Database{Kind: kind, SizeBytes: size,
+			Settings: map[string]string{"innodb_buffer_pool_size": bp}}}
+	}
 	for _, c := range []struct {
 		name string
 		r    *report.Result
@@ -65,6 +69,9 @@ func TestFitsInMemory(t *testing.T) {
 		{"remote, in shared_buffers", remote(100*mib, "1GB", "4GB"), "fits in PostgreSQL's shared_buffers (1.0 GiB"},
 		{"remote, under effective_cache_size", remote(2*gib, "1GB", "4GB"), "smaller than effective_cache_size (4.0 GiB)"},
 		{"remote, larger", remote(10*gib, "1GB", "4GB"), ""},
+		{"remote MariaDB, in the buffer pool", remoteMySQL("mariadb", 100*mib, "1073741824"), "fits in the InnoDB buffer pool (1.0 GiB"},
+		{"remote TiDB, no buffer pool setting", remoteMySQL("tidb", 100*mib, ""), ""},
+		{"remote MySQL, larger", remoteMySQL("mysql", 2*gib, "1073741824"), ""},
 	} {
 		got := fitsInMemory(c.r)
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
