@@ -32,6 +32,7 @@ var results = map[string]bool{
 	"resources": true, "rate": true, "partial_reason": true, "warnings": true,
 	// Figures of the driver host measured during the run (host CPU is compared apart below).
 	"driver_host.cpu_us_per_tx": true, "driver_host.cpu_seconds": true, "driver_host.watch": true,
+	"driver_host.round_trips_per_tx": true, "driver_host.round_trips": true,
 	"driver_host.mem_available_bytes": true,
 	// Repeats of a top-level condition, or different in any two runs by design.
 	"plan.out": true, "plan.db": true, "plan.seed": true, "plan.mode": true, "plan.warehouses": true,

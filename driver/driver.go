@@ -85,6 +85,22 @@ type Conn interface {
 	Close() error
 }
 
+// RoundTripCounter is an optional ability of a Conn: the round trips it has made to the server
+// since it was opened, each statement, BEGIN, COMMIT and ROLLBACK sent with its own wait for an
+// answer counting one, and several sent in one write counting one. Preparing a statement on its
+// first use (once per connection) is not counted. An embedded engine has none.
+type RoundTripCounter interface {
+	RoundTrips() int64
+}
+
+// RoundTrips returns c's round trips, and false when its engine does not count them.
+func RoundTrips(c Conn) (int64, bool) {
+	if rt, ok := c.(RoundTripCounter); ok {
+		return rt.RoundTrips(), true
+	}
+	return 0, false
+}
+
 // Row is the result of QueryRow. Scan returns ErrNoRows when there was no row.
 type Row interface {
 	Scan(dest ...any) error

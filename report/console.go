@@ -26,8 +26,8 @@ func Summary(w io.Writer, r *Result) {
 	if r.Database.Kind == "sqlite" {
 		whose = "CPU of the driver and the embedded SQLite together"
 	}
-	p("measured %.1f s after %.1f s of warm-up · driver %s, %d CPUs, %.0f µs of %s per transaction · %s %s\n",
-		r.MeasureSeconds, r.WarmupSeconds, r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose, r.Tool.Name, r.Tool.Version)
+	p("measured %.1f s after %.1f s of warm-up · driver %s, %d CPUs, %.0f µs of %s%s per transaction · %s %s\n",
+		r.MeasureSeconds, r.WarmupSeconds, r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose, RoundTripsPhrase(r), r.Tool.Name, r.Tool.Version)
 
 	p("\n")
 	switch {
@@ -189,4 +189,13 @@ func center(s string, width int) string {
 	}
 	left := (width - n) / 2
 	return strings.Repeat(" ", left) + s + strings.Repeat(" ", width-n-left)
+}
+
+// RoundTripsPhrase is ", N round trips to the database" when the engine counted them (for the
+// driver's line of the summary and of report.html), else "".
+func RoundTripsPhrase(r *Result) string {
+	if r.Driver.RoundTripsPerTx <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %.2f round trips to the database", r.Driver.RoundTripsPerTx)
 }

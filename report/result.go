@@ -108,6 +108,11 @@ type Host struct {
 	// CPUMicrosPerTx is the driver process's own CPU time (user+system) per completed transaction.
 	CPUMicrosPerTx float64 `json:"cpu_us_per_tx"`
 	CPUSeconds     float64 `json:"cpu_seconds"`
+	// RoundTripsPerTx is the round trips to the database per completed transaction of the five
+	// types (a Delivery's deferred part included in its one), warm-up included: what a network
+	// between driver and database multiplies. Absent for an embedded engine (SQLite).
+	RoundTripsPerTx float64 `json:"round_trips_per_tx,omitempty"`
+	RoundTrips      int64   `json:"round_trips,omitempty"`
 	// The host's system, memory and the driver's own behaviour over the window (package sysmon).
 	OS                string       `json:"os,omitempty"`
 	Kernel            string       `json:"kernel,omitempty"`

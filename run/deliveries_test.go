@@ -21,23 +21,32 @@ import (
 
 // The Delivery result file of clause 2.7.4.2 (deliveries.csv): after a short throughput run, every
 // line agrees with the database and with result.json, on each engine and in both modes.
+//
+// The same runs check the round trips per transaction that result.json reports (trips: the range
+// it must fall in; none for SQLite, which is embedded). On PostgreSQL at read committed: New-Order
+// 3 (BEGIN travels with its first statement), the others 1, so 0.45 x 3 + 0.55 = 1.9 with the
+// deck's shares; with procedures 1. On MySQL, New-Order 9, Payment 7 or 8, Order-Status 3 or 4,
+// Delivery 7, Stock-Level 3: about 7.9.
 func TestDeliveriesFileSQLite(t *testing.T) {
-	deliveriesRun(t, "sqlite:"+filepath.Join(t.TempDir(), "tpcc.db"), false)
+	deliveriesRun(t, "sqlite:"+filepath.Join(t.TempDir(), "tpcc.db"), false, tripRange{})
 }
 func TestDeliveriesFilePostgres(t *testing.T) {
-	deliveriesRun(t, dbtest.FreshPostgresURL(t, "candor_del"), false)
+	deliveriesRun(t, dbtest.FreshPostgresURL(t, "candor_del"), false, tripRange{1.7, 2.2})
 }
 func TestDeliveriesFilePostgresProcedures(t *testing.T) {
-	deliveriesRun(t, dbtest.FreshPostgresURL(t, "candor_del"), true)
+	deliveriesRun(t, dbtest.FreshPostgresURL(t, "candor_del"), true, tripRange{0.99, 1.05})
 }
 func TestDeliveriesFileMySQL(t *testing.T) {
-	deliveriesRun(t, dbtest.FreshMySQLURL(t, "candor_del"), false)
+	deliveriesRun(t, dbtest.FreshMySQLURL(t, "candor_del"), false, tripRange{7, 9})
 }
 func TestDeliveriesFileMySQLProcedures(t *testing.T) {
-	deliveriesRun(t, dbtest.FreshMySQLURL(t, "candor_del"), true)
+	deliveriesRun(t, dbtest.FreshMySQLURL(t, "candor_del"), true, tripRange{0.99, 1.05})
 }
 
-func deliveriesRun(t *testing.T, url string, procs bool) {
+// tripRange bounds the round trips per transaction; the zero value means none are counted.
+type tripRange struct{ min, max float64 }
+
+func deliveriesRun(t *testing.T, url string, procs bool, trips tripRange) {
 	err := Load(t.Context(), LoadPlan{DB: url, Warehouses: 1, Loaders: 2, Seed: 1, Procedures: procs, Quiet: true}, Out{Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		t.Fatalf("loading one warehouse: %v", err)
@@ -52,6 +61,15 @@ func deliveriesRun(t *testing.T, url string, procs bool) {
 		t.Fatalf("run: %v\n%s", err, stdout.String())
 	}
 	checkDeliveries(t, url, dir, res)
+	d := res.Driver
+	t.Logf("round trips: %d, %.3f per transaction", d.RoundTrips, d.RoundTripsPerTx)
+	if trips == (tripRange{}) {
+		if d.RoundTrips != 0 || d.RoundTripsPerTx != 0 {
+			t.Errorf("round trips %d (%.2f per transaction) on an engine that has none", d.RoundTrips, d.RoundTripsPerTx)
+		}
+	} else if d.RoundTripsPerTx < trips.min || d.RoundTripsPerTx > trips.max {
+		t.Errorf("%.3f round trips per transaction, want %.2f..%.2f", d.RoundTripsPerTx, trips.min, trips.max)
+	}
 }
 
 // An interrupted run (Ctrl-C) keeps its result file whole: the Deliveries queued before the

@@ -322,6 +322,10 @@ func buildResult(p *RunPlan, info tpcc.LoadInfo, db driver.DB, dbVersion string,
 	if o.Completed > 0 {
 		r.Driver.CPUMicrosPerTx = float64(o.CPU.Microseconds()) / float64(o.Completed)
 	}
+	if o.RoundTripsCounted && o.CompletedTx > 0 {
+		r.Driver.RoundTrips = o.RoundTrips
+		r.Driver.RoundTripsPerTx = float64(o.RoundTrips) / float64(o.CompletedTx)
+	}
 	if sum.Partial {
 		r.PartialReason = "interrupted before the end of the measurement interval"
 		if o.Aborted != "" {

@@ -35,9 +35,18 @@ type Conn struct {
 	lastIso driver.Isolation
 	// inTx: a transaction begun by Begin has not been committed or rolled back yet.
 	inTx bool
+	// trips counts round trips (driver.RoundTripCounter): every statement, START TRANSACTION,
+	// COMMIT and ROLLBACK included, goes through QueryRow, Query or Exec.
+	trips int64
 }
 
-var _ driver.Conn = (*Conn)(nil)
+var (
+	_ driver.Conn             = (*Conn)(nil)
+	_ driver.RoundTripCounter = (*Conn)(nil)
+)
+
+// RoundTrips is the number of round trips the session has made (driver.RoundTripCounter).
+func (c *Conn) RoundTrips() int64 { return c.trips }
 
 // Statements run in a context that cannot be cancelled, so that neither go-sql-driver (a hand-off
 // to its watcher goroutine and back, per statement) nor database/sql (a goroutine per result) pays
@@ -204,6 +213,7 @@ func (c *Conn) QueryRow(ctx context.Context, query string, args ...any) driver.R
 		r.err = err
 		return r
 	}
+	c.trips++
 	r.ctx, r.stop = ctx, c.watch(ctx)
 	if len(args) == 0 {
 		r.r = c.sc.QueryRowContext(noCancel, query)
@@ -244,6 +254,7 @@ func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Row
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	c.trips++
 	stop := c.watch(ctx)
 	var rs *sql.Rows
 	var err error
@@ -274,6 +285,7 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
+	c.trips++
 	stop := c.watch(ctx)
 	var res sql.Result
 	var err error

@@ -119,6 +119,28 @@ func TestBeginTravelsWithTheFirstStatement(t *testing.T) {
 			t.Errorf("transactions without statements: %d round trips, want 0", n)
 		}
 	}
+	// The connection's own count (driver.RoundTripCounter) agrees with the writes, preparation aside:
+	// the second pass prepared nothing.
+	if n, ok := driver.RoundTrips(c); !ok || n == 0 {
+		t.Errorf("RoundTrips = %d, %v", n, ok)
+	}
+	trips0, writes0 := c.RoundTrips(), writes.Load()
+	if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var w int64
+	if err := c.QueryRow(ctx, queryRow, 3).Scan(&w); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, update, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if trips, ws := c.RoundTrips()-trips0, writes.Load()-writes0; trips != 3 || ws != 3 {
+		t.Errorf("Begin, QueryRow, Exec, Rollback: %d round trips counted, %d writes; want 3 and 3", trips, ws)
+	}
 	// The updates of the committed transactions (one per pass) are there.
 	var v int64
 	if err := c.QueryRow(ctx, "SELECT v FROM "+tbl+" WHERE id = 2").Scan(&v); err != nil || v != 22 {

@@ -30,9 +30,17 @@ type Conn struct {
 	// batch and queued are reused by every BEGIN-carrying statement (no allocation per transaction).
 	batch  pgx.Batch
 	queued [2]pgx.QueuedQuery
+	// trips counts round trips (driver.RoundTripCounter); only the owning goroutine touches it.
+	trips int64
 }
 
-var _ driver.Conn = (*Conn)(nil)
+var (
+	_ driver.Conn             = (*Conn)(nil)
+	_ driver.RoundTripCounter = (*Conn)(nil)
+)
+
+// RoundTrips is the number of round trips the session has made (driver.RoundTripCounter).
+func (c *Conn) RoundTrips() int64 { return c.trips }
 
 // A driver.RowSource is a pgx.CopyFromSource: CopyFrom passes it straight through.
 var _ pgx.CopyFromSource = driver.RowSource(nil)
@@ -87,6 +95,7 @@ func (c *Conn) sendBegin(ctx context.Context) error {
 	}
 	sql := c.begin
 	c.begin = ""
+	c.trips++
 	_, err := c.pc.Exec(ctx, sql) // no arguments: one round trip of the simple protocol
 	return err
 }
@@ -112,6 +121,7 @@ func (c *Conn) withBegin(ctx context.Context, sql string, args []any) (pgx.Batch
 	c.queued[1] = pgx.QueuedQuery{SQL: sql, Arguments: args}
 	c.begin = ""
 	c.batch.QueuedQueries = append(c.batch.QueuedQueries[:0], &c.queued[0], &c.queued[1])
+	c.trips++ // both in one write, answered together
 	br := c.pc.SendBatch(ctx, &c.batch)
 	if _, err := br.Exec(); err != nil {
 		br.Close()
@@ -125,6 +135,7 @@ func (c *Conn) Commit(ctx context.Context) error {
 		c.begin = ""
 		return nil
 	}
+	c.trips++
 	tag, err := c.pc.Exec(ctx, "COMMIT")
 	if err != nil {
 		return err
@@ -140,6 +151,7 @@ func (c *Conn) Rollback(ctx context.Context) error {
 		c.begin = ""
 		return nil
 	}
+	c.trips++
 	_, err := c.pc.Exec(ctx, "ROLLBACK")
 	return err
 }
@@ -185,6 +197,7 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) driver.Row
 		}
 		return r
 	}
+	c.trips++
 	r.r = c.pc.QueryRow(ctx, sql, args...)
 	return r
 }
@@ -207,6 +220,7 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows,
 		}
 		return &batchRows{Rows: rows, br: br}, nil
 	}
+	c.trips++
 	rows, err := c.pc.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
@@ -263,6 +277,7 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 		}
 		return tag.RowsAffected(), nil
 	}
+	c.trips++
 	tag, err := c.pc.Exec(ctx, sql, args...)
 	if err != nil {
 		return 0, err
@@ -276,6 +291,7 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src
 	if err := c.sendBegin(ctx); err != nil {
 		return 0, err
 	}
+	c.trips++ // the stream of rows, answered once at its end
 	return c.pc.CopyFrom(ctx, pgx.Identifier(strings.Split(table, ".")), columns, src)
 }
 

@@ -74,7 +74,7 @@ func conditions(r *report.Result) []string {
 		"isolation " + r.Isolation,
 		r.Database.Version + " (" + r.Database.Kind + ")",
 		r.Database.URL,
-		fmt.Sprintf("driver host %s, %d CPUs, %.0f µs of %s per transaction", r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose),
+		fmt.Sprintf("driver host %s, %d CPUs, %.0f µs of %s%s per transaction", r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose, report.RoundTripsPhrase(r)),
 		"started " + r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
 		fmt.Sprintf("seed %d", r.Seed),
 		r.Tool.Name + " " + r.Tool.Version,

@@ -62,9 +62,12 @@ type RunOutput struct {
 	// Districts and SkippedDistricts count the deferred Deliveries' districts inside the window.
 	Districts, SkippedDistricts int64
 	// CPU is the driver process's CPU time (user + system) over the run; Completed is the number of
-	// operations completed over the same time (warm-up included), to divide it by.
-	CPU       time.Duration
-	Completed int64
+	// operations completed over the same time (warm-up included), to divide it by. CompletedTx
+	// counts the transactions of the five types only (a Delivery once, when queued, not again when
+	// its deferred part completes), for the round trips per transaction.
+	CPU         time.Duration
+	Completed   int64
+	CompletedTx int64
 	// Aborted says why the run stopped early when the database was lost (empty otherwise).
 	Aborted string
 	// Endpoints are the figures per endpoint, the run's db first (endpoints.go).
@@ -75,6 +78,10 @@ type RunOutput struct {
 	// DeliveryLogErr the first error writing them (the lines after it are lost).
 	DeliveryLines  int64
 	DeliveryLogErr error
+	// RoundTrips is the round trips to the database of every connection of the run (warm-up and the
+	// deferred Deliveries included), when RoundTripsCounted: the engine counts them (not SQLite).
+	RoundTrips        int64
+	RoundTripsCounted bool
 }
 
 // Run drives the TPC-C mix against db, loaded as info says, and returns what it measured. A
@@ -127,9 +134,10 @@ func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOu
 	}
 	ex.deliveries = dq
 
-	var completed atomic.Int64
+	var completed, completedTx atomic.Int64
 	onTick := func(iv *measure.Interval) {
 		completed.Add(iv.Completed())
+		completedTx.Add(iv.Completed() - iv.Counts[DeliveryDeferred].Completed)
 		dq.log.flush() // a run killed outright loses at most one interval of the result file
 		if o.OnTick != nil {
 			o.OnTick(iv)
@@ -173,9 +181,11 @@ func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOu
 	out.Audit = ex.mergedAudit()
 	out.Districts, out.SkippedDistricts = dq.districts.Load(), dq.skipped.Load()
 	out.CPU = processCPU() - cpu0
-	out.Completed = completed.Load()
+	out.Completed, out.CompletedTx = completed.Load(), completedTx.Load()
 	out.Endpoints = spread.counts(ex.slots, dq)
 	out.DeliveryLines, out.DeliveryLogErr = dq.log.result()
+	trips, counted := ex.roundTrips()
+	out.RoundTrips, out.RoundTripsCounted = trips+dq.trips.Load(), counted || dq.tripsCounted.Load()
 	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 		out.Aborted = cause.Error()
 		out.Summary.Partial = true
@@ -200,6 +210,32 @@ type slot struct {
 	audit  Audit
 	db     driver.DB     // the endpoint the connection goes to
 	tally  endpointTally // measured outcomes, for the per-endpoint counts
+	// trips are the round trips of the worker's connections closed so far; counted says the
+	// engine counts them (driver.RoundTripCounter).
+	trips   int64
+	counted bool
+}
+
+// closeConn closes the worker's connection, keeping its round trips.
+func (s *slot) closeConn() {
+	if n, ok := driver.RoundTrips(s.conn); ok {
+		s.trips, s.counted = s.trips+n, true
+	}
+	s.conn.Close()
+	s.conn = nil
+}
+
+// roundTrips is the round trips of every worker's connections, closed or open, and whether the
+// engine counts them. Call it once the workers have stopped.
+func (e *executor) roundTrips() (n int64, counted bool) {
+	for i := range e.slots {
+		s := &e.slots[i]
+		n, counted = n+s.trips, counted || s.counted
+		if c, ok := driver.RoundTrips(s.conn); ok && s.conn != nil {
+			n, counted = n+c, true
+		}
+	}
+	return n, counted
 }
 
 // executor runs the terminals' transactions on the workers' connections (schedule.Executor).
@@ -235,9 +271,8 @@ func newExecutor(ctx context.Context, db driver.DB, o RunOptions, rec *measure.R
 
 func (e *executor) close() {
 	for i := range e.slots {
-		if c := e.slots[i].conn; c != nil {
-			c.Close()
-			e.slots[i].conn = nil
+		if e.slots[i].conn != nil {
+			e.slots[i].closeConn()
 		}
 	}
 }
@@ -282,8 +317,7 @@ func (e *executor) Execute(ctx context.Context, i int, st schedule.Terminal, op 
 		res.RolledBack = o.RolledBack
 		res.Err = o.Err
 		if o.Err != nil && op != Delivery && e.db.Classify(o.Err) == driver.ErrConnLost && res.Reconnects < 3 {
-			s.conn.Close()
-			s.conn = nil
+			s.closeConn()
 			continue
 		}
 		s.audit.add(op, t)
@@ -319,10 +353,13 @@ type deferredQueue struct {
 	rec        *measure.Recorder
 	stripeBase int
 	log        *deliveryLog // the result file of clause 2.7.4.2; nil writes none
-	queues     []chan deliveryJob
-	wg         sync.WaitGroup
-	stop       context.CancelFunc
-	runCtx     context.Context
+	// trips are the round trips of the workers' closed connections (driver.RoundTripCounter).
+	trips        atomic.Int64
+	tripsCounted atomic.Bool
+	queues       []chan deliveryJob
+	wg           sync.WaitGroup
+	stop         context.CancelFunc
+	runCtx       context.Context
 
 	districts, skipped atomic.Int64
 	auditMu            sync.Mutex
@@ -385,9 +422,17 @@ func (q *deferredQueue) enqueue(ctx context.Context, w, carrier int, measured bo
 
 func (q *deferredQueue) work(i int, conn driver.Conn) {
 	defer q.wg.Done()
+	closeConn := func() { // keeping its round trips
+		if n, ok := driver.RoundTrips(conn); ok {
+			q.trips.Add(n)
+			q.tripsCounted.Store(true)
+		}
+		conn.Close()
+		conn = nil
+	}
 	defer func() {
 		if conn != nil {
-			conn.Close()
+			closeConn()
 		}
 	}()
 	client := newRunClient(q.db, q.procs)
@@ -441,8 +486,7 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 			continue
 		}
 		if o.Err != nil && q.db.Classify(o.Err) == driver.ErrConnLost {
-			conn.Close()
-			conn = nil
+			closeConn()
 		}
 		if o.Err == nil {
 			audit.AddDelivery(res.Skipped)
