@@ -3,7 +3,13 @@ package report
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/candor-bench/candor/userr"
 )
 
 // LoadRun is one column of the one-shot comparison: a run and what it was.
@@ -11,6 +17,65 @@ type LoadRun struct {
 	Label string // for example "peak" or "50% of peak"
 	Dir   string
 	R     *Result
+}
+
+// PeakDir and RateDirPrefix name the one-shot's run directories under its results directory:
+// peak, and rate-P for the open-loop run at P% of the peak (rate-50, rate-12.5).
+const (
+	PeakDir       = "peak"
+	RateDirPrefix = "rate-"
+)
+
+// PeakLabel and RateLabel are the runs' labels in the side-by-side views.
+const PeakLabel = "peak"
+
+func RateLabel(pct float64) string { return strconv.FormatFloat(pct, 'f', -1, 64) + "% of peak" }
+
+// ReadLoads reads the runs of a one-shot's results directory (PeakDir, then the rate-P
+// directories by increasing P), for `candor report DIR`; ok is false when dir is not one (it has
+// no PeakDir/result.json).
+func ReadLoads(dir string) (runs []LoadRun, ok bool, err error) {
+	peak := filepath.Join(dir, PeakDir)
+	if _, err := os.Stat(filepath.Join(peak, ResultFile)); err != nil {
+		return nil, false, nil
+	}
+	r, err := Read(peak)
+	if err != nil {
+		return nil, true, err
+	}
+	runs = append(runs, LoadRun{Label: PeakLabel, Dir: peak, R: r})
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, true, userr.Errorf("cannot read %s: %v", dir, err)
+	}
+	type rateDir struct {
+		pct  float64
+		path string
+	}
+	var rates []rateDir
+	for _, e := range entries {
+		name, found := strings.CutPrefix(e.Name(), RateDirPrefix)
+		if !e.IsDir() || !found {
+			continue
+		}
+		pct, perr := strconv.ParseFloat(name, 64)
+		if perr != nil {
+			continue
+		}
+		if _, serr := os.Stat(filepath.Join(dir, e.Name(), ResultFile)); serr != nil {
+			continue // a run that never saved a result (interrupted before its end)
+		}
+		rates = append(rates, rateDir{pct, filepath.Join(dir, e.Name())})
+	}
+	sort.Slice(rates, func(i, j int) bool { return rates[i].pct < rates[j].pct })
+	for _, rd := range rates {
+		r, err := Read(rd.path)
+		if err != nil {
+			return nil, true, err
+		}
+		runs = append(runs, LoadRun{Label: RateLabel(rd.pct), Dir: rd.path, R: r})
+	}
+	return runs, true, nil
 }
 
 // PrintLoads prints runs side by side (the one-shot `candor tpcc`): per transaction type the

@@ -100,12 +100,12 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	peak := lp.Base
 	peak.Mode, peak.Rate = tpcc.ModeThroughput, ""
 	peak.Duration, peak.Warmup = lp.PeakDuration, lp.PeakWarmup
-	peak.Out = filepath.Join(lp.Base.Out, "peak")
+	peak.Out = filepath.Join(lp.Base.Out, report.PeakDir)
 	peak.Check = false
 	fmt.Fprintf(out.Stderr, "\n== 1/%d: the peak, in throughput mode (a closed loop: each terminal submits as soon as its previous transaction returns)\n", n)
 	pr, err := Run(ctx, peak, quiet)
 	if pr != nil {
-		runs = append(runs, report.LoadRun{Label: "peak", Dir: peak.Out, R: pr})
+		runs = append(runs, report.LoadRun{Label: report.PeakLabel, Dir: peak.Out, R: pr})
 	}
 	if err != nil {
 		return finish(err)
@@ -123,13 +123,13 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 		rp.Step, rp.StepEvery = 0, 0
 		rp.Terminals = 0                // one terminal state per district
 		rp.Connections = pr.Connections // the probe's pool, so the loads compare
-		rp.Out = filepath.Join(lp.Base.Out, "rate-"+strconv.FormatFloat(pct, 'f', -1, 64))
+		rp.Out = filepath.Join(lp.Base.Out, report.RateDirPrefix+strconv.FormatFloat(pct, 'f', -1, 64))
 		last := i == len(lp.Percents)-1
 		rp.Check, rp.CheckFull = lp.Base.Check && last, lp.Base.CheckFull && last
 		fmt.Fprintf(out.Stderr, "\n== %d/%d: open loop at %g%% of the peak: %s arrivals of %s/s, whatever the database does\n", i+2, n, pct, rp.Arrivals, rp.Rate)
 		r, err := Run(ctx, rp, quiet)
 		if r != nil {
-			runs = append(runs, report.LoadRun{Label: fmt.Sprintf("%g%% of peak", pct), Dir: rp.Out, R: r})
+			runs = append(runs, report.LoadRun{Label: report.RateLabel(pct), Dir: rp.Out, R: r})
 		}
 		if err != nil { // interrupted, or the consistency check failed: shown with the comparison
 			return finish(err)

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -333,6 +335,13 @@ func newReport(out run.Out) *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			// The results directory of a one-shot holds its runs (peak, rate-50, ...): side by side.
+			if runs, ok, err := report.ReadLoads(args[0]); ok {
+				if err != nil {
+					return err
+				}
+				return reportLoads(out, runs, htmlFile)
+			}
 			r, err := report.Read(args[0])
 			if err != nil {
 				return err
@@ -350,6 +359,33 @@ func newReport(out run.Out) *cobra.Command {
 	}
 	c.Flags().StringVar(&htmlFile, "html", "", "write the run's report as one self-contained HTML page to this file instead of printing the summary")
 	return c
+}
+
+// reportLoads prints a one-shot's runs side by side, or writes their page (index.html's) to
+// htmlFile, its links to each run's report.html relative to where the file goes.
+func reportLoads(out run.Out, runs []report.LoadRun, htmlFile string) error {
+	if htmlFile == "" {
+		report.PrintLoads(out.Stdout, runs)
+		return nil
+	}
+	abs, err := filepath.Abs(htmlFile)
+	if err != nil {
+		return userr.Errorf("cannot write %s: %v", htmlFile, err)
+	}
+	for i := range runs {
+		if runs[i].Dir, err = filepath.Abs(runs[i].Dir); err != nil {
+			return userr.Errorf("cannot resolve %s: %v", runs[i].Dir, err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := htmlreport.RenderLoads(&buf, filepath.Dir(abs), runs); err != nil {
+		return err
+	}
+	if err := os.WriteFile(htmlFile, buf.Bytes(), 0o644); err != nil {
+		return userr.Errorf("cannot write %s: %v: choose another file", htmlFile, err)
+	}
+	fmt.Fprintf(out.Stderr, "report written to %s\n", htmlFile)
+	return nil
 }
 
 func isTerminal(f *os.File) bool {

@@ -62,6 +62,32 @@ func TestOpenLoopCLISQLite(t *testing.T) {
 			}
 		}
 	}
+	// candor report on the one-shot's directory: the runs side by side again, from the saved results.
+	code, again := runCLI(t, "report", one)
+	if code != 0 || !strings.Contains(again, "tail latency as the load grows") {
+		t.Errorf("candor report %s: exit %d\n%s", one, code, again)
+	}
+	for _, want := range []string{"peak (closed loop)", "50% of peak (open loop)", "80% of peak (open loop)"} {
+		if !strings.Contains(again, want) {
+			t.Errorf("candor report of the one-shot does not say %q", want)
+		}
+	}
+	// ... and its page written elsewhere, linking each run's report from where it is.
+	page := filepath.Join(dir, "elsewhere", "loads.html")
+	if err := os.MkdirAll(filepath.Dir(page), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := runCLI(t, "report", one, "--html", page); code != 0 {
+		t.Errorf("candor report --html: exit %d\n%s", code, msg)
+	} else if b, err := os.ReadFile(page); err != nil {
+		t.Error(err)
+	} else {
+		for _, d := range []string{"peak", "rate-50", "rate-80"} {
+			if !strings.Contains(string(b), `href="../oneshot/`+d+"/"+htmlreport.File+`"`) {
+				t.Errorf("%s does not link ../oneshot/%s/%s", page, d, htmlreport.File)
+			}
+		}
+	}
 
 	// With --mode, the one-shot is one run of that mode, as before.
 	single := filepath.Join(dir, "single")
