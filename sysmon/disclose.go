@@ -97,22 +97,8 @@ func disclosePG(ctx context.Context, db driver.DB, d *Disclosure) error {
 	defer c.Close()
 	// SHOW's form of each setting ("1GB", "on"), read in one query.
 	q := "SELECT name, current_setting(name) FROM unnest(ARRAY['" + strings.Join(PGSettings, "','") + "']) AS name"
-	rows, err := c.Query(ctx, q)
-	if err != nil {
-		return fmt.Errorf("reading the settings: %w", err)
-	}
-	d.Settings = map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			rows.Close()
-			return fmt.Errorf("reading the settings: %w", err)
-		}
-		d.Settings[k] = v
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading the settings: %w", err)
+	if d.Settings, err = readSettings(ctx, c, q); err != nil {
+		return err
 	}
 	var size float64
 	var addr string
@@ -182,4 +168,25 @@ func ParseMemSetting(s string) (int64, bool) {
 		return 0, false
 	}
 	return n * mult, true
+}
+
+// readSettings runs q, which returns (name, value) rows, and returns them by lower-case name.
+func readSettings(ctx context.Context, c driver.Conn, q string) (map[string]string, error) {
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("reading the settings: %w", err)
+	}
+	defer rows.Close()
+	settings := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("reading the settings: %w", err)
+		}
+		settings[strings.ToLower(k)] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the settings: %w", err)
+	}
+	return settings, nil
 }

@@ -30,22 +30,8 @@ func discloseMySQL(ctx context.Context, db driver.DB, d *Disclosure) error {
 	// SHOW GLOBAL VARIABLES rather than information_schema.global_variables, which MySQL 8 removed
 	// (MariaDB and TiDB have both).
 	q := "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('" + strings.Join(MySQLSettings, "','") + "')"
-	rows, err := c.Query(ctx, q)
-	if err != nil {
-		return fmt.Errorf("reading the settings: %w", err)
-	}
-	d.Settings = map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			rows.Close()
-			return fmt.Errorf("reading the settings: %w", err)
-		}
-		d.Settings[strings.ToLower(k)] = v
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading the settings: %w", err)
+	if d.Settings, err = readSettings(ctx, c, q); err != nil {
+		return err
 	}
 	var size sql.NullInt64
 	if err := c.QueryRow(ctx, "SELECT CAST(SUM(data_length + index_length) AS SIGNED) FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&size); err != nil {

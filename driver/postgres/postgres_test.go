@@ -232,21 +232,8 @@ func TestQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for rows.Next() {
-		var id int
-		var s string
-		if err := rows.Scan(&id, &s); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, fmt.Sprintf("%d %s", id, s))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	rows.Close()
-	rows.Close() // twice is fine
-	if strings.Join(got, ",") != "8 r8,9 r9,10 r10" {
+	got := drivertest.IDNames(t, rows) // closes rows, twice
+	if got != "8 r8,9 r9,10 r10" {
 		t.Errorf("rows = %v", got)
 	}
 	if _, err := c.Query(testCtx(t), "SELECT nosuchcolumn FROM "+tbl); err == nil {

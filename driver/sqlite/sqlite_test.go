@@ -188,22 +188,9 @@ func TestQueryRowNoRowsAndQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for rows.Next() {
-		var id int
-		var s string
-		if err := rows.Scan(&id, &s); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, fmt.Sprintf("%d %s", id, s))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	rows.Close()
-	rows.Close()
+	got := drivertest.IDNames(t, rows) // closes rows, twice
 	rows2.Close()
-	if strings.Join(got, ",") != "3 r3,4 r4,5 r5" {
+	if got != "3 r3,4 r4,5 r5" {
 		t.Errorf("rows = %v", got)
 	}
 }

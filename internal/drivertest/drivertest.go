@@ -7,6 +7,7 @@ package drivertest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -157,4 +158,25 @@ func CheckUserError(t testing.TB, err error, pw string, want ...string) {
 			t.Errorf("message lacks %q: %s", w, msg)
 		}
 	}
+}
+
+// IDNames reads rows of (id, s), closes them twice (Close must be idempotent) and returns them as
+// "id s" joined by commas: "8 r8,9 r9".
+func IDNames(t testing.TB, rows driver.Rows) string {
+	t.Helper()
+	var got []string
+	for rows.Next() {
+		var id int64
+		var s string
+		if err := rows.Scan(&id, &s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s", id, s))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	rows.Close()
+	return strings.Join(got, ",")
 }
