@@ -573,16 +573,7 @@ func TestUserErrors(t *testing.T) {
 // BenchmarkTransaction: START TRANSACTION, one prepared update, COMMIT (go test -bench . -benchmem).
 func BenchmarkTransaction(b *testing.B) {
 	raw := dbtest.FreshMySQLURL(b, "candor_bench")
-	db, err := driver.Open(context.Background(), raw)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Connect(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	c := drivertest.Connect(b, drivertest.Open(b, raw))
 	ctx, cancel := context.WithCancel(context.Background()) // a context that can end, as a run's can
 	defer cancel()
 	c.Exec(ctx, "CREATE TABLE bench (id INT PRIMARY KEY, v BIGINT)")
@@ -615,16 +606,7 @@ func BenchmarkCopyFrom(b *testing.B) {
 	for _, params := range []string{"", "?bulk=insert"} {
 		b.Run("bulk"+params, func(b *testing.B) {
 			raw := dbtest.FreshMySQLURL(b, "candor_bench") + params
-			db, err := driver.Open(context.Background(), raw)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
-			c, err := db.Connect(context.Background())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
+			c := drivertest.Connect(b, drivertest.Open(b, raw))
 			ctx := context.Background()
 			if _, err := c.Exec(ctx, copyTable); err != nil {
 				b.Fatal(err)

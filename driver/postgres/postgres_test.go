@@ -466,16 +466,7 @@ func TestUserErrors(t *testing.T) {
 
 // BenchmarkQueryRow measures the driver's cost of one prepared point query (go test -bench . -benchmem).
 func BenchmarkQueryRow(b *testing.B) {
-	db, err := driver.Open(context.Background(), os.Getenv("CANDOR_TEST_PG_URL"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Connect(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	c := drivertest.Connect(b, drivertest.Open(b, os.Getenv("CANDOR_TEST_PG_URL")))
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -488,16 +479,7 @@ func BenchmarkQueryRow(b *testing.B) {
 
 // BenchmarkTransaction: BEGIN, one update, COMMIT.
 func BenchmarkTransaction(b *testing.B) {
-	db, err := driver.Open(context.Background(), os.Getenv("CANDOR_TEST_PG_URL"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Connect(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	c := drivertest.Connect(b, drivertest.Open(b, os.Getenv("CANDOR_TEST_PG_URL")))
 	ctx := context.Background()
 	c.Exec(ctx, "CREATE TEMP TABLE bench (id int PRIMARY KEY, v int8)")
 	c.Exec(ctx, "INSERT INTO bench VALUES (1, 0)")
@@ -517,16 +499,7 @@ func BenchmarkTransaction(b *testing.B) {
 
 // BenchmarkCopyFrom loads rows of (int, int8, text) with COPY; see rows/s.
 func BenchmarkCopyFrom(b *testing.B) {
-	db, err := driver.Open(context.Background(), os.Getenv("CANDOR_TEST_PG_URL"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Connect(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	c := drivertest.Connect(b, drivertest.Open(b, os.Getenv("CANDOR_TEST_PG_URL")))
 	ctx := context.Background()
 	if _, err := c.Exec(ctx, "CREATE TEMP TABLE bench_copy (id int, v int8, s text)"); err != nil {
 		b.Fatal(err)
