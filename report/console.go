@@ -3,13 +3,13 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 )
 
-// Summary prints the end-of-run summary of r: the conditions first, then throughput, the percentile
-// spectrum per transaction type (response and service time side by side), verdicts, the audit, the
-// consistency checks and every warning.
+// Summary prints the end-of-run summary of r: the conditions first, then the headline figures, the
+// percentile spectrum per operation (response and service time side by side), the verdicts, the
+// workload's own sections, the consistency checks and every warning. It reads only the envelope,
+// so it prints any workload's result.
 func Summary(w io.Writer, r *Result) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	title := "candor " + r.Workload
@@ -18,63 +18,33 @@ func Summary(w io.Writer, r *Result) {
 	}
 	p("\n%s\n%s\n", title, strings.Repeat("=", len([]rune(title))))
 	p("%s\n", r.Disclaimer)
-	p("mode %s · %s · %d warehouse%s · %d terminals · %d connections · isolation %s · seed %d\n",
-		r.Mode, TxPath(r.Procedures), r.Warehouses, plural(r.Warehouses), r.Terminals, r.Connections, r.Isolation, r.Seed)
+	setup := ""
+	if r.Setup != "" {
+		setup = r.Setup + " · "
+	}
+	p("mode %s · %s%d terminals · %d connections · isolation %s · seed %d\n",
+		r.Mode, setup, r.Terminals, r.Connections, r.Isolation, r.Seed)
 	p("database %s (%s) · %s\n", r.Database.Version, r.Database.Kind, r.Database.URL)
 	printEngineNotes(w, r)
 	whose := "driver CPU"
 	if r.Database.Kind == "sqlite" {
 		whose = "CPU of the driver and the embedded SQLite together"
 	}
-	p("measured %.1f s after %.1f s of warm-up · driver %s, %d CPUs, %.0f µs of %s%s per transaction · %s %s\n",
+	p("measured %.1f s after %.1f s of warm-up · driver %s, %d CPUs, %.0f µs of %s%s per operation · %s %s\n",
 		r.MeasureSeconds, r.WarmupSeconds, r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose, RoundTripsPhrase(r), r.Tool.Name, r.Tool.Version)
 
-	p("\n")
-	switch {
-	case r.Efficiency != nil:
-		p("tpmC %.1f   efficiency %.1f%% of the 12.86 x W spec ceiling\n", r.TpmC, *r.Efficiency)
-	default:
-		p("tpmC %.1f   (efficiency applies only in spec mode)\n", r.TpmC)
-	}
-
-	p("\n%-13s %9s %6s %6s %6s %9s │ %s │ %s\n", "", "", "", "", "", "", center("response time, ms (from intended start)", 53), center("service time, ms", 29))
-	p("%-13s %9s %6s %6s %6s %9s │ %7s %7s %7s %7s %7s %7s %7s │ %7s %7s %7s %7s\n",
-		"type", "count", "errors", "retry", "rollbk", "per min",
-		"p50", "p90", "p95", "p99", "p99.9", "p99.99", "max", "p50", "p99", "p99.9", "max")
-	for _, name := range txOrder(r) {
-		t := r.Transactions[name]
-		rs, sv := t.ResponseMs, t.ServiceMs
-		p("%-13s %9d %6d %6d %6d %9.1f │ %7s %7s %7s %7s %7s %7s %7s │ %7s %7s %7s %7s\n",
-			name, t.Count, t.Errors, t.Retries, t.Rollbacks, t.PerMinute,
-			ms(rs.P50), ms(rs.P90), ms(rs.P95), ms(rs.P99), ms(rs.P999), ms(rs.P9999), ms(rs.Max),
-			ms(sv.P50), ms(sv.P99), ms(sv.P999), ms(sv.Max))
-	}
-	if d := r.DeliveryDeferred; d != nil {
-		c := d.CompletionMs
-		p("%-13s %9d %6d %6s %6s %9s │ %7s %7s %7s %7s %7s %7s %7s │ deferred completion, from queueing\n",
-			"delivery*", d.Count, d.Errors, "", "", "",
-			ms(c.P50), ms(c.P90), ms(c.P95), ms(c.P99), ms(c.P999), ms(c.P9999), ms(c.Max))
-		skipped := 0.0
-		if d.Districts > 0 {
-			skipped = 100 * float64(d.SkippedDistricts) / float64(d.Districts)
+	if len(r.Headline) > 0 {
+		var figs []string
+		for _, f := range r.Headline {
+			figs = append(figs, FigureText(f))
 		}
-		p("  * deferred Delivery: %d districts processed, %d skipped (%.2f%%: no undelivered order), %d failed, %d not finished within the grace period\n", d.Districts, d.SkippedDistricts, skipped, d.Errors, d.Incomplete)
+		p("\n%s\n", strings.Join(figs, "   "))
 	}
-	var incomplete, overflow int64
-	for _, t := range r.Transactions {
-		incomplete += t.Incomplete
-		overflow += t.Overflow
-	}
-	if incomplete > 0 {
-		p("  %d transactions started in the window did not finish within the grace period (counted as incomplete)\n", incomplete)
-	}
-	if overflow > 0 {
-		p("  %d latencies exceeded the histogram range and were counted at its highest value\n", overflow)
-	}
+	printOps(w, r)
 	printRate(w, r) // rate.go
 
 	if len(r.Verdicts) > 0 {
-		p("\n90th-percentile response-time limits (clause 5.2.5.3):\n")
+		p("\nverdicts:\n")
 		for _, v := range r.Verdicts {
 			if v.Unfinished {
 				p("  %-7s %-52s %10s    (limit %s ms, %d samples)\n", v.Status, v.Rule, "unfinished", ms(v.LimitMs), v.Samples)
@@ -83,15 +53,8 @@ func Summary(w io.Writer, r *Result) {
 			p("  %-7s %-52s %10s ms (limit %s ms, %d samples)\n", v.Status, v.Rule, ms(v.ValueMs), ms(v.LimitMs), v.Samples)
 		}
 	}
-	if a := r.Audit; a != nil {
-		enough := ""
-		if !a.Enough {
-			enough = " — fewer than 10,000 transactions, shares are indicative only"
-		}
-		p("\nrun-time audit of the generated inputs (clause 9.2), %d transactions%s:\n", a.Transactions, enough)
-		for _, it := range a.Items {
-			p("  %-24s %-30s %8.3f %-5s bounds %.3f..%.3f (clause %s)\n", it.Status, it.Name, it.Value, it.Unit, it.Low, it.High, it.Clause)
-		}
+	for _, s := range r.Sections {
+		PrintSection(w, s)
 	}
 	PrintChecks(w, r)
 	printDisclosure(w, r)
@@ -104,11 +67,131 @@ func Summary(w io.Writer, r *Result) {
 	p("\n")
 }
 
+// FigureText is a headline figure in words: "tpmC 1234.5 new-orders per minute", "efficiency 45.1%
+// of the 12.86 x W spec ceiling", "throughput 5012.3 operations per second"; a figure that breaks
+// a rule ends in "(!)".
+func FigureText(f Figure) string {
+	s := f.Name + " " + figureValue(f.Value)
+	switch f.Unit {
+	case "":
+	case "%":
+		s += "%"
+	default:
+		s += " " + f.Unit
+	}
+	if f.Note != "" {
+		s += " " + f.Note
+	}
+	if f.Bad {
+		s += " (!)"
+	}
+	return s
+}
+
+// figureValue writes a headline value with one decimal, or three significant figures below 1.
+func figureValue(v float64) string {
+	if v != 0 && v > -1 && v < 1 {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// printOps prints the table of the operations: counts, rates, and the response and service time
+// percentiles of each, in the workload's order.
+func printOps(w io.Writer, r *Result) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	ops := r.Ops()
+	if len(ops) == 0 {
+		return
+	}
+	nw := 13
+	for _, op := range ops {
+		nw = max(nw, len(op))
+	}
+	p("\n%-*s %9s %6s %6s %6s %9s %8s │ %s │ %s\n", nw, "", "", "", "", "", "", "", center("response time, ms (from intended start)", 55), center("service time, ms", 31))
+	p("%-*s %9s %6s %6s %6s %9s %8s │ %7s %7s %7s %7s %7s %7s %7s │ %7s %7s %7s %7s\n",
+		nw, "operation", "count", "errors", "retry", "rollbk", "per min", "per s",
+		"p50", "p90", "p95", "p99", "p99.9", "p99.99", "max", "p50", "p99", "p99.9", "max")
+	var incomplete, overflow int64
+	var parts []string
+	for _, name := range ops {
+		t := r.Operations[name]
+		if t == nil {
+			continue
+		}
+		rs, sv := t.ResponseMs, t.ServiceMs
+		p("%-*s %9d %6d %6d %6d %9.1f %8.1f │ %7s %7s %7s %7s %7s %7s %7s │ %7s %7s %7s %7s\n",
+			nw, name, t.Count, t.Errors, t.Retries, t.Rollbacks, t.PerMinute, t.PerMinute/60,
+			ms(rs.P50), ms(rs.P90), ms(rs.P95), ms(rs.P99), ms(rs.P999), ms(rs.P9999), ms(rs.Max),
+			ms(sv.P50), ms(sv.P99), ms(sv.P999), ms(sv.Max))
+		incomplete += t.Incomplete
+		overflow += t.Overflow
+		if t.PartOf != "" {
+			parts = append(parts, name+" is a part of "+t.PartOf+" (from when "+t.PartOf+" handed it on), not counted again among all operations")
+		}
+	}
+	for _, s := range parts {
+		p("  %s\n", s)
+	}
+	if incomplete > 0 {
+		p("  %d operations started in the window did not finish within the grace period (counted as incomplete)\n", incomplete)
+	}
+	if overflow > 0 {
+		p("  %d latencies exceeded the histogram range and were counted at its highest value\n", overflow)
+	}
+}
+
+// PrintSection prints one of the workload's own sections: its title, its table with aligned
+// columns, then its notes.
+func PrintSection(w io.Writer, s Section) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("\n%s:\n", s.Title)
+	n := len(s.Columns)
+	for _, row := range s.Rows {
+		n = max(n, len(row))
+	}
+	width := make([]int, n)
+	measure := func(cells []string) {
+		for i, c := range cells {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	measure(s.Columns)
+	for _, row := range s.Rows {
+		measure(row)
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString(" ")
+		for i := range n {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			b.WriteString(" ")
+			b.WriteString(c)
+			if i < n-1 {
+				b.WriteString(strings.Repeat(" ", width[i]-len([]rune(c))+1))
+			}
+		}
+		p("%s\n", strings.TrimRight(b.String(), " "))
+	}
+	if len(s.Columns) > 0 {
+		line(s.Columns)
+	}
+	for _, row := range s.Rows {
+		line(row)
+	}
+	for _, note := range s.Notes {
+		p("  %s\n", note)
+	}
+}
+
 // PrintChecks prints the consistency conditions of r, with the offending rows of each violation.
 func PrintChecks(w io.Writer, r *Result) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	if len(r.Checks) > 0 {
-		p("\nconsistency conditions (clause 3.3.2):\n")
+		p("\nconsistency checks:\n")
 		for _, c := range r.Checks {
 			switch {
 			case c.Skipped:
@@ -121,35 +204,6 @@ func PrintChecks(w io.Writer, r *Result) {
 			}
 		}
 	}
-}
-
-// txOrder lists the transaction names of r in the workload's order when it is known (TPC-C's five
-// types), else alphabetically.
-func txOrder(r *Result) []string {
-	known := []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
-	var names []string
-	for _, k := range known {
-		if _, ok := r.Transactions[k]; ok {
-			names = append(names, k)
-		}
-	}
-	var rest []string
-	for k := range r.Transactions {
-		if !contains(known, k) {
-			rest = append(rest, k)
-		}
-	}
-	sort.Strings(rest)
-	return append(names, rest...)
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // ms formats milliseconds with three significant figures, matching the histograms' precision.

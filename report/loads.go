@@ -78,20 +78,24 @@ func ReadLoads(dir string) (runs []LoadRun, ok bool, err error) {
 	return runs, true, nil
 }
 
-// PrintLoads prints runs side by side (the one-shot `candor tpcc`): per transaction type the
-// throughput and the response-time p50, p99 and p99.9 at each load, then the open-loop figures
-// (target, achieved, dropped, backlog, lag split), then every run's warnings. Tails growing from
-// column to column are how latency grows with load.
+// PrintLoads prints runs side by side (the one-shot `candor NAME`): each run's lead headline
+// figure, per operation the throughput and the response-time p50, p99 and p99.9 at each load, then
+// the open-loop figures (target, achieved, dropped, backlog, lag split), then every run's warnings.
+// Tails growing from column to column are how latency grows with load.
 func PrintLoads(w io.Writer, runs []LoadRun) {
 	if len(runs) == 0 {
 		return
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	first := runs[0].R
-	title := "candor tpcc: tail latency as the load grows"
+	title := "candor " + first.Workload + ": tail latency as the load grows"
 	p("\n%s\n%s\n%s\n", title, strings.Repeat("=", len([]rune(title))), first.Disclaimer)
-	p("database %s (%s) · %s · %d warehouse%s · isolation %s · seed %d · %s %s\n",
-		first.Database.Version, first.Database.Kind, first.Database.URL, first.Warehouses, plural(first.Warehouses),
+	setup := ""
+	if first.Setup != "" {
+		setup = first.Setup + " · "
+	}
+	p("database %s (%s) · %s · %sisolation %s · seed %d · %s %s\n",
+		first.Database.Version, first.Database.Kind, first.Database.URL, setup,
 		first.Isolation, first.Seed, first.Tool.Name, first.Tool.Version)
 	for _, lr := range runs {
 		r := lr.R
@@ -105,9 +109,14 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 		}
 	}
 
-	const col = 36 // " tx/s p50 p99 p99.9" block width
+	const col = 36 // " per s p50 p99 p99.9" block width
+	ops := LoadOps(runs)
+	nw := 16
+	for _, op := range ops {
+		nw = max(nw, len(op)+1)
+	}
 	p("\nresponse time, ms, from the intended start (the arrival, in the open loop); throughput per second\n")
-	p("%-16s", "")
+	p("%-*s", nw, "")
 	for _, lr := range runs {
 		loop := " (open loop)"
 		if lr.R.Rate == nil {
@@ -115,15 +124,15 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 		}
 		p("│%s", center(lr.Label+loop, col))
 	}
-	p("\n%-16s", "type")
+	p("\n%-*s", nw, "operation")
 	for range runs {
-		p("│ %11s %7s %7s %7s ", "tx/s", "p50", "p99", "p99.9")
+		p("│ %11s %7s %7s %7s ", "per s", "p50", "p99", "p99.9")
 	}
 	p("\n")
-	for _, name := range txOrder(first) {
-		p("%-16s", name)
+	for _, name := range ops {
+		p("%-*s", nw, name)
 		for _, lr := range runs {
-			t := lr.R.Transactions[name]
+			t := lr.R.Operations[name]
 			if t == nil {
 				p("│%s", strings.Repeat(" ", col))
 				continue
@@ -134,18 +143,27 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 		p("\n")
 	}
 	row := func(name string, cell func(r *Result) string) {
-		p("%-16s", name)
+		p("%-*s", nw, name)
 		for _, lr := range runs {
 			p("│ %-*s", col-1, cell(lr.R))
 		}
 		p("\n")
 	}
-	row("all types tx/s", func(r *Result) string {
+	row("all ops, per s", func(r *Result) string {
 		if r.MeasureSeconds <= 0 {
 			return "-"
 		}
 		return fmt.Sprintf("%11.1f", AllTypesRate(r))
 	})
+	if lead := first.Lead(); lead.Name != "" {
+		row(lead.Name, func(r *Result) string {
+			f := r.Lead()
+			if f.Name == "" || r.MeasureSeconds <= 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%11s", figureValue(f.Value))
+		})
+	}
 	row("open loop", func(r *Result) string {
 		if r.Rate == nil {
 			return "closed loop: saturated"
@@ -177,17 +195,28 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 	p("\n")
 }
 
-// AllTypesRate is the transactions (all types) completed per second of r's measurement (0 when
-// nothing was measured).
+// LoadOps lists the operations of runs: the first run's in its order, then any other run's
+// operations in theirs.
+func LoadOps(runs []LoadRun) []string {
+	var ops []string
+	seen := map[string]bool{}
+	for _, lr := range runs {
+		for _, op := range lr.R.Ops() {
+			if !seen[op] {
+				ops, seen[op] = append(ops, op), true
+			}
+		}
+	}
+	return ops
+}
+
+// AllTypesRate is the operations (all of them, each counted once: see Result.Completed) completed
+// per second of r's measurement (0 when nothing was measured).
 func AllTypesRate(r *Result) float64 {
 	if r.MeasureSeconds <= 0 {
 		return 0
 	}
-	var n int64
-	for _, t := range r.Transactions {
-		n += t.Count
-	}
-	return float64(n) / r.MeasureSeconds
+	return float64(r.Completed()) / r.MeasureSeconds
 }
 
 // LoadVerdict is what one run of the comparison says about its load: the peak is the peak by

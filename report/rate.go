@@ -13,9 +13,9 @@ import (
 type RateResult struct {
 	// Arrivals is the arrival process: poisson or constant.
 	Arrivals string `json:"arrivals"`
-	// TargetRate is the rate asked for (transactions per second, all types; the steps' mean
+	// TargetRate is the rate asked for (operations per second, all of them; the steps' mean
 	// weighted by their length); OfferedRate the arrivals the schedule drew per second of the
-	// window; AchievedRate the transactions completed (without error) per second of the window.
+	// window; AchievedRate the operations completed (without error) per second of the window.
 	TargetRate   float64 `json:"target_rate"`
 	OfferedRate  float64 `json:"offered_rate"`
 	AchievedRate float64 `json:"achieved_rate"`
@@ -59,14 +59,15 @@ type RateStep struct {
 	Incomplete   int64   `json:"incomplete"`
 	MaxBacklog   int     `json:"max_backlog"`
 	// Sustained: nothing dropped or unfinished, and at least 95% of the offered rate achieved.
-	Sustained        bool                `json:"sustained"`
+	Sustained bool `json:"sustained"`
+	// Transactions are the figures per operation inside the step (the key keeps format 1's name).
 	Transactions     map[string]*StepTx  `json:"transactions"`
 	LagMs            measure.Percentiles `json:"lag_ms"`
 	TimerLatenessMs  measure.Percentiles `json:"timer_lateness_ms"`
 	ConnectionWaitMs measure.Percentiles `json:"connection_wait_ms"`
 }
 
-// StepTx is one transaction type's tails in one step.
+// StepTx is one operation's tails in one step.
 type StepTx struct {
 	Count      int64               `json:"count"`
 	Errors     int64               `json:"errors"`
@@ -110,7 +111,8 @@ func printRate(w io.Writer, r *Result) {
 	if len(rr.Steps) < 2 {
 		return
 	}
-	p("\nsteps (each on its own; new_order response time, ms, from the intended arrival):\n")
+	key := r.Key()
+	p("\nsteps (each on its own; %s response time, ms, from the intended arrival):\n", key)
 	p("%4s %9s %10s %10s %9s %8s %8s %7s %7s %7s  %s\n", "step", "target/s", "offered/s", "achieved/s", "dropped", "unfinish", "backlog", "p50", "p99", "p99.9", "verdict")
 	for _, s := range rr.Steps {
 		v := "sustained"
@@ -118,7 +120,7 @@ func printRate(w io.Writer, r *Result) {
 			v = "NOT SUSTAINED"
 		}
 		var rs measure.Percentiles
-		if t := s.Transactions["new_order"]; t != nil {
+		if t := s.Transactions[key]; t != nil {
 			rs = t.ResponseMs
 		}
 		p("%4d %9.1f %10.1f %10.1f %9d %8d %8d %7s %7s %7s  %s\n", s.Step, s.TargetRate, s.OfferedRate, s.AchievedRate,

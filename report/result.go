@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/candor-bench/candor/measure"
@@ -24,60 +25,167 @@ const (
 	DeliveriesFile = "deliveries.csv"
 )
 
+// FormatVersion is the version of result.json's layout. Version 2 (the workload-neutral core) adds the
+// envelope every workload shares (format_version, operations, op_order, headline, sections, details)
+// and keeps, for TPC-C, every key of version 1 where it was (tpmC, efficiency, warehouses,
+// transactions, delivery_deferred, audit, constants, ...), so scripts reading version 1 keep working.
+const FormatVersion = 2
+
 // Result is the content of result.json. Field names are a contract: add fields, never rename.
 type Result struct {
-	Tool     Tool   `json:"tool"`
-	Workload string `json:"workload"`
-	// Disclaimer is printed with every summary: these numbers are not audited TPC-C results.
+	// FormatVersion is the layout's version (FormatVersion); 0 in a file of version 1.
+	FormatVersion int    `json:"format_version"`
+	Tool          Tool   `json:"tool"`
+	Workload      string `json:"workload"`
+	// Disclaimer is printed with every summary (TPC-C: these numbers are not audited results).
 	Disclaimer string `json:"disclaimer"`
 	Mode       string `json:"mode"`
 	// Partial is true when the run was interrupted (Ctrl-C, lost database); PartialReason says why.
 	Partial       bool   `json:"partial"`
 	PartialReason string `json:"partial_reason,omitempty"`
 
-	Warehouses  int    `json:"warehouses"`
+	// Setup is the workload's one-line description of what ran ("1 warehouse, interactive
+	// statements"; "kv95, batch 1, 10,000 keys").
+	Setup       string `json:"setup,omitempty"`
 	Terminals   int    `json:"terminals"`
 	Connections int    `json:"connections"`
 	Seed        uint64 `json:"seed"`
 	Isolation   string `json:"isolation"`
 	// IsolationEffective is the level the engine reported running Isolation at (it may be
 	// stronger: CockroachDB and YugabyteDB can run READ COMMITTED at a stronger level); empty
-	// when the engine cannot tell. StockLevelIsolation is Stock-Level's level (clause 2.8.2.1).
-	IsolationEffective  string `json:"isolation_effective,omitempty"`
-	StockLevelIsolation string `json:"stock_level_isolation,omitempty"`
+	// when the engine cannot tell.
+	IsolationEffective string `json:"isolation_effective,omitempty"`
 	// Endpoints are the database endpoints the terminals were spread over, with their counts.
 	Endpoints []Endpoint `json:"endpoints,omitempty"`
-	// Procedures: the transactions ran as stored procedures, one call each (--procedures); false
-	// means interactive statements.
-	Procedures bool `json:"procedures"`
 
 	StartedAt      time.Time `json:"started_at"`
 	WarmupSeconds  float64   `json:"warmup_seconds"`
 	MeasureSeconds float64   `json:"measure_seconds"`
 
-	TpmC float64 `json:"tpmC"`
-	// Efficiency is tpmC / (12.86 x W) in percent, only in spec mode (null otherwise).
-	Efficiency *float64 `json:"efficiency"`
-
 	Database Database `json:"database"`
 	Driver   Host     `json:"driver_host"`
 
-	Transactions map[string]*TxResult `json:"transactions"`
-	// DeliveryDeferred is the deferred part of Delivery (clause 2.7.2): completion time from queueing.
-	DeliveryDeferred *Deferred `json:"delivery_deferred,omitempty"`
+	// Operations are the figures per operation over the measurement interval, by the workload's
+	// operation names; OpOrder is the workload's order of them (for display).
+	Operations map[string]*TxResult `json:"operations"`
+	OpOrder    []string             `json:"op_order,omitempty"`
+	// KeyOp is the operation a short view shows (the progress line, the one-shot's and a search's
+	// tables, the steps of a rate run): TPC-C's new_order, kv's read.
+	KeyOp string `json:"key_op,omitempty"`
+	// Headline are the workload's headline figures (TPC-C: tpmC and efficiency; kv: operations per
+	// second), first the one a reader should take away.
+	Headline []Figure `json:"headline,omitempty"`
+	// Sections are the workload's own tables (TPC-C: the deferred Delivery, the run-time audit).
+	Sections []Section `json:"sections,omitempty"`
+	// Details is the workload's own part, in its own layout (kv: its mix and key space).
+	Details any `json:"details,omitempty"`
 
+	// Verdicts are the workload's pass/fail rules (TPC-C: the 90th-percentile limits).
 	Verdicts []Verdict `json:"verdicts,omitempty"`
-	Audit    *Audit    `json:"audit,omitempty"`
 	Warnings []Warning `json:"warnings"`
 	Checks   []Check   `json:"checks,omitempty"`
-	// Constants are the NURand C values of the load and of the run (clause 2.1.6).
-	Constants any `json:"constants,omitempty"`
-	// Plan is the fully resolved plan the run executed (every flag, defaulted or given).
+	// Plan is the fully resolved plan the run executed (every flag, defaulted or given; the
+	// workload's own under "options").
 	Plan any `json:"plan"`
 	// Resources summarises the per-second resource samples (resources.jsonl) over the window.
 	Resources *Resources `json:"resources,omitempty"`
 	// Rate is the open-loop part of a run in mode rate (rate.go); null in the other modes.
 	Rate *RateResult `json:"rate,omitempty"`
+
+	// TPCC holds TPC-C's keys of result format 1, at the top level of the file as they always
+	// were; nil (and absent from the file) for other workloads.
+	*TPCC
+}
+
+// TPCC is TPC-C's part of result.json, under the top-level keys of format 1.
+type TPCC struct {
+	Warehouses int `json:"warehouses"`
+	// Procedures: the transactions ran as stored procedures, one call each (--procedures); false
+	// means interactive statements.
+	Procedures bool `json:"procedures"`
+	// StockLevelIsolation is Stock-Level's level (clause 2.8.2.1).
+	StockLevelIsolation string  `json:"stock_level_isolation,omitempty"`
+	TpmC                float64 `json:"tpmC"`
+	// Efficiency is tpmC / (12.86 x W) in percent, only in spec mode (null otherwise).
+	Efficiency *float64 `json:"efficiency"`
+	// Transactions is Operations without the deferred Delivery (format 1's name).
+	Transactions map[string]*TxResult `json:"transactions"`
+	// DeliveryDeferred is the deferred part of Delivery (clause 2.7.2): completion time from queueing.
+	DeliveryDeferred *Deferred `json:"delivery_deferred,omitempty"`
+	Audit            *Audit    `json:"audit,omitempty"`
+	// Constants are the NURand C values of the load and of the run (clause 2.1.6).
+	Constants any `json:"constants,omitempty"`
+}
+
+// Figure is one headline number.
+type Figure struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	// Unit says what it counts ("new-orders per minute", "%", "operations per second").
+	Unit string `json:"unit,omitempty"`
+	// Note qualifies it ("of the 12.86 x W spec ceiling"); Bad marks a value that breaks a rule.
+	Note string `json:"note,omitempty"`
+	Bad  bool   `json:"bad,omitempty"`
+}
+
+// Section is one of the workload's own tables, rendered as it is by the console and report.html.
+type Section struct {
+	Title   string     `json:"title"`
+	Columns []string   `json:"columns,omitempty"`
+	Rows    [][]string `json:"rows,omitempty"`
+	// Notes are sentences under the table.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Ops lists the result's operations in the workload's order (OpOrder), then any others sorted.
+func (r *Result) Ops() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, k := range r.OpOrder {
+		if _, ok := r.Operations[k]; ok && !seen[k] {
+			names, seen[k] = append(names, k), true
+		}
+	}
+	var rest []string
+	for k := range r.Operations {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
+// Lead is the result's first headline figure, or a zero Figure when it has none.
+func (r *Result) Lead() Figure {
+	if len(r.Headline) == 0 {
+		return Figure{}
+	}
+	return r.Headline[0]
+}
+
+// Key is the operation a short view shows: KeyOp, or the first operation when the result names
+// none (or names one it has no figures of).
+func (r *Result) Key() string {
+	if _, ok := r.Operations[r.KeyOp]; ok || r.KeyOp != "" && len(r.Operations) == 0 {
+		return r.KeyOp
+	}
+	if ops := r.Ops(); len(ops) > 0 {
+		return ops[0]
+	}
+	return r.KeyOp
+}
+
+// Completed is the operations completed in the measurement interval, each counted once: the
+// operations that are a part of another (TxResult.PartOf) are left out.
+func (r *Result) Completed() int64 {
+	var n int64
+	for _, t := range r.Operations {
+		if t != nil && t.PartOf == "" {
+			n += t.Count
+		}
+	}
+	return n
 }
 
 // Tool identifies the program that produced the result.
@@ -140,6 +248,10 @@ type TxResult struct {
 	LagMs      measure.Percentiles `json:"lag_ms"`
 	// Dropped: open-loop arrivals of this type that found the backlog full and never ran.
 	Dropped int64 `json:"dropped"`
+	// PartOf names the operation this one is a part of, when it is (TPC-C's delivery_deferred is
+	// the deferred part of delivery, its response time running from when delivery handed it on):
+	// such an operation has its own row, but is not counted again among all operations.
+	PartOf string `json:"part_of,omitempty"`
 }
 
 // Deferred is the deferred Delivery's figures.
@@ -258,5 +370,6 @@ func Read(dir string) (*Result, error) {
 	if r.Workload == "" {
 		return nil, fmt.Errorf("%s has no workload field: not a candor result", filepath.Join(dir, ResultFile))
 	}
+	r.upgrade()
 	return &r, nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/candor-bench/candor/measure"
 )
 
-// SearchFile is the file `candor tpcc search --out DIR` writes.
+// SearchFile is the file `candor NAME search --out DIR` writes.
 const SearchFile = "search.json"
 
 // SearchResult is the content of search.json: the budgets, the answer and every probe. Field names
@@ -22,9 +22,12 @@ type SearchResult struct {
 	Tool       Tool   `json:"tool"`
 	Workload   string `json:"workload"`
 	Disclaimer string `json:"disclaimer"`
+	// KeyOp is the operation whose tails the table shows (the workload's key operation: TPC-C's
+	// new_order, kv's read). A file written before it was named is TPC-C's: read as new_order.
+	KeyOp string `json:"key_op,omitempty"`
 	// SLO are the budgets as given.
 	SLO []string `json:"slo"`
-	// MaxRate is the highest arrival rate (transactions per second, all types together) whose
+	// MaxRate is the highest arrival rate (operations per second, all of them together) whose
 	// probe met every budget and was sustained; 0 when none was.
 	MaxRate float64 `json:"max_rate"`
 	// FailRate is the lowest rate that failed (0: none failed, MaxRate is a lower bound only);
@@ -40,7 +43,7 @@ type SearchResult struct {
 	Database      Database      `json:"database"`
 	StartedAt     time.Time     `json:"started_at"`
 	Probes        []SearchProbe `json:"probes"`
-	// Checks are the consistency conditions (clause 3.3.2) checked once the last probe has ended
+	// Checks are the workload's consistency checks, run once the last probe has ended
 	// (the quick ones, every one with check_full; none with --no-check or after an interruption).
 	// A violated condition means the probes' figures come from a database the workload corrupted.
 	Checks    []Check `json:"checks,omitempty"`
@@ -53,7 +56,7 @@ type SearchResult struct {
 // SearchProbe is one rate tried.
 type SearchProbe struct {
 	Probe        int     `json:"probe"` // from 1, in the order tried
-	Rate         float64 `json:"rate"`  // target, per second, all types
+	Rate         float64 `json:"rate"`  // target, per second, all operations
 	OfferedRate  float64 `json:"offered_rate"`
 	AchievedRate float64 `json:"achieved_rate"`
 	Dropped      int64   `json:"dropped"`
@@ -62,7 +65,7 @@ type SearchProbe struct {
 	// Pass: sustained and every budget met.
 	Pass    bool           `json:"pass"`
 	Budgets []BudgetResult `json:"budgets"`
-	// Tails are the measured percentiles per transaction type (the window after the warm-up).
+	// Tails are the measured percentiles per operation (the window after the warm-up).
 	Tails map[string]ProbeTails `json:"tails"`
 	// Dir is the probe's own result directory (result.json, latency.hlog), relative to search.json.
 	Dir string `json:"dir"`
@@ -75,11 +78,11 @@ type BudgetResult struct {
 	SLO     string  `json:"slo"`
 	ValueMs float64 `json:"value_ms"`
 	Met     bool    `json:"met"`
-	// NoData: no transaction of the type completed, so the budget could not be judged (failed).
+	// NoData: no operation of the kind completed, so the budget could not be judged (failed).
 	NoData bool `json:"no_data,omitempty"`
 }
 
-// ProbeTails are one type's measured spectra in a probe.
+// ProbeTails are one operation's measured spectra in a probe.
 type ProbeTails struct {
 	Count      int64               `json:"count"`
 	ResponseMs measure.Percentiles `json:"response_ms"`
@@ -102,12 +105,46 @@ func WriteSearch(dir string, s *SearchResult) error {
 	return os.Rename(tmp, filepath.Join(dir, SearchFile))
 }
 
+// ReadSearch loads DIR/search.json.
+func ReadSearch(dir string) (*SearchResult, error) {
+	path := filepath.Join(dir, SearchFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s SearchResult
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s is not a candor search (%v)", path, err)
+	}
+	s.KeyOp = s.searchKeyOp() // tpcc.go
+	return &s, nil
+}
+
+// keyAbbrev abbreviates the key operation for the table's header: the initials of a name of several
+// words (new_order: no, read_modify_write: rmw), else the name.
+func keyAbbrev(op string) string {
+	words := strings.Split(op, "_")
+	if len(words) < 2 {
+		return op
+	}
+	var b strings.Builder
+	for _, w := range words {
+		if w != "" {
+			b.WriteString(w[:1])
+		}
+	}
+	return b.String()
+}
+
+// keyWidth is the width of the table's first percentile column ("no p50", "read p50").
+func keyWidth(s *SearchResult) int { return max(7, len(keyAbbrev(s.searchKeyOp()))+4) }
+
 // ProbeLine is one probe's line of the search table (also printed as the search goes).
 func ProbeLine(s *SearchResult, p *SearchProbe) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%5d %10.1f %10.1f %10.1f %8d", p.Probe, p.Rate, p.OfferedRate, p.AchievedRate, p.Dropped)
-	no := p.Tails["new_order"].ResponseMs
-	fmt.Fprintf(&b, " │ %7s %7s %7s │", ms(no.P50), ms(no.P99), ms(no.P999))
+	key := p.Tails[s.searchKeyOp()].ResponseMs
+	fmt.Fprintf(&b, " │ %*s %7s %7s │", keyWidth(s), ms(key.P50), ms(key.P99), ms(key.P999))
 	for i, br := range p.Budgets {
 		v := ms(br.ValueMs) + " ms"
 		if br.NoData {
@@ -158,7 +195,7 @@ func ProbeBrief(p *SearchProbe) string {
 func ProbeHeader(s *SearchResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%5s %10s %10s %10s %8s", "probe", "target/s", "offered/s", "achieved/s", "dropped")
-	fmt.Fprintf(&b, " │ %7s %7s %7s │", "no p50", "p99", "p99.9")
+	fmt.Fprintf(&b, " │ %*s %7s %7s │", keyWidth(s), keyAbbrev(s.searchKeyOp())+" p50", "p99", "p99.9")
 	for _, t := range s.SLO {
 		fmt.Fprintf(&b, "  %*s", budgetWidth(t), budgetName(t))
 	}
@@ -178,12 +215,13 @@ func budgetWidth(slo string) int { return max(12, len(budgetName(slo))) }
 // PrintSearch prints the table of probes (in the order tried) and the answer.
 func PrintSearch(w io.Writer, s *SearchResult) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	title := "candor tpcc search"
+	title := "candor " + s.Workload + " search"
 	p("\n%s\n%s\n%s\n", title, strings.Repeat("=", len(title)), s.Disclaimer)
 	p("database %s (%s) · %s · %d connections · %s arrivals · each probe %.0f s after %.0f s of warm-up\n",
 		s.Database.Version, s.Database.Kind, s.Database.URL, s.Connections, s.Arrivals, s.ProbeSeconds, s.WarmupSeconds)
 	p("budgets (steady-state response time from the intended arrival, unless .service.): %s\n", strings.Join(s.SLO, ", "))
-	p("no p50, p99, p99.9: new_order's response time, ms; each budget's value follows\n\n")
+	key := s.searchKeyOp()
+	p("%s p50, p99, p99.9: %s's response time, ms; each budget's value follows\n\n", keyAbbrev(key), key)
 	p("%s\n", ProbeHeader(s))
 	for i := range s.Probes {
 		p("%s\n", ProbeLine(s, &s.Probes[i]))
@@ -193,11 +231,11 @@ func PrintSearch(w io.Writer, s *SearchResult) {
 	case s.MaxRate == 0:
 		p("no rate tried met every budget (the lowest tried was %.1f/s): the database cannot meet these budgets at any rate tried\n", lowest(s))
 	case s.FailRate == 0:
-		p("max rate: at least %.1f transactions/s (all types together): every rate tried met every budget; search again with a higher --start-rate or more --max-probes\n", s.MaxRate)
+		p("max rate: at least %.1f operations/s (all of them together): every rate tried met every budget; search again with a higher --start-rate or more --max-probes\n", s.MaxRate)
 	case s.Converged:
-		p("max rate: %.1f transactions/s (all types together) meets every budget; %.1f/s does not\n", s.MaxRate, s.FailRate)
+		p("max rate: %.1f operations/s (all of them together) meets every budget; %.1f/s does not\n", s.MaxRate, s.FailRate)
 	default:
-		p("max rate: %.1f transactions/s (all types together) meets every budget; %.1f/s does not (not narrowed to %.0f%%: raise --max-probes)\n", s.MaxRate, s.FailRate, 100*s.Precision)
+		p("max rate: %.1f operations/s (all of them together) meets every budget; %.1f/s does not (not narrowed to %.0f%%: raise --max-probes)\n", s.MaxRate, s.FailRate, 100*s.Precision)
 	}
 	for _, wr := range s.Warnings {
 		p("\n[%s] %s\n", wr.Code, wr.Message)

@@ -4,17 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/userr"
-	"github.com/candor-bench/candor/workload/tpcc"
 )
 
 // Several endpoints of one database (--db URL --db URL ...), the isolation level the engine really
 // runs, and the check that --dialect matches the server: the run-side half of the distributed SQL
-// engines (workload/tpcc/distsql.go and endpoints.go hold the workload's).
+// engines (a workload spreads its terminals over the endpoints and checks they hold its load).
 
 // DialectURLs applies --dialect to every database URL (driver.ApplyDialect): --dialect cockroachdb
 // turns postgres://... into cockroachdb://.... An empty dialect leaves them as they are.
@@ -38,9 +36,6 @@ func (r *RunPlan) validateEndpoints(p *problems) {
 	if r.Connections != 0 && r.Connections < e {
 		p.add("--connections %d cannot serve %d endpoints (--db given %d times): give --connections %d or more", r.Connections, e, e, e)
 	}
-	if r.Warehouses != 0 && r.Warehouses < e {
-		p.add("%d warehouses cannot be spread over %d endpoints: terminals are spread by warehouse, so give at most %d --db endpoints", r.Warehouses, e, r.Warehouses)
-	}
 	for i, u := range r.ExtraDB {
 		if u == "" {
 			p.add("--db number %d is empty: give a URL", i+2)
@@ -48,22 +43,14 @@ func (r *RunPlan) validateEndpoints(p *problems) {
 	}
 }
 
-// openEndpoints opens the extra endpoints and checks that they are the same database as db: the
-// same engine and the same load (candor_load's seed, warehouses and start). It finishes resolving
-// the plan: the endpoints' redacted URLs and at least one connection per endpoint.
-func openEndpoints(ctx context.Context, p *RunPlan, db driver.DB, info tpcc.LoadInfo, out Out) ([]driver.DB, error) {
+// openEndpoints opens the extra endpoints and checks that they are the same engine as db (the
+// workload checks they hold the same load, in Open). It resolves the plan's dialect and the
+// endpoints' redacted URLs.
+func openEndpoints(ctx context.Context, p *RunPlan, db driver.DB) ([]driver.DB, error) {
 	p.Dialect = db.Dialect().Name
 	if len(p.ExtraDB) == 0 {
 		return nil, nil
 	}
-	e := 1 + len(p.ExtraDB)
-	if p.Warehouses < e {
-		return nil, userr.Errorf("%d warehouses cannot be spread over %d endpoints: terminals are spread by warehouse, so give at most %d --db endpoints", p.Warehouses, e, p.Warehouses)
-	}
-	if p.Mode == tpcc.ModeThroughput && p.Terminals < e {
-		return nil, userr.Errorf("%d terminals cannot be spread over %d endpoints: give --terminals %d or more", p.Terminals, e, e)
-	}
-	p.Connections = max(p.Connections, e)
 	p.Endpoints = []string{db.Redacted()}
 	var eps []driver.DB
 	fail := func(err error) ([]driver.DB, error) {
@@ -79,17 +66,8 @@ func openEndpoints(ctx context.Context, p *RunPlan, db driver.DB, info tpcc.Load
 		if ep.Dialect().Name != db.Dialect().Name {
 			return fail(userr.Errorf("endpoint %d (%s) is %s but the first --db is %s: every --db must reach the same database", i+2, ep.Redacted(), ep.Dialect().Name, db.Dialect().Name))
 		}
-		li, err := tpcc.ReadLoadInfo(ctx, ep)
-		if err != nil {
-			return fail(err)
-		}
-		if li.Seed != info.Seed || li.Warehouses != info.Warehouses || !li.StartedAt.Equal(info.StartedAt) {
-			return fail(userr.Errorf("endpoint %d (%s) holds another TPC-C load (%d warehouses, seed %d, loaded %s) than the first --db (%d warehouses, seed %d, loaded %s): every --db must reach the same database",
-				i+2, ep.Redacted(), li.Warehouses, li.Seed, li.StartedAt.Format(time.RFC3339), info.Warehouses, info.Seed, info.StartedAt.Format(time.RFC3339)))
-		}
 		p.Endpoints = append(p.Endpoints, ep.Redacted())
 	}
-	fmt.Fprintf(out.Stderr, "spreading the terminals over %d endpoints by warehouse (warehouse w on endpoint (w-1) mod %d): %s\n", e, e, strings.Join(p.Endpoints, ", "))
 	return eps, nil
 }
 
@@ -99,20 +77,21 @@ func closeEndpoints(eps []driver.DB) {
 	}
 }
 
-// isolationFacts is what the engine says about the levels the run's transactions run at.
+// isolationFacts is what the engine says about the level the run's operations run at.
 type isolationFacts struct {
-	asked, stockLevel driver.Isolation
-	// effective and stockEffective are the levels the engine reports running them at; known is
-	// false when it cannot tell (an engine without driver.IsolationProber, or YugabyteDB's READ
-	// COMMITTED without the server flag in sight).
-	effective, stockEffective driver.Isolation
-	known, stockKnown         bool
+	asked driver.Isolation
+	// effective is the level the engine reports running asked at; known is false when it cannot
+	// tell (an engine without driver.IsolationProber, or YugabyteDB's READ COMMITTED without the
+	// server flag in sight).
+	effective driver.Isolation
+	known     bool
 }
 
-// probeIsolation asks the engine which levels iso and Stock-Level's level really run at. Failing to
-// ask is not fatal: the result then says nothing about it.
+// probeIsolation asks the engine which level iso really runs at. Failing to ask is not fatal: the
+// result then says nothing about it. (A workload with operations at another level, TPC-C's
+// Stock-Level, probes those itself.)
 func probeIsolation(ctx context.Context, db driver.DB, iso driver.Isolation) isolationFacts {
-	f := isolationFacts{asked: iso, stockLevel: tpcc.StockLevelIsolation(iso)}
+	f := isolationFacts{asked: iso}
 	pr, ok := db.(driver.IsolationProber)
 	if !ok {
 		return f
@@ -125,21 +104,14 @@ func probeIsolation(ctx context.Context, db driver.DB, iso driver.Isolation) iso
 	if eff, ok, err := pr.EffectiveIsolation(ctx, c, f.asked); err == nil {
 		f.effective, f.known = eff, ok
 	}
-	if eff, ok, err := pr.EffectiveIsolation(ctx, c, f.stockLevel); err == nil {
-		f.stockEffective, f.stockKnown = eff, ok
-	}
 	return f
 }
 
-// addEngineFacts puts the per-endpoint counts, the effective isolation levels and their warnings,
-// and a dialect that the server's version contradicts, into the result.
-func addEngineFacts(r *report.Result, p *RunPlan, o *tpcc.RunOutput, iso isolationFacts, dbVersion string) {
+// addEngineFacts puts the effective isolation level and its warnings, and a dialect that the
+// server's version contradicts, into the result.
+func addEngineFacts(r *report.Result, p *RunPlan, iso isolationFacts, dbVersion string) {
 	if iso.known {
 		r.IsolationEffective = string(iso.effective)
-	}
-	r.StockLevelIsolation = string(iso.stockLevel)
-	if iso.stockKnown {
-		r.StockLevelIsolation = string(iso.stockEffective)
 	}
 	if iso.known && iso.effective != iso.asked {
 		r.Warnings = append(r.Warnings, report.Warning{Code: "ISOLATION_UPGRADED",
@@ -156,18 +128,6 @@ func addEngineFacts(r *report.Result, p *RunPlan, o *tpcc.RunOutput, iso isolati
 	if other := namedEngine(p.Dialect, dbVersion); other != "" {
 		r.Warnings = append(r.Warnings, report.Warning{Code: "DIALECT_MISMATCH",
 			Message: fmt.Sprintf("the dialect is %s but the server calls itself %q: the SQL and capabilities of %s ran against it; name the engine with a %s:// URL or --dialect %s", p.Dialect, dbVersion, p.Dialect, other, other)})
-	}
-	if len(o.Endpoints) < 2 && len(p.Endpoints) < 2 {
-		return
-	}
-	for i, e := range o.Endpoints {
-		url := ""
-		if i < len(p.Endpoints) {
-			url = p.Endpoints[i]
-		}
-		r.Endpoints = append(r.Endpoints, report.Endpoint{URL: url, Terminals: e.Terminals, Connections: e.Connections,
-			Transactions: e.Transactions, Errors: e.Errors, Retries: e.Retries,
-			DeferredDeliveries: e.DeferredDeliveries, DeferredErrors: e.DeferredErrors, DeferredRetries: e.DeferredRetries})
 	}
 }
 

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -18,7 +18,7 @@ import (
 	htmlreport "github.com/candor-bench/candor/report/html"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/version"
-	"github.com/candor-bench/candor/workload/tpcc"
+	"github.com/candor-bench/candor/workload"
 )
 
 // ErrCheckFailed is returned when a consistency condition is violated (exit status 1).
@@ -44,53 +44,59 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 		return err
 	}
 	defer db.Close()
-	if p.Procedures {
-		if err := tpcc.ProceduresSupported(db); err != nil {
-			return err
-		}
+	w := p.Workload
+	var expected int64
+	if e, ok := w.(workload.RowEstimator); ok {
+		expected = e.ExpectedRows()
 	}
-	fmt.Fprintf(out.Stderr, "loading %d warehouse%s into %s with %d loader%s, seed %d\n",
-		p.Warehouses, plural(p.Warehouses), db.Redacted(), p.Loaders, plural(p.Loaders), p.Seed)
-	bar := newProgressBar(out, tpcc.ExpectedRows(p.Warehouses))
+	fmt.Fprintf(out.Stderr, "loading %s into %s with %d loader%s, seed %d\n",
+		w.Info().Name, db.Redacted(), p.Loaders, plural(p.Loaders), p.Seed)
+	bar := newProgressBar(out, expected)
 	bar.start()
 	start := time.Now()
-	info, err := tpcc.Load(ctx, db, tpcc.LoadOptions{
-		Warehouses: p.Warehouses, Loaders: p.Loaders, Seed: p.Seed, Drop: p.Drop,
-		ToolVersion: version.String(), Progress: bar.add,
+	info, err := w.Load(ctx, db, workload.LoadOptions{
+		Loaders: p.Loaders, Seed: p.Seed, Drop: p.Drop, ToolVersion: version.String(), Progress: bar.add,
+		Note: func(line string) { fmt.Fprintln(out.Stderr, line) },
 	})
 	bar.stop()
 	if err != nil {
 		if ctx.Err() != nil {
-			return userr.Errorf("the load was interrupted after %d rows: the database is marked as incompletely loaded; reload with candor tpcc load --drop", bar.rows.Load())
+			return userr.Errorf("the load was interrupted after %d rows: the database is marked as incompletely loaded; reload with candor %s load --drop", bar.rows.Load(), w.Info().Name)
 		}
 		return err
 	}
 	el := time.Since(start)
+	rows := bar.rows.Load()
 	via := "" // the engine's bulk path, when it has a choice (MySQL)
 	if info.BulkPath != "" {
 		via = " via " + info.BulkPath
 	}
-	fmt.Fprintf(out.Stderr, "loaded %d warehouse%s: %d rows%s in %.1f s (%.0f rows/s), keys and indexes built; load C constants: c_last %d, c_id %d, ol_i_id %d\n",
-		info.Warehouses, plural(info.Warehouses), bar.rows.Load(), via, el.Seconds(), float64(bar.rows.Load())/el.Seconds(), info.C.CLast, info.C.CID, info.C.OLIID)
-	if p.Procedures {
-		return createProcedures(ctx, db, out) // procedures.go
+	facts := ""
+	if info.Facts != "" {
+		facts = ", " + info.Facts
 	}
+	fmt.Fprintf(out.Stderr, "loaded %s: %d rows%s in %.1f s (%.0f rows/s)%s\n",
+		info.Summary, rows, via, el.Seconds(), float64(rows)/el.Seconds(), facts)
 	return nil
 }
 
-// Check executes `candor tpcc check`; it prints each condition and returns ErrCheckFailed when one
-// is violated.
-func Check(ctx context.Context, url string, full bool, out Out) error {
+// Check executes `candor WORKLOAD check`; it prints each condition and returns ErrCheckFailed when
+// one is violated.
+func Check(ctx context.Context, w workload.Workload, url string, full bool, out Out) error {
+	ck, ok := w.(workload.Checker)
+	if !ok {
+		return userr.Errorf("%s has no consistency check", w.Info().Name)
+	}
 	db, err := driver.Open(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	checks, err := runChecks(ctx, db, full)
+	checks, err := ck.Check(ctx, db, full)
 	if err != nil {
 		return err
 	}
-	r := &report.Result{Workload: "tpcc", Checks: checks}
+	r := &report.Result{Workload: w.Info().Name, Checks: checks}
 	report.PrintChecks(out.Stdout, r)
 	if failed(checks) {
 		return ErrCheckFailed
@@ -98,25 +104,17 @@ func Check(ctx context.Context, url string, full bool, out Out) error {
 	return nil
 }
 
-func runChecks(ctx context.Context, db driver.DB, full bool) ([]report.Check, error) {
-	res, err := tpcc.Check(ctx, db, tpcc.CheckOptions{Full: full})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]report.Check, len(res))
-	for i, c := range res {
-		out[i] = report.Check{Condition: c.Condition, Name: c.Name, Skipped: c.Skipped, Reason: c.Reason,
-			OK: c.OK, Violations: c.Violations, Seconds: c.Duration.Seconds()}
-	}
-	return out, nil
-}
-
-// checkAfterWork runs the consistency check (clause 3.3.2, quick or full) once the workload has
+// checkAfterWork runs the workload's consistency check (quick or full) once the workload has
 // stopped: after a run, or after a search's last probe. It goes on when ctx is cancelled meanwhile,
 // since the workload is over and the check is what says whether it left the data consistent. A
-// check that cannot run is a warning (CHECK_FAILED_TO_RUN), not a violation.
-func checkAfterWork(ctx context.Context, db driver.DB, full bool) ([]report.Check, []report.Warning) {
-	checks, err := runChecks(context.WithoutCancel(ctx), db, full)
+// check that cannot run is a warning (CHECK_FAILED_TO_RUN), not a violation. A workload without a
+// check has none.
+func checkAfterWork(ctx context.Context, w workload.Workload, db driver.DB, full bool) ([]report.Check, []report.Warning) {
+	ck, ok := w.(workload.Checker)
+	if !ok {
+		return nil, nil
+	}
+	checks, err := ck.Check(context.WithoutCancel(ctx), db, full)
 	if err != nil {
 		return checks, []report.Warning{{Code: "CHECK_FAILED_TO_RUN", Message: "the consistency check could not run: " + err.Error()}}
 	}
@@ -132,9 +130,9 @@ func failed(checks []report.Check) bool {
 	return false
 }
 
-// Run executes a run plan: it checks the database is fully loaded and matches the plan, runs the mix,
-// optionally checks consistency, writes result.json and the interval log to p.Out, and prints the
-// summary. An interrupted run saves what it measured and returns ErrPartial.
+// Run executes a run plan: it opens the workload's session on the loaded database, runs it in the
+// plan's mode, optionally checks consistency, writes result.json and the interval log to p.Out, and
+// prints the summary. An interrupted run saves what it measured and returns ErrPartial.
 func Run(ctx context.Context, p RunPlan, out Out) (*report.Result, error) {
 	return runWith(ctx, p, out, nil)
 }
@@ -145,6 +143,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	w, in := p.Workload, p.info()
 	mx := shared
 	if mx == nil {
 		var err error
@@ -160,30 +159,27 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		return nil, err
 	}
 	defer db.Close()
-	info, err := tpcc.ReadLoadInfo(ctx, db)
-	if err != nil {
-		return nil, err
+	if iso == driver.IsolationDefault {
+		iso = db.DefaultIsolation()
 	}
-	if !info.Completed {
-		return nil, userr.Errorf("the load of %s never completed (started %s): it is half-loaded and must not be benchmarked; reload with candor tpcc load --drop --db URL --warehouses N", db.Redacted(), info.StartedAt.Format(time.RFC3339))
-	}
-	if err := p.resolve(info, db); err != nil {
-		return nil, err
-	}
-	eps, err := openEndpoints(ctx, &p, db, info, out) // distsql.go: --db given more than once
+	eps, err := openEndpoints(ctx, &p, db) // distsql.go: --db given more than once
 	if err != nil {
 		return nil, err
 	}
 	defer closeEndpoints(eps)
-	if p.Procedures {
-		if err := tpcc.CheckProcedures(ctx, db); err != nil {
-			return nil, err
-		}
+	note := func(line string) { fmt.Fprintln(out.Stderr, line) }
+	sess, err := w.Open(ctx, db, workload.SessionConfig{
+		Mode: p.Mode, Terminals: p.Terminals, Connections: p.Connections, Seed: p.Seed, Isolation: iso,
+		Endpoints: eps, EndpointURLs: p.Endpoints, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace,
+		Out: p.Out, Note: note,
+	})
+	if err != nil {
+		return nil, err
 	}
-	if iso == driver.IsolationDefault {
-		iso = db.DefaultIsolation()
-	}
-	isoFacts := probeIsolation(ctx, db, iso) // the levels the engine really runs (distsql.go)
+	defer sess.Close()
+	setup := sess.Setup()
+	p.resolve(setup, db)
+	isoFacts := probeIsolation(ctx, db, iso) // the level the engine really runs (distsql.go)
 	var logw *measure.LogWriter
 	var logFile *os.File
 	if p.Out != "" {
@@ -196,44 +192,31 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		}
 		defer logFile.Close()
 	}
-	deliveries, err := createDeliveries(p.Out) // deliveries.go: the result file of clause 2.7.4.2
-	if err != nil {
-		return nil, err
-	}
-	defer deliveries.close()
 	dbVersion, err := db.Version(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the database version: %w", err)
-	}
-	if err := tpcc.MarkRun(ctx, db); err != nil {
-		return nil, err
 	}
 	mon := newMonitor(ctx, &p, db) // monitor.go: the disclosure now, resource samples from started on
 	defer mon.stop()
 	started := time.Now()
 	mon.begin(started)
 	if logFile != nil {
-		logw, err = measure.NewLogWriter(logFile, started, fmt.Sprintf("candor %s tpcc %s", version.String(), p.Mode))
+		logw, err = measure.NewLogWriter(logFile, started, fmt.Sprintf("candor %s %s %s", version.String(), in.Name, p.Mode))
 		if err != nil {
 			return nil, err
 		}
 	}
-	fmt.Fprintf(out.Stderr, "running TPC-C (derived, not audited) on %s: mode %s, %s, %d warehouse%s, %d terminals over %d connections, warm-up %s, measure %s, seed %d\n",
-		dbVersion, p.Mode, report.TxPath(p.Procedures), p.Warehouses, plural(p.Warehouses), p.Terminals, p.Connections, p.Warmup, p.Duration, p.Seed)
-	if p.Mode == tpcc.ModeRate {
+	fmt.Fprintf(out.Stderr, "running %s on %s: mode %s, %s, %d terminals over %d connections, warm-up %s, measure %s, seed %d\n",
+		in.Title, dbVersion, p.Mode, setup.Describe, p.Terminals, p.Connections, p.Warmup, p.Duration, p.Seed)
+	if p.Mode == workload.ModeRate {
 		fmt.Fprintln(out.Stderr, p.rateLine())
 	}
 
-	prog := newProgress(out, p.Quiet)
+	prog := newProgress(out, p.Quiet, in, w.Ops())
 	var logErr error
-	o, err := tpcc.Run(ctx, db, info, tpcc.RunOptions{
-		Mode: p.Mode, Warehouses: p.Warehouses, Terminals: p.Terminals, Connections: p.Connections,
-		DeliveryWorkers: max(1, p.Warehouses/10+1),
-		Warmup:          p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval,
-		Seed: p.Seed, Isolation: iso, Procedures: p.Procedures,
-		Rate:       mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
-		Endpoints:  eps,
-		Deliveries: deliveries.writer(),
+	o, err := workload.Drive(ctx, in.Name, w.Ops(), sess, workload.DriveOptions{
+		Mode: p.Mode, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval, Seed: p.Seed,
+		Rate: mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
 		OnTick: func(iv *measure.Interval) {
 			prog.line(iv, started)
 			mx.observe(iv)
@@ -246,10 +229,17 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		return nil, err
 	}
 	mx.done()
-	res := buildResult(&p, info, db, dbVersion, iso, started, o)
-	addEngineFacts(res, &p, o, isoFacts, dbVersion)
+	res := buildResult(&p, db, dbVersion, iso, started, o)
+	res.Setup = setup.Describe
+	sess.Finish(&workload.Finished{Result: res, Totals: o.Totals, Summary: o.Summary, Mode: p.Mode, Minutes: res.MeasureSeconds / 60})
+	if rt, ok := sess.(workload.RoundTripper); ok {
+		if trips, ops, counted := rt.RoundTrips(); counted && ops > 0 {
+			res.Driver.RoundTrips, res.Driver.RoundTripsPerTx = trips, float64(trips)/float64(ops)
+		}
+	}
+	sess.Close()
+	addEngineFacts(res, &p, isoFacts, dbVersion)
 	mon.finish(res)
-	deliveries.finish(o, res)
 	if logw != nil && logErr == nil {
 		// The measured totals, tagged apart, so a report rebuilt from the log alone has exactly the
 		// window's events (intervals at the window's edges also hold warm-up or drain events).
@@ -260,7 +250,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	}
 	if p.Check && !res.Partial {
 		var ws []report.Warning
-		res.Checks, ws = checkAfterWork(ctx, db, p.CheckFull)
+		res.Checks, ws = checkAfterWork(ctx, w, db, p.CheckFull)
 		res.Warnings = append(res.Warnings, ws...)
 	}
 	if p.Out != "" {
@@ -273,7 +263,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	}
 	report.Summary(out.Stdout, res)
 	if p.Out != "" {
-		fmt.Fprintf(out.Stderr, "results saved in %s (%s, %s, %s, %s)\n", p.Out, report.ResultFile, report.LogFile, report.DeliveriesFile, htmlreport.File)
+		fmt.Fprintf(out.Stderr, "results saved in %s (%s)\n", p.Out, strings.Join(savedFiles(p.Out), ", "))
 	}
 	switch {
 	case res.Partial:
@@ -284,8 +274,22 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	return res, nil
 }
 
-// buildResult turns a run's output into result.json's content, with verdicts and warnings.
-func buildResult(p *RunPlan, info tpcc.LoadInfo, db driver.DB, dbVersion string, iso driver.Isolation, started time.Time, o *tpcc.RunOutput) *report.Result {
+// savedFiles lists the files a run wrote into dir, by name.
+func savedFiles(dir string) []string {
+	var names []string
+	for _, n := range []string{report.ResultFile, report.LogFile, report.DeliveriesFile, report.ResourcesFile, htmlreport.File} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// buildResult turns a run's outcome into result.json's envelope: the conditions, every operation's
+// figures over the window, the rate, the warnings every workload shares. The workload adds its own
+// part (Session.Finish).
+func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolation, started time.Time, o *workload.Outcome) *report.Result {
+	in := p.info()
 	host, _ := os.Hostname()
 	sum := o.Summary
 	measured := sum.MeasureEnd.Sub(sum.MeasureStart)
@@ -297,34 +301,30 @@ func buildResult(p *RunPlan, info tpcc.LoadInfo, db driver.DB, dbVersion string,
 	}
 	minutes := measured.Minutes()
 	r := &report.Result{
+		FormatVersion:  report.FormatVersion,
 		Tool:           report.Tool{Name: "candor", Version: version.String()},
-		Workload:       "tpcc",
-		Disclaimer:     "derived from TPC-C, not audited: not comparable to published TPC-C results",
+		Workload:       in.Name,
+		Disclaimer:     in.Disclaimer,
 		Mode:           string(p.Mode),
 		Partial:        sum.Partial,
-		Warehouses:     p.Warehouses,
 		Terminals:      p.Terminals,
 		Connections:    p.Connections,
 		Seed:           p.Seed,
 		Isolation:      string(iso),
-		Procedures:     p.Procedures,
 		StartedAt:      started.UTC(),
 		WarmupSeconds:  p.Warmup.Seconds(),
 		MeasureSeconds: measured.Seconds(),
 		Database:       report.Database{Kind: db.Kind(), Version: dbVersion, URL: db.Redacted()},
 		Driver: report.Host{Hostname: host, CPUs: runtime.NumCPU(), GoOS: runtime.GOOS, GoArch: runtime.GOARCH,
 			CPUSeconds: o.CPU.Seconds()},
-		Transactions: map[string]*report.TxResult{},
-		Constants:    map[string]tpcc.Constants{"load": o.Constants.Load, "run": o.Constants.Run},
-		Plan:         p,
-		Warnings:     []report.Warning{},
+		Operations: map[string]*report.TxResult{},
+		OpOrder:    append([]string(nil), p.Workload.Ops()...),
+		KeyOp:      in.KeyOp,
+		Plan:       p,
+		Warnings:   []report.Warning{},
 	}
 	if o.Completed > 0 {
 		r.Driver.CPUMicrosPerTx = float64(o.CPU.Microseconds()) / float64(o.Completed)
-	}
-	if o.RoundTripsCounted && o.CompletedTx > 0 {
-		r.Driver.RoundTrips = o.RoundTrips
-		r.Driver.RoundTripsPerTx = float64(o.RoundTrips) / float64(o.CompletedTx)
 	}
 	if sum.Partial {
 		r.PartialReason = "interrupted before the end of the measurement interval"
@@ -333,7 +333,7 @@ func buildResult(p *RunPlan, info tpcc.LoadInfo, db driver.DB, dbVersion string,
 		}
 	}
 	t := o.Totals
-	for op := 0; op < tpcc.NumTxTypes; op++ {
+	for op, name := range r.OpOrder {
 		c := t.Counts[op]
 		tx := &report.TxResult{
 			Count: c.Completed, Errors: c.Errors, Retries: c.Retries, Rollbacks: c.Rollbacks,
@@ -346,57 +346,11 @@ func buildResult(p *RunPlan, info tpcc.LoadInfo, db driver.DB, dbVersion string,
 		if minutes > 0 {
 			tx.PerMinute = float64(c.Completed) / minutes
 		}
-		r.Transactions[tpcc.TxNames[op]] = tx
+		r.Operations[name] = tx
 	}
-	dc := t.Counts[tpcc.DeliveryDeferred]
-	r.DeliveryDeferred = &report.Deferred{Count: dc.Completed, Errors: dc.Errors, Incomplete: dc.Incomplete,
-		Districts: o.Districts, SkippedDistricts: o.SkippedDistricts,
-		CompletionMs: t.Percentiles(tpcc.DeliveryDeferred, measure.Response)}
-	// tpmC: completed New-Orders per minute of measurement, business rollbacks included (clause 5.4.1).
-	r.TpmC = r.Transactions["new_order"].PerMinute
-	if p.Mode == tpcc.ModeSpec {
-		eff := 100 * r.TpmC / (tpcc.MaxTpmCPerWarehouse * float64(p.Warehouses))
-		r.Efficiency = &eff
-		r.Verdicts = verdicts(r, t)
-	}
-	r.Audit = auditReport(o.Audit)
-	r.Rate = rateResult(o.Rate, r.MeasureSeconds) // rate.go
+	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder) // rate.go
 	r.Warnings = append(r.Warnings, warnings(r, p)...)
 	return r
-}
-
-// verdicts checks the 90th-percentile response-time limits of clause 5.2.5.3 and the deferred
-// Delivery's completion limit of clause 2.7.2.1. Transactions that failed or never finished count
-// as above the limit: the 90th percentile is taken over all of them, not over the successes only.
-func verdicts(r *report.Result, t *measure.Totals) []report.Verdict {
-	var vs []report.Verdict
-	for op := 0; op < tpcc.NumTxTypes; op++ {
-		limit := float64(tpcc.Timings[op].Limit90.Milliseconds())
-		vs = append(vs, verdict(tpcc.TxNames[op]+" p90 response time", limit, t, op))
-	}
-	limit := float64(tpcc.DeliveryCompletionLimit.Milliseconds())
-	vs = append(vs, verdict("deferred delivery p90 completion (clause 2.7.2.1)", limit, t, tpcc.DeliveryDeferred))
-	return vs
-}
-
-// verdict judges op's 90th-percentile response time against limitMs. With n successes and m
-// failed or incomplete transactions (taken as infinitely slow), the 90th percentile of all n+m is the
-// successes' quantile 0.9(n+m)/n; above 1 it lies among the failures and the verdict fails.
-func verdict(rule string, limitMs float64, t *measure.Totals, op int) report.Verdict {
-	c := t.Counts[op]
-	n, missing := c.Completed, c.Errors+c.Incomplete
-	if n == 0 {
-		if missing > 0 {
-			return report.NewVerdict(rule+" (none completed)", limitMs, math.Inf(1), missing)
-		}
-		return report.NewVerdict(rule, limitMs, 0, 0)
-	}
-	q := 0.9 * float64(n+missing) / float64(n)
-	if q > 1 {
-		return report.NewVerdict(rule+" (over 10% failed or incomplete)", limitMs, math.Inf(1), n+missing)
-	}
-	v := float64(measure.ValueAt(t.Hist[op][measure.Response], measure.Quantile(q))) / 1000
-	return report.NewVerdict(rule, limitMs, v, n+missing)
 }
 
 // progressBar shows rows loaded and rows/s while loading: one redrawn line on a terminal, a line

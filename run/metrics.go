@@ -8,7 +8,7 @@ import (
 	"github.com/candor-bench/candor/metrics"
 	"github.com/candor-bench/candor/schedule"
 	"github.com/candor-bench/candor/version"
-	"github.com/candor-bench/candor/workload/tpcc"
+	"github.com/candor-bench/candor/workload"
 )
 
 // liveMetrics serves a run's figures to Prometheus while it runs (--metrics-addr). A nil
@@ -31,21 +31,21 @@ func (r *RunPlan) validateMetrics(p *problems) {
 // startMetrics starts listening on p.MetricsAddr (nil, nil without it). It listens only on the
 // address the user gave; when the address cannot be listened on, that is the user's to fix.
 func startMetrics(p *RunPlan, out Out) (*liveMetrics, error) {
-	return listenMetrics(p.MetricsAddr, string(p.Mode), p.Out, "the run", out)
+	return listenMetrics(p.MetricsAddr, p.info().Name, p.Workload.Ops(), string(p.Mode), p.Out, "the run", out)
 }
 
 // startSearchMetrics starts one listener for a whole search (nil, nil without --metrics-addr): each
 // probe feeds it in turn (probe says which), and Search stops it once the search has ended.
 func startSearchMetrics(sp *SearchPlan, out Out) (*liveMetrics, error) {
-	return listenMetrics(sp.Base.MetricsAddr, string(tpcc.ModeRate), sp.Out, "the search (every probe in turn)", out)
+	return listenMetrics(sp.Base.MetricsAddr, sp.Base.info().Name, sp.Base.Workload.Ops(), string(workload.ModeRate), sp.Out, "the search (every probe in turn)", out)
 }
 
-func listenMetrics(addr, mode, dir, during string, out Out) (*liveMetrics, error) {
+func listenMetrics(addr, name string, ops []string, mode, dir, during string, out Out) (*liveMetrics, error) {
 	if addr == "" {
 		return nil, nil
 	}
-	col := metrics.NewCollector(metrics.Info{Workload: "tpcc", Mode: mode, Out: dir, Version: version.String()})
-	col.Expect(tpcc.OpNames)
+	col := metrics.NewCollector(metrics.Info{Workload: name, Mode: mode, Out: dir, Version: version.String()})
+	col.Expect(ops)
 	srv, err := metrics.Listen(addr, col)
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func (m *liveMetrics) observe(iv *measure.Interval) {
 }
 
 // rate adds the backlog samples of an open-loop run to o, with the target rate of the moment.
-func (m *liveMetrics) rate(o tpcc.RateOptions, warmup time.Duration) tpcc.RateOptions {
+func (m *liveMetrics) rate(o workload.RateOptions, warmup time.Duration) workload.RateOptions {
 	if m == nil || len(o.Steps) == 0 {
 		return o
 	}

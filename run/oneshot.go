@@ -12,10 +12,10 @@ import (
 
 	"github.com/candor-bench/candor/report"
 	htmlreport "github.com/candor-bench/candor/report/html"
-	"github.com/candor-bench/candor/workload/tpcc"
+	"github.com/candor-bench/candor/workload"
 )
 
-// LoadsPlan is the one-shot `candor tpcc`: a short peak probe in throughput mode (a closed loop, so
+// LoadsPlan is the one-shot `candor WORKLOAD`: a short peak probe in throughput mode (a closed loop, so
 // its latencies are those of a saturated system), then open-loop runs at fractions of that peak,
 // reported side by side, so that how the tails grow with load shows at once.
 type LoadsPlan struct {
@@ -50,7 +50,7 @@ func (lp *LoadsPlan) Validate() error {
 		}
 	}
 	b := lp.Base
-	b.Mode = tpcc.ModeThroughput
+	b.Mode = workload.ModeThroughput
 	if err := b.Validate(); err != nil {
 		p.add("%s", err.Error())
 	}
@@ -98,7 +98,7 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	}
 
 	peak := lp.Base
-	peak.Mode, peak.Rate = tpcc.ModeThroughput, ""
+	peak.Mode, peak.Rate = workload.ModeThroughput, ""
 	peak.Duration, peak.Warmup = lp.PeakDuration, lp.PeakWarmup
 	peak.Out = filepath.Join(lp.Base.Out, report.PeakDir)
 	peak.Check = false
@@ -118,10 +118,10 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 
 	for i, pct := range lp.Percents {
 		rp := lp.Base
-		rp.Mode = tpcc.ModeRate
+		rp.Mode = workload.ModeRate
 		rp.Rate = strconv.FormatFloat(math.Max(0.1, math.Round(peakRate*pct/10)/10), 'f', -1, 64)
 		rp.Step, rp.StepEvery = 0, 0
-		rp.Terminals = 0                // one terminal state per district
+		rp.Terminals = 0                // the workload's pool of terminal states for arrivals
 		rp.Connections = pr.Connections // the probe's pool, so the loads compare
 		rp.Out = filepath.Join(lp.Base.Out, report.RateDirPrefix+strconv.FormatFloat(pct, 'f', -1, 64))
 		last := i == len(lp.Percents)-1

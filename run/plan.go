@@ -10,42 +10,42 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
-	"github.com/candor-bench/candor/workload/tpcc"
+	"github.com/candor-bench/candor/workload"
 )
 
-// DefaultSQLite is the embedded default database of the one-shot command.
-const DefaultSQLite = "sqlite:candor-tpcc.db"
-
-// LoadPlan is `candor tpcc load`.
+// LoadPlan is `candor WORKLOAD load`.
 type LoadPlan struct {
-	DB         string `json:"db"`
-	Warehouses int    `json:"warehouses"`
-	Loaders    int    `json:"loaders"`
-	Seed       uint64 `json:"seed"`
-	Drop       bool   `json:"drop"`
-	// Procedures creates the stored procedures of the --procedures mode after the load.
-	Procedures bool `json:"procedures"`
-	Quiet      bool `json:"-"`
+	// Workload is the workload to load, its own options bound to its flags.
+	Workload workload.Workload `json:"-"`
+	DB       string            `json:"db"`
+	Loaders  int               `json:"loaders"`
+	Seed     uint64            `json:"seed"`
+	Drop     bool              `json:"drop"`
+	Quiet    bool              `json:"-"`
+	// OneShot: the one-shot's load (the workload's options are the one-shot's).
+	OneShot bool `json:"-"`
 }
 
-// RunPlan is `candor tpcc run`. Zero values mean "derive a default" until Resolve fills them.
+// RunPlan is `candor WORKLOAD run`. Zero values mean "derive a default" until resolve fills them.
 type RunPlan struct {
-	DB          string        `json:"-"`
-	DBRedacted  string        `json:"db"`
-	Warehouses  int           `json:"warehouses"`
-	Mode        tpcc.Mode     `json:"mode"`
-	Terminals   int           `json:"terminals"`
-	Connections int           `json:"connections"`
-	Duration    time.Duration `json:"-"`
-	Warmup      time.Duration `json:"-"`
-	Grace       time.Duration `json:"-"`
-	Interval    time.Duration `json:"-"`
-	Out         string        `json:"out"`
-	Seed        uint64        `json:"seed"`
-	SeedGiven   bool          `json:"seed_given"`
-	Isolation   string        `json:"isolation"`
-	// Procedures runs each transaction as one call of a stored procedure (procedures.go).
-	Procedures bool `json:"procedures"`
+	// Workload is the workload to run, its own options bound to its flags; WorkloadName is its name
+	// and Options its resolved options (the session's Setup), as stored in result.json.
+	Workload     workload.Workload `json:"-"`
+	WorkloadName string            `json:"workload"`
+	Options      any               `json:"options,omitempty"`
+	DB           string            `json:"-"`
+	DBRedacted   string            `json:"db"`
+	Mode         workload.Mode     `json:"mode"`
+	Terminals    int               `json:"terminals"`
+	Connections  int               `json:"connections"`
+	Duration     time.Duration     `json:"-"`
+	Warmup       time.Duration     `json:"-"`
+	Grace        time.Duration     `json:"-"`
+	Interval     time.Duration     `json:"-"`
+	Out          string            `json:"out"`
+	Seed         uint64            `json:"seed"`
+	SeedGiven    bool              `json:"seed_given"`
+	Isolation    string            `json:"isolation"`
 	// ExtraDB are further endpoints of the same database (--db given more than once); Endpoints
 	// are all of them, redacted, once resolved (distsql.go).
 	ExtraDB   []string `json:"-"`
@@ -63,7 +63,7 @@ type RunPlan struct {
 	DurationGiven bool          `json:"-"` // --duration was given (it must then match the steps)
 	// MetricsAddr serves live Prometheus metrics on this HOST:PORT during the run (metrics.go).
 	MetricsAddr string `json:"metrics_addr,omitempty"`
-	// Check runs the consistency check after the run (quick, or full with CheckFull).
+	// Check runs the workload's consistency check after the run (quick, or full with CheckFull).
 	Check     bool `json:"check"`
 	CheckFull bool `json:"check_full"`
 	Quiet     bool `json:"-"`
@@ -74,6 +74,9 @@ type RunPlan struct {
 	GraceText    string `json:"grace"`
 	IntervalText string `json:"interval"`
 }
+
+// info is the plan's workload's description.
+func (r *RunPlan) info() workload.Info { return r.Workload.Info() }
 
 // problems collects every problem of a plan, so the user sees them all at once.
 type problems []string
@@ -93,43 +96,43 @@ func (p problems) err() error {
 // Validate checks a load plan before anything connects.
 func (l *LoadPlan) Validate() error {
 	var p problems
-	if l.DB == "" {
-		p.add("no database given: pass --db URL (for example --db %s)", DefaultSQLite)
+	if l.Workload == nil {
+		return userr.Errorf("no workload given")
 	}
-	if l.Warehouses < 1 {
-		p.add("--warehouses must be at least 1 (got %d)", l.Warehouses)
+	if l.DB == "" {
+		p.add("no database given: pass --db URL (for example --db %s)", l.Workload.Info().DefaultDB)
 	}
 	if l.Loaders < 1 {
 		p.add("--loaders must be at least 1 (got %d)", l.Loaders)
 	}
-	if l.Procedures {
-		if err := proceduresByURL(l.DB); err != nil { // procedures.go
-			p.add("%s", err.Error())
-		}
+	cmd := workload.CmdLoad
+	if l.OneShot {
+		cmd = workload.CmdOneShot
 	}
+	p = append(p, l.Workload.Validate(workload.Validation{Cmd: cmd, DB: l.DB, Endpoints: 1})...)
 	return p.err()
 }
 
 // Validate checks the parts of a run plan that need no database, before anything connects.
 func (r *RunPlan) Validate() error {
 	var p problems
-	if r.DB == "" {
-		p.add("no database given: pass --db URL (for example --db %s)", DefaultSQLite)
+	if r.Workload == nil {
+		return userr.Errorf("no workload given")
 	}
-	switch r.Mode {
-	case tpcc.ModeSpec, tpcc.ModeThroughput, tpcc.ModeRate:
-	default:
-		p.add("--mode %q is not a mode: use spec, throughput or rate", r.Mode)
+	in := r.info()
+	if r.DB == "" {
+		p.add("no database given: pass --db URL (for example --db %s)", in.DefaultDB)
+	}
+	if !in.HasMode(r.Mode) {
+		names := make([]string, len(in.Modes))
+		for i, m := range in.Modes {
+			names[i] = string(m)
+		}
+		p.add("--mode %q is not a mode of %s: use %s", r.Mode, in.Name, orList(names))
 	}
 	r.validateRate(&p) // rate.go
-	if r.Warehouses < 0 {
-		p.add("--warehouses must be positive (got %d)", r.Warehouses)
-	}
 	if r.Terminals < 0 {
 		p.add("--terminals must be positive (got %d)", r.Terminals)
-	}
-	if r.Mode == tpcc.ModeSpec && r.Terminals != 0 && r.Warehouses != 0 && r.Terminals != tpcc.TerminalsPerWarehouse*r.Warehouses {
-		p.add("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d): drop --terminals or use --mode throughput", r.Terminals, tpcc.TerminalsPerWarehouse*r.Warehouses)
 	}
 	if r.Connections < 0 {
 		p.add("--connections must be positive (got %d)", r.Connections)
@@ -149,14 +152,19 @@ func (r *RunPlan) Validate() error {
 	if _, err := ParseIsolation(r.Isolation); err != nil {
 		p.add("%s", err.Error())
 	}
-	if r.Procedures {
-		if err := proceduresByURL(r.DB); err != nil { // procedures.go
-			p.add("%s", err.Error())
-		}
-	}
 	r.validateEndpoints(&p)
 	r.validateMetrics(&p) // metrics.go
+	p = append(p, r.Workload.Validate(workload.Validation{Cmd: workload.CmdRun, Mode: r.Mode,
+		Terminals: r.Terminals, Connections: r.Connections, DB: r.DB, Endpoints: 1 + len(r.ExtraDB)})...)
 	return p.err()
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // ParseIsolation reads an --isolation value; "" is the engine's default.
@@ -174,40 +182,15 @@ func ParseIsolation(s string) (driver.Isolation, error) {
 	return "", errors.New("--isolation " + s + " is not a level: use read-committed, repeatable-read or serializable")
 }
 
-// resolve fills the defaults that depend on the loaded database (its warehouse count) and checks
-// what could not be checked before connecting.
-func (r *RunPlan) resolve(info tpcc.LoadInfo, db driver.DB) error {
-	if r.Warehouses == 0 {
-		r.Warehouses = info.Warehouses
-	}
-	if r.Warehouses != info.Warehouses {
-		return userr.Errorf("--warehouses %d does not match the database, which holds %d warehouses: drop --warehouses, or reload with candor tpcc load --drop --warehouses %d", r.Warehouses, info.Warehouses, r.Warehouses)
-	}
-	if r.Mode == tpcc.ModeSpec {
-		r.Terminals = tpcc.TerminalsPerWarehouse * r.Warehouses
-	} else if r.Terminals == 0 && r.Mode == tpcc.ModeRate {
-		// The pool arrivals are drawn from: one terminal state per district (arrivals.go).
-		r.Terminals = tpcc.TerminalsPerWarehouse * r.Warehouses
-	} else if r.Terminals == 0 {
-		// A handful: enough to keep a small server busy, few enough not to hide queueing.
-		r.Terminals = 4
-	}
-	if r.Connections == 0 {
-		if r.Mode == tpcc.ModeSpec || r.Mode == tpcc.ModeRate {
-			// Spec terminals are idle over 99% of the time (keying and think); a pool of 2 per
-			// warehouse (at least 4) keeps connection waits rare. Waits that do happen are measured.
-			// Rate mode starts from the same pool; how many connections a rate needs is the user's
-			// question, and the backlog shows when they are too few.
-			r.Connections = min(r.Terminals, max(4, 2*r.Warehouses))
-		} else {
-			r.Connections = r.Terminals
-		}
-	}
+// resolve fills what the session resolved (terminals, connections, the workload's options) and
+// the defaults that depend on the database.
+func (r *RunPlan) resolve(setup workload.Setup, db driver.DB) {
+	r.WorkloadName = r.info().Name
+	r.Terminals, r.Connections, r.Options = setup.Terminals, setup.Connections, setup.Options
 	if r.Isolation == "" {
 		r.Isolation = string(db.DefaultIsolation())
 	}
 	r.resolveRate() // rate.go
 	r.DBRedacted = db.Redacted()
 	r.DurationText, r.WarmupText, r.GraceText, r.IntervalText = r.Duration.String(), r.Warmup.String(), r.Grace.String(), r.Interval.String()
-	return nil
 }

@@ -6,28 +6,50 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/measure"
-	"github.com/candor-bench/candor/workload/tpcc"
+	"github.com/candor-bench/candor/workload"
 )
 
-// progress prints one line per interval: elapsed time and phase, per-type throughput, New-Order's
-// p50 and p99 response time in the interval, errors and retries.
+// progress prints one line per interval: elapsed time and phase, throughput per operation, the
+// key operation's p50 and p99 response time in the interval (TPC-C's new_order, kv's read), errors
+// and retries.
 type progress struct {
 	out   Out
 	quiet bool
 	n     int
 	sb    strings.Builder
+	// shown are the operations with a short name (the progress line's columns), short their names,
+	// key the key operation's index (-1: none).
+	shown  []int
+	short  []string
+	key    int
+	keyOp  string
+	header string
 }
 
-func newProgress(out Out, quiet bool) *progress { return &progress{out: out, quiet: quiet} }
-
-var shortNames = [tpcc.NumTxTypes]string{"no", "pay", "os", "dl", "sl"}
+func newProgress(out Out, quiet bool, in workload.Info, ops []string) *progress {
+	p := &progress{out: out, quiet: quiet, key: -1, keyOp: in.KeyOp}
+	for i, name := range ops {
+		s := name
+		if i < len(in.ShortNames) {
+			s = in.ShortNames[i]
+		}
+		if s != "" {
+			p.shown, p.short = append(p.shown, i), append(p.short, s)
+		}
+		if name == in.KeyOp {
+			p.key = i
+		}
+	}
+	p.header = "throughput per second: " + strings.Join(p.short, " ")
+	return p
+}
 
 func (p *progress) line(iv *measure.Interval, start time.Time) {
 	if p.quiet {
 		return
 	}
 	if p.n%20 == 0 {
-		fmt.Fprintf(p.out.Stderr, "%8s %-7s │ %s │ %24s │ %s\n", "elapsed", "phase", "throughput per second: no pay os dl sl", "new_order response ms", "errors retries")
+		fmt.Fprintf(p.out.Stderr, "%8s %-7s │ %s │ %24s │ %s\n", "elapsed", "phase", p.header, p.keyOp+" response ms", "errors retries")
 	}
 	p.n++
 	secs := iv.End.Sub(iv.Start).Seconds()
@@ -35,21 +57,20 @@ func (p *progress) line(iv *measure.Interval, start time.Time) {
 		secs = 1
 	}
 	p.sb.Reset()
+	for k, op := range p.shown {
+		fmt.Fprintf(&p.sb, " %s %6.1f", p.short[k], float64(iv.Counts[op].Completed)/secs)
+	}
 	var errs, retries int64
-	for op := 0; op < tpcc.NumTxTypes; op++ {
-		c := iv.Counts[op]
-		fmt.Fprintf(&p.sb, " %s %6.1f", shortNames[op], float64(c.Completed)/secs)
+	for _, c := range iv.Counts {
 		errs += c.Errors
 		retries += c.Retries
 	}
-	dc := iv.Counts[tpcc.DeliveryDeferred]
-	errs += dc.Errors
-	retries += dc.Retries
-	h := iv.Hist[tpcc.NewOrder][measure.Response]
 	p50, p99 := "-", "-"
-	if h.TotalCount() > 0 {
-		p50 = fmtMs(measure.ValueAt(h, 0.5))
-		p99 = fmtMs(measure.ValueAt(h, 0.99))
+	if p.key >= 0 {
+		if h := iv.Hist[p.key][measure.Response]; h.TotalCount() > 0 {
+			p50 = fmtMs(measure.ValueAt(h, 0.5))
+			p99 = fmtMs(measure.ValueAt(h, 0.99))
+		}
 	}
 	fmt.Fprintf(p.out.Stderr, "%7.0fs %-7s │%s │ p50 %7s  p99 %7s │ %d %d\n",
 		iv.End.Sub(start).Seconds(), iv.Phase, p.sb.String(), p50, p99, errs, retries)

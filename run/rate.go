@@ -10,7 +10,7 @@ import (
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/schedule"
-	"github.com/candor-bench/candor/workload/tpcc"
+	"github.com/candor-bench/candor/workload"
 )
 
 // Open-loop runs (--mode rate): the plan's rate flags, their result and their warnings.
@@ -55,7 +55,7 @@ func (r *RunPlan) rateSteps() ([]schedule.Step, error) {
 
 // validateRate adds the problems of the open-loop flags.
 func (r *RunPlan) validateRate(p *problems) {
-	if r.Mode != tpcc.ModeRate {
+	if r.Mode != workload.ModeRate {
 		if r.Rate != "" || r.Step != 0 || r.StepEvery != 0 {
 			p.add("--rate, --step and --step-every apply to open-loop runs: add --mode rate")
 		}
@@ -97,7 +97,7 @@ func (r *RunPlan) validateRate(p *problems) {
 
 // resolveRate derives the open-loop defaults: the process, and the window's length from the steps.
 func (r *RunPlan) resolveRate() {
-	if r.Mode != tpcc.ModeRate {
+	if r.Mode != workload.ModeRate {
 		return
 	}
 	if r.Arrivals == "" {
@@ -112,12 +112,12 @@ func (r *RunPlan) resolveRate() {
 }
 
 // rateOptions is the workload's part of the open-loop plan (after Validate and resolve).
-func (r *RunPlan) rateOptions() tpcc.RateOptions {
-	if r.Mode != tpcc.ModeRate {
-		return tpcc.RateOptions{}
+func (r *RunPlan) rateOptions() workload.RateOptions {
+	if r.Mode != workload.ModeRate {
+		return workload.RateOptions{}
 	}
 	steps, _ := r.rateSteps()
-	return tpcc.RateOptions{Steps: steps, Process: schedule.Process(r.Arrivals), MaxBacklog: r.MaxBacklog}
+	return workload.RateOptions{Steps: steps, Process: schedule.Process(r.Arrivals), MaxBacklog: r.MaxBacklog}
 }
 
 // rateLine describes the open-loop plan in one line (printed when the run starts).
@@ -131,7 +131,7 @@ func (r *RunPlan) rateLine() string {
 }
 
 // rateResult turns an open-loop run's summary into result.json's "rate".
-func rateResult(rs *schedule.RateSummary, measureSeconds float64) *report.RateResult {
+func rateResult(rs *schedule.RateSummary, measureSeconds float64, ops []string) *report.RateResult {
 	if rs == nil {
 		return nil
 	}
@@ -157,9 +157,12 @@ func rateResult(rs *schedule.RateSummary, measureSeconds float64) *report.RateRe
 			MaxBacklog: s.MaxBacklog, Sustained: s.Sustained(), Transactions: map[string]*report.StepTx{},
 			LagMs: s.Lag, TimerLatenessMs: s.Lateness, ConnectionWaitMs: s.ConnWait,
 		}
-		for op := 0; op < tpcc.NumTxTypes && op < len(s.Ops); op++ {
+		for op := 0; op < len(ops) && op < len(s.Ops); op++ {
 			o := s.Ops[op]
-			st.Transactions[tpcc.TxNames[op]] = &report.StepTx{Count: o.Completed, Errors: o.Errors,
+			if o.Completed == 0 && o.Errors == 0 {
+				continue // an operation the arrivals never draw (TPC-C's deferred Delivery)
+			}
+			st.Transactions[ops[op]] = &report.StepTx{Count: o.Completed, Errors: o.Errors,
 				PerSecond: float64(o.Completed) / s.Seconds(), ResponseMs: o.Response, ServiceMs: o.Service}
 		}
 		rr.Steps = append(rr.Steps, st)

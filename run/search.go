@@ -14,10 +14,10 @@ import (
 	"github.com/candor-bench/candor/search"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/version"
-	"github.com/candor-bench/candor/workload/tpcc"
+	"github.com/candor-bench/candor/workload"
 )
 
-// SearchPlan is `candor tpcc search`: the highest open-loop rate whose steady-state tails meet every
+// SearchPlan is `candor WORKLOAD search`: the highest open-loop rate whose steady-state tails meet every
 // budget. Each probe is an open-loop run of Base at one rate (Base.Warmup of warm-up, Base.Duration
 // measured), recorded like any run in its own directory under Out.
 type SearchPlan struct {
@@ -35,7 +35,11 @@ var ErrNoRate = errors.New("no rate tried met every budget")
 // Validate checks the search plan before anything connects.
 func (sp *SearchPlan) Validate() ([]search.SLO, error) {
 	var p problems
-	slos, err := search.ParseSLOs(sp.SLOs, tpcc.TxNames[:])
+	var types []string
+	if sp.Base.Workload != nil {
+		types = sp.Base.Workload.Ops()
+	}
+	slos, err := search.ParseSLOs(sp.SLOs, types)
 	if err != nil {
 		p.add("%s", err.Error())
 	}
@@ -49,7 +53,7 @@ func (sp *SearchPlan) Validate() ([]search.SLO, error) {
 		p.add("--max-probes must be at least 2 (got %d)", sp.MaxProbes)
 	}
 	b := sp.Base
-	b.Mode, b.Rate = tpcc.ModeRate, "1" // the probes' rates come from the search
+	b.Mode, b.Rate = workload.ModeRate, "1" // the probes' rates come from the search
 	if err := b.Validate(); err != nil {
 		p.add("%s", err.Error())
 	}
@@ -72,8 +76,9 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 	defer mx.stop()
 	res := &report.SearchResult{
 		Tool:       report.Tool{Name: "candor", Version: version.String()},
-		Workload:   "tpcc",
-		Disclaimer: "derived from TPC-C, not audited: not comparable to published TPC-C results",
+		Workload:   sp.Base.info().Name,
+		Disclaimer: sp.Base.info().Disclaimer,
+		KeyOp:      sp.Base.info().KeyOp,
 		SLO:        sp.SLOs, Precision: sp.Precision,
 		ProbeSeconds: sp.Base.Duration.Seconds(), WarmupSeconds: sp.Base.Warmup.Seconds(),
 		StartedAt: time.Now().UTC(), Probes: []report.SearchProbe{},
@@ -83,7 +88,7 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 	probe := func(rate float64) (bool, error) {
 		n := len(res.Probes) + 1
 		pp := sp.Base
-		pp.Mode = tpcc.ModeRate
+		pp.Mode = workload.ModeRate
 		pp.Rate = strconv.FormatFloat(rate, 'f', -1, 64)
 		dir := fmt.Sprintf("probe-%02d-%s", n, pp.Rate)
 		pp.Out = filepath.Join(sp.Out, dir)
@@ -151,7 +156,7 @@ func checkSearch(ctx context.Context, sp *SearchPlan, res *report.SearchResult, 
 	}
 	defer db.Close()
 	var ws []report.Warning
-	res.Checks, ws = checkAfterWork(ctx, db, sp.Base.CheckFull)
+	res.Checks, ws = checkAfterWork(ctx, sp.Base.Workload, db, sp.Base.CheckFull)
 	res.Warnings = append(res.Warnings, ws...)
 }
 
@@ -162,13 +167,13 @@ func judgeProbe(n int, rate float64, dir string, r *report.Result, slos []search
 	if rr := r.Rate; rr != nil {
 		pr.OfferedRate, pr.AchievedRate, pr.Dropped, pr.Incomplete, pr.Sustained = rr.OfferedRate, rr.AchievedRate, rr.Dropped, rr.Incomplete, rr.Sustained
 	}
-	for name, t := range r.Transactions {
+	for name, t := range r.Operations {
 		pr.Tails[name] = report.ProbeTails{Count: t.Count, ResponseMs: t.ResponseMs, ServiceMs: t.ServiceMs}
 	}
 	pr.Pass = pr.Sustained && !r.Partial
 	for _, s := range slos {
 		b := report.BudgetResult{SLO: s.Text}
-		t := r.Transactions[s.Type]
+		t := r.Operations[s.Type]
 		switch {
 		case t == nil || t.Count == 0:
 			b.NoData = true

@@ -1,20 +1,22 @@
 package main
 
 import (
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/candor-bench/candor/run"
 	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
 )
 
-// Open-loop flags (--mode rate), the one-shot's comparison of loads, and `candor tpcc search`.
+// Open-loop flags (--mode rate), the one-shot's comparison of loads, and `candor NAME search`.
 
-// addRateFlags adds the open-loop flags of `candor tpcc run` (and the one-shot's open-loop runs).
+// addRateFlags adds the open-loop flags of `candor NAME run` (and the one-shot's open-loop runs).
 func addRateFlags(c *cobra.Command, p *run.RunPlan) {
 	fs := c.Flags()
-	fs.StringVar(&p.Rate, "rate", "", "mode rate: transactions per second, all types together (500), or a range (100..1000) with --step and --step-every")
+	fs.StringVar(&p.Rate, "rate", "", "mode rate: operations per second, all types together (500), or a range (100..1000) with --step and --step-every")
 	fs.Float64Var(&p.Step, "step", 0, "mode rate: how much the rate rises (or falls) from one step of a --rate range to the next")
 	fs.DurationVar(&p.StepEvery, "step-every", 0, "mode rate: how long each step of a --rate range lasts (the measurement is all the steps)")
 	fs.StringVar(&p.Arrivals, "arrivals", "poisson", "mode rate: poisson (independent arrivals) or constant (evenly spaced)")
@@ -42,7 +44,9 @@ func oneShotLoads(c *cobra.Command, p run.RunPlan) (*run.LoadsPlan, error) {
 	return &run.LoadsPlan{Base: p, PeakDuration: pd, PeakWarmup: pw, Percents: pcts}, nil
 }
 
-func newSearch(out run.Out) *cobra.Command {
+func newSearch(out run.Out, reg workload.Registration) *cobra.Command {
+	w := reg.New()
+	in := w.Info()
 	f := &runFlags{}
 	sp := run.SearchPlan{}
 	c := &cobra.Command{
@@ -51,14 +55,14 @@ func newSearch(out run.Out) *cobra.Command {
 		Long: `Probe open-loop arrival rates, stepping up (x2 from --start-rate) while every budget is met and
 the rate is sustained, then bisect between the highest rate that passed and the lowest that failed.
 Each probe is an open-loop run with its own warm-up, saved like any run under --out; search.json
-holds the budgets, the answer (max_rate, transactions per second of all types together) and every
+holds the budgets, the answer (max_rate, operations per second of all types together) and every
 probe with its tails. Once the last probe has ended, the consistency conditions are checked (the
 quick ones; --check-full for all, --no-check to skip): a violated one is exit status 1.
 
-  candor tpcc search --db URL --slo 'new_order.p99<=50ms' --slo 'payment.p99.9<=200ms'`,
+  candor `+in.Name+` search --db URL --slo '`+in.SLOExample+`'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			p := f.resolve(c)
+			p := f.resolve(c, w)
 			if err := f.db.apply(&p); err != nil {
 				return err
 			}
@@ -72,15 +76,15 @@ quick ones; --check-full for all, --no-check to skip): a violated one is exit st
 	}
 	f.db.add(c, "", true)
 	fs := c.Flags()
-	fs.StringArrayVar(&sp.SLOs, "slo", nil, "a budget, TYPE.PERCENTILE<=DURATION (new_order.p99<=50ms); repeat for several, all must be met")
+	fs.StringArrayVar(&sp.SLOs, "slo", nil, "a budget, TYPE.PERCENTILE<=DURATION ("+in.SLOExample+"); repeat for several, all must be met; types: "+strings.Join(w.Ops(), ", "))
 	fs.DurationVar(&f.plan.Duration, "probe", 20*time.Second, "each probe's measurement, after its warm-up")
 	fs.DurationVar(&f.plan.Warmup, "warmup", 5*time.Second, "each probe's warm-up (excluded from its tails)")
 	fs.Float64Var(&sp.StartRate, "start-rate", 50, "the first rate probed, per second (all types together)")
 	fs.Float64Var(&sp.Precision, "precision", 0.05, "stop bisecting once the highest passing and lowest failing rates are this close (0.05: 5%)")
 	fs.IntVar(&sp.MaxProbes, "max-probes", 12, "at most this many probes")
-	fs.IntVar(&f.plan.Warehouses, "warehouses", 0, "warehouses (default: what was loaded)")
-	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections (default: 2 per warehouse, at least 4)")
-	fs.IntVar(&f.plan.Terminals, "terminals", 0, "terminal states arrivals are drawn from (default 10 per warehouse)")
+	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections (default: the workload's"+connectionsHelp[in.Name]+")")
+	fs.IntVar(&f.plan.Terminals, "terminals", 0, "terminal states arrivals are drawn from (default: the workload's"+terminalsHelp[in.Name]+")")
+	w.Flags(fs, workload.CmdRun)
 	fs.StringVar(&f.plan.Arrivals, "arrivals", "poisson", "poisson or constant")
 	fs.IntVar(&f.plan.MaxBacklog, "max-backlog", run.DefaultMaxBacklog, "arrivals that may wait for a connection; past it they are dropped and the probe fails")
 	fs.DurationVar(&f.plan.Grace, "grace", 5*time.Second, "how long each probe waits for transactions in flight; what is left is incomplete and the probe fails")

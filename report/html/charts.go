@@ -14,28 +14,26 @@ import (
 	"github.com/candor-bench/candor/sysmon"
 )
 
-// opColors gives each TPC-C type its colour in every chart; other operations take the palette.
-var opColors = map[string]string{
-	"new_order":         "#2563eb",
-	"payment":           "#059669",
-	"order_status":      "#7c3aed",
-	"delivery":          "#ea580c",
-	"stock_level":       "#0891b2",
-	"delivery_deferred": "#be185d",
-}
+// palette colours the operations by their position in the workload's order (report.Result.Ops),
+// the same in every chart and table of a page. The first six are TPC-C's colours of old, in its order.
+var palette = []string{"#2563eb", "#059669", "#7c3aed", "#ea580c", "#0891b2", "#be185d", "#ca8a04", "#475569"}
 
-var palette = []string{"#2563eb", "#059669", "#ea580c", "#7c3aed", "#0891b2", "#be185d", "#ca8a04", "#475569"}
+// opColor is the colour of the operation at position i of the workload's order.
+func opColor(i int) string { return palette[i%len(palette)] }
 
 func (d *runData) color(op string) string {
-	if c, ok := opColors[op]; ok {
-		return c
-	}
-	for i, o := range d.ops {
-		if o == op {
-			return palette[i%len(palette)]
-		}
+	if i := slices.Index(d.ops, op); i >= 0 {
+		return opColor(i)
 	}
 	return palette[0]
+}
+
+// partNote is the note of the charts of an operation that is a part of another.
+func partNote(of string) string {
+	if of == "" {
+		return ""
+	}
+	return "a part of " + of + ", from when " + of + " handed it on"
 }
 
 // chartView is a plot ready for the page: its SVG and an HTML legend.
@@ -78,16 +76,16 @@ func (d *runData) timePlot(id, title string, w, h float64) *plot {
 	return p
 }
 
-// throughput: completed transactions per second of each type in each interval, and the failed ones.
+// throughput: completed operations per second of each kind in each interval, and the failed ones.
 func (d *runData) throughput() chartView {
-	p := d.timePlot("throughput", "Throughput per transaction type", 1000, 300)
-	p.yTitle, p.unit = "transactions / s", "/s"
-	p.note = "Completed transactions per second in each interval (business rollbacks included, failures apart)."
+	p := d.timePlot("throughput", "Throughput per operation", 1000, 300)
+	p.yTitle, p.unit = "operations / s", "/s"
+	p.note = "Completed operations per second in each interval (business rollbacks included, failures apart)."
 	p.empty = "no intervals in the log"
-	errs := line{series: "errors", label: "failed (all types)", color: "#dc2626", dash: "4 3"}
+	errs := line{series: "errors", label: "failed (all operations)", color: "#dc2626", dash: "4 3"}
 	anyErr := false
 	for _, op := range d.ops {
-		if !d.isTx(op) {
+		if !d.isOp(op) {
 			continue
 		}
 		l := line{series: op, label: op, color: d.color(op)}
@@ -148,10 +146,8 @@ func (d *runData) percentilesOverTime() []chartView {
 		p := d.timePlot("percentiles-"+op, op, 480, 230)
 		p.ylog, p.yfmt, p.yTitle, p.unit = true, fmtMs, "ms", "ms"
 		p.xTitle = "seconds"
-		p.empty = "no completed transactions"
-		if op == "delivery_deferred" {
-			p.note = "completion of the deferred work, from queueing"
-		}
+		p.empty = "no completed operations"
+		p.note = partNote(d.partOf(op))
 		for _, s := range overTime {
 			l := line{series: op + "." + s.label, label: s.label, color: s.color, dash: s.dash}
 			switch {
@@ -191,10 +187,7 @@ func (d *runData) spectrum() []chartView {
 	for _, op := range d.ops {
 		hs := d.totals[op]
 		p := &plot{id: "spectrum-" + op, title: op, w: 480, h: 250, ylog: true, yfmt: fmtMs, yTitle: "ms",
-			xTitle: "percentile", empty: "nothing measured", xkind: "nines", unit: "ms"}
-		if op == "delivery_deferred" {
-			p.note = "completion of the deferred work, from queueing"
-		}
+			xTitle: "percentile", empty: "nothing measured", xkind: "nines", unit: "ms", note: partNote(d.partOf(op))}
 		var n int64
 		for _, k := range []measure.Kind{measure.Response, measure.Service} {
 			if hs == nil || hs[k] == nil || hs[k].TotalCount() == 0 {
@@ -217,9 +210,13 @@ func (d *runData) spectrum() []chartView {
 		for e := 0; e <= int(top); e++ {
 			p.xticks = append(p.xticks, tick{float64(e), nines(e)})
 		}
+		// A verdict whose rule starts with the operation's name and a percentile ("new_order p90
+		// response time") is drawn as that percentile's limit.
 		for _, v := range d.res.Verdicts {
-			if strings.HasPrefix(v.Rule, op+" p90") {
-				p.hlines = append(p.hlines, hline{v: v.LimitMs, label: "p90 limit " + fmtMs(v.LimitMs) + " ms", color: "#b91c1c"})
+			rest, ok := strings.CutPrefix(v.Rule, op+" ")
+			q, _, _ := strings.Cut(rest, " ")
+			if ok && len(q) > 1 && q[0] == 'p' && strings.Trim(q[1:], "0123456789.") == "" {
+				p.hlines = append(p.hlines, hline{v: v.LimitMs, label: q + " limit " + fmtMs(v.LimitMs) + " ms", color: "#b91c1c"})
 			}
 		}
 		out = append(out, view(p))

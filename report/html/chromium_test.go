@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,7 +31,7 @@ const chromiumPath = "/usr/bin/chromium"
 // TestReportInChromium runs a short real SQLite run, which writes report.html into its --out
 // directory, opens that page in a real headless Chromium and asserts on the page as the browser
 // rendered it (after its script ran): every chart laid out with a width, lines with many points
-// and a drawn length for every transaction type, no "no data" placeholder where there is data,
+// and a drawn length for every operation, no "no data" placeholder where there is data,
 // the spectrum's values equal to result.json's percentiles, nothing fetched from the network.
 func TestReportInChromium(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
@@ -118,7 +119,7 @@ func TestReportInChromium(t *testing.T) {
 		return d
 	}
 	// 7 s of run in 500 ms intervals.
-	for _, op := range tpcc.TxNames {
+	for _, op := range res.Ops() {
 		need("throughput", op, 12)
 		need("percentiles-"+op, op+".p50", 8)
 		need("spectrum-"+op, op+".response", 20)
@@ -131,7 +132,7 @@ func TestReportInChromium(t *testing.T) {
 		// The spectrum is the measured totals: its end is the maximum of result.json, and its
 		// value at x = 2 (1/(1-p) = 100) is the p99.
 		sp := need("spectrum-"+op, op+".response", 100)
-		want := res.Transactions[op].ResponseMs
+		want := res.Operations[op].ResponseMs
 		if len(sp.ys) > 100 {
 			if got := sp.ys[len(sp.ys)-1]; !near(got, want.Max) {
 				t.Errorf("%s spectrum ends at %g ms, result.json's max is %g ms", op, got, want.Max)
@@ -170,19 +171,24 @@ func TestReportInChromium(t *testing.T) {
 		t.Error("no resource samples and no note saying so")
 	}
 
-	// The headline, the warnings and the tables.
-	tpmC := regexp.MustCompile(`<div class="value">([^<]*)</div>`).FindStringSubmatch(dom)
-	if tpmC == nil || strings.ReplaceAll(tpmC[1], "\u202f", "") != strconv.Itoa(int(res.TpmC+0.5)) {
-		t.Errorf("headline %v, want tpmC %.0f", tpmC, res.TpmC)
+	// The headline (the lead figure: tpmC), the warnings and the tables.
+	lead := regexp.MustCompile(`data-headline="([^"]*)"[^<]*<div class="label">[^<]*</div>\s*<div class="value">([^<]*)</div>`).FindStringSubmatch(dom)
+	if lead == nil || lead[1] != res.Lead().Name || !figureNear(lead[2], res.Lead().Value) {
+		t.Errorf("headline %v, want %s %.1f", lead, res.Lead().Name, res.Lead().Value)
 	}
 	for _, w := range res.Warnings {
 		if !strings.Contains(dom, `data-warning="`+w.Code+`"`) {
 			t.Errorf("warning %s is not on the page", w.Code)
 		}
 	}
-	for _, op := range tpcc.TxNames {
+	for _, op := range res.Ops() {
 		if !strings.Contains(dom, `data-tx="`+op+`"`) {
 			t.Errorf("the table has no row for %s", op)
+		}
+	}
+	for _, s := range res.Sections {
+		if !strings.Contains(dom, `data-section="`+s.Title+`"`) {
+			t.Errorf("section %q is not on the page", s.Title)
 		}
 	}
 	if !strings.Contains(dom, "Resolved plan") || !strings.Contains(dom, strconv.FormatUint(res.Seed, 10)) {
@@ -294,6 +300,13 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
+// figureNear: a headline figure as the page writes it (thin spaces between thousands, rounded to a
+// whole number from 100 up, else one decimal) is v.
+func figureNear(s string, v float64) bool {
+	f, err := strconv.ParseFloat(strings.ReplaceAll(s, "\u202f", ""), 64)
+	return err == nil && math.Abs(f-v) <= 0.5
+}
+
 // near: equal to the 5 significant digits the page writes.
 func near(a, b float64) bool {
 	d := a - b
@@ -306,9 +319,10 @@ func near(a, b float64) bool {
 // TestLoadsPageInChromium runs a short real one-shot comparison on SQLite (a peak probe, then open
 // loops at 50% and 80% of it), which writes index.html at the top of its results directory, opens
 // that page in headless Chromium and asserts on it as the browser rendered it: self-contained, a
-// link to every run's report.html that exists, each run's tpmC and verdict, a row per type with the
-// p50, p90, p99 and p99.9 of every run, the latency-throughput charts drawn with one point per run
-// at result.json's values, the warnings and the consistency check of the last run.
+// link to every run's report.html that exists, each run's lead figure (tpmC) and its verdict, a row
+// per operation with the p50, p90, p99 and p99.9 of every run, the latency-throughput charts drawn
+// with one point per run at result.json's values, the warnings and the consistency check of the
+// last run.
 func TestLoadsPageInChromium(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Fatalf("no headless Chromium at %s (%v): scripts/test installs it as root (apt-get install chromium); install it to run this test", chromiumPath, err)
@@ -361,7 +375,11 @@ func TestLoadsPageInChromium(t *testing.T) {
 		t.Fatalf("%d charts in the page, want p50, p90 and p99 against throughput; the browser laid out: %s", nPlots, body)
 	}
 
-	// Each run: its row, a link to its report.html (which exists), its tpmC and its verdict.
+	// Each run: its row, a link to its report.html (which exists), its lead figure and its verdict.
+	ops := report.LoadOps(runs)
+	if !strings.Contains(dom, "<th>"+runs[0].R.Lead().Name+"</th>") {
+		t.Errorf("the runs' table has no column %q", runs[0].R.Lead().Name)
+	}
 	for _, lr := range runs {
 		id := filepath.Base(lr.Dir)
 		m := regexp.MustCompile(`<a href="([^"]*)" data-report="` + regexp.QuoteMeta(id) + `"`).FindStringSubmatch(dom)
@@ -370,26 +388,26 @@ func TestLoadsPageInChromium(t *testing.T) {
 		} else if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(m[1]))); err != nil || m[1] != id+"/"+htmlreport.File {
 			t.Errorf("the link to %s's report is %q: %v", id, m[1], err)
 		}
-		tpmC := regexp.MustCompile(`data-tpmc="` + regexp.QuoteMeta(id) + `">([^<]*)<`).FindStringSubmatch(dom)
-		if tpmC == nil || strings.ReplaceAll(tpmC[1], "\u202f", "") != strconv.Itoa(int(lr.R.TpmC+0.5)) {
-			t.Errorf("%s: tpmC %v on the page, want %.0f", id, tpmC, lr.R.TpmC)
+		lead := regexp.MustCompile(`data-lead="` + regexp.QuoteMeta(id) + `">([^<]*)<`).FindStringSubmatch(dom)
+		if lead == nil || !figureNear(lead[1], lr.R.Lead().Value) {
+			t.Errorf("%s: %s %v on the page, want %.1f", id, lr.R.Lead().Name, lead, lr.R.Lead().Value)
 		}
 		if !strings.Contains(dom, `data-verdict="`+report.LoadVerdict(lr.R)+`"`) {
 			t.Errorf("%s: no verdict %q", id, report.LoadVerdict(lr.R))
 		}
 		for _, q := range []string{"rate", "p50", "p90", "p99", "p99.9"} {
-			if n := strings.Count(dom, `data-run="`+id+`" data-q="`+q+`"`); n != len(tpcc.TxNames) {
-				t.Errorf("%s: %d %s cells, want one per type", id, n, q)
+			if n := strings.Count(dom, `data-run="`+id+`" data-q="`+q+`"`); n != len(ops) {
+				t.Errorf("%s: %d %s cells, want one per operation (%d)", id, n, q, len(ops))
 			}
 		}
 	}
-	for _, op := range tpcc.TxNames {
+	for _, op := range ops {
 		if !strings.Contains(dom, `data-tx="`+op+`"`) {
-			t.Errorf("the per-type table has no row for %s", op)
+			t.Errorf("the per-operation table has no row for %s", op)
 		}
 	}
 
-	// The charts: per type, one point per run in order of throughput, at result.json's values.
+	// The charts: per operation, one point per run in order of throughput, at result.json's values.
 	sorted := append([]report.LoadRun(nil), runs...)
 	slices.SortStableFunc(sorted, func(a, b report.LoadRun) int {
 		return cmp.Compare(report.AllTypesRate(a.R), report.AllTypesRate(b.R))
@@ -416,14 +434,14 @@ func TestLoadsPageInChromium(t *testing.T) {
 			continue
 		}
 		for i, lr := range sorted {
-			if want := lr.R.Transactions[op].ResponseMs.P99; !near(ys[i], want) {
+			if want := lr.R.Operations[op].ResponseMs.P99; !near(ys[i], want) {
 				t.Errorf("p99 line of %s, point %d (%s): %g ms, result.json says %g ms", op, i, lr.Label, ys[i], want)
 			}
 		}
 		seen++
 	}
-	if seen != len(tpcc.TxNames) {
-		t.Errorf("%d p99 lines, want one per type (%d)", seen, len(tpcc.TxNames))
+	if seen != len(ops) {
+		t.Errorf("%d p99 lines, want one per operation (%d)", seen, len(ops))
 	}
 
 	// The warnings of every run, and the check of the last one.

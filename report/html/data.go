@@ -33,7 +33,7 @@ type runData struct {
 	end                    float64 // the time axis' end, in seconds since t0
 
 	intervals []interval // in time order
-	ops       []string   // every operation of the log: transaction types first, then the others
+	ops       []string   // the result's operations in the workload's order, then the log's others
 	// totals[op][kind] are the measured totals (the log's measured.* histograms).
 	totals  map[string]*[measure.NumKinds]*hdr.Histogram
 	logNote string // why the interval log could not be used, when it could not
@@ -190,37 +190,30 @@ func (d *runData) readLog(path string) error {
 	return nil
 }
 
-// knownOrder is the order TPC-C's types are shown in; other names follow alphabetically.
-var knownOrder = []string{"new_order", "payment", "order_status", "delivery", "stock_level", "delivery_deferred"}
-
-// opOrder lists the result's transaction types and the log's other operations: known names in
-// their order, then the rest alphabetically.
+// opOrder lists the result's operations in the workload's order (report.Result.Ops), then the
+// log's other operations in the log's order.
 func opOrder(r *report.Result, logOps []string) []string {
-	all := map[string]bool{}
-	for k := range r.Transactions {
-		all[k] = true
-	}
+	out := r.Ops()
 	for _, k := range logOps {
-		all[k] = true
-	}
-	var out, rest []string
-	for _, k := range knownOrder {
-		if all[k] {
+		if !slices.Contains(out, k) {
 			out = append(out, k)
-			delete(all, k)
 		}
 	}
-	for k := range all {
-		rest = append(rest, k)
-	}
-	slices.Sort(rest)
-	return append(out, rest...)
+	return out
 }
 
-// isTx reports whether op is one of the result's transaction types (the deferred Delivery is not).
-func (d *runData) isTx(op string) bool {
-	_, ok := d.res.Transactions[op]
+// isOp reports whether op is one of the result's operations (the log may hold others).
+func (d *runData) isOp(op string) bool {
+	_, ok := d.res.Operations[op]
 	return ok
+}
+
+// partOf is the operation op is a part of ("" when none: see report.TxResult.PartOf).
+func (d *runData) partOf(op string) string {
+	if t := d.res.Operations[op]; t != nil {
+		return t.PartOf
+	}
+	return ""
 }
 
 // phaseOf names where an interval lies against the measurement window.

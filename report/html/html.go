@@ -2,7 +2,9 @@
 // (inline CSS, inline SVG charts drawn here in Go, no network at view time) with the headline
 // figure and its conditions, throughput and response-time percentiles over time, the percentile
 // spectrum (response and service time), resource metrics on the same time axis, and the tables:
-// per-type figures, verdicts, audit, checks, warnings and the full disclosure.
+// per-operation figures, verdicts, the workload's own sections, checks, warnings and the full
+// disclosure. It reads result.json's envelope only (report.Result.Ops, Headline, Sections, ...), so
+// it renders any workload's run.
 //
 // It reads only files: result.json (required), latency.hlog (the interval log) and
 // resources.jsonl (resource samples, optional); what is missing is said on the page.
@@ -38,6 +40,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"ms":       fmtCell,
 	"num":      fmtCount,
 	"rate":     fmtRate,
+	"persec":   func(perMinute float64) string { return fmtRate(perMinute / 60) },
 	"pct":      func(v float64) string { return fmt.Sprintf("%.1f%%", v) },
 	"fixed":    func(d int, v float64) string { return fmt.Sprintf("%.*f", d, v) },
 	"statusOf": statusClass,
@@ -107,9 +110,8 @@ type page struct {
 	HasDrain              bool
 
 	Tx       []txRow
-	Deferred *deferredRow
 	Verdicts []verdictRow
-	Audit    *auditView
+	Sections []sectionView
 	Checks   []checkRow
 
 	Disclosure []kvSection
@@ -122,6 +124,7 @@ type page struct {
 
 type headline struct {
 	Label, Value, Unit, Sub string
+	Bad                     bool
 }
 
 // figure is one of the secondary numbers beside the headline.

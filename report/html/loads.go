@@ -20,7 +20,7 @@ import (
 	"github.com/candor-bench/candor/version"
 )
 
-// LoadsFile is the page the one-shot `candor tpcc` writes at the top of its results directory: the
+// LoadsFile is the page the one-shot `candor NAME` writes at the top of its results directory: the
 // runs of its comparison of loads side by side (what the console prints), each linked to its own
 // report.html.
 const LoadsFile = "index.html"
@@ -42,13 +42,15 @@ type loadsPage struct {
 	Warnings   []loadsWarning
 	Runs       []loadsRun
 	Types      []loadsType
-	Charts     []chartView
-	Checks     []checkRow
-	ChecksOf   string // the label of the run whose check is shown
-	Generated  string
-	Source     string
-	CSS        template.CSS
-	JS         template.JS
+	// LeadName is the lead headline figure's name (tpmC, throughput), a column of the runs' table.
+	LeadName  string
+	Charts    []chartView
+	Checks    []checkRow
+	ChecksOf  string // the label of the run whose check is shown
+	Generated string
+	Source    string
+	CSS       template.CSS
+	JS        template.JS
 }
 
 type loadsWarning struct {
@@ -56,12 +58,12 @@ type loadsWarning struct {
 }
 
 // loadsRun is one run of the comparison: a row of the runs table and a column group of the
-// per-type table.
+// per-operation table.
 type loadsRun struct {
 	Label, ID, Href string
 	Closed          bool
 	Setup           string
-	TpmC, AllRate   string
+	Lead, AllRate   string
 	Rate, Backlog   string
 	Lag             string
 	Verdict         string
@@ -73,7 +75,7 @@ type loadsType struct {
 	Cells       []loadsCell
 }
 
-// loadsCell is one type at one load: throughput per second and the response-time percentiles, ms.
+// loadsCell is one operation at one load: throughput per second and the response-time percentiles, ms.
 type loadsCell struct {
 	Run                 string // the run's ID
 	Missing             bool
@@ -126,6 +128,7 @@ func WriteLoads(dir string, runs []report.LoadRun) error {
 
 func loadsPageOf(dir string, runs []report.LoadRun) *loadsPage {
 	first := runs[0].R
+	lead := first.Lead()
 	pg := &loadsPage{
 		Title:      "candor " + first.Workload + " · tail latency as the load grows · " + first.Database.Version,
 		Disclaimer: first.Disclaimer,
@@ -133,16 +136,21 @@ func loadsPageOf(dir string, runs []report.LoadRun) *loadsPage {
 		Source:     dir,
 		CSS:        template.CSS(styleCSS),
 		JS:         template.JS(checkJS),
-		Conditions: []string{
-			first.Database.Version + " (" + first.Database.Kind + ")",
-			first.Database.URL,
-			fmt.Sprintf("%d warehouse%s", first.Warehouses, plural(first.Warehouses)),
-			"isolation " + first.Isolation,
-			fmt.Sprintf("seed %d", first.Seed),
-			"started " + first.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
-			first.Tool.Name + " " + first.Tool.Version,
-		},
+		LeadName:   lead.Name,
 	}
+	if pg.LeadName == "" {
+		pg.LeadName = "operations / s"
+	}
+	pg.Conditions = []string{first.Database.Version + " (" + first.Database.Kind + ")", first.Database.URL}
+	if first.Setup != "" {
+		pg.Conditions = append(pg.Conditions, first.Setup)
+	}
+	pg.Conditions = append(pg.Conditions,
+		"isolation "+first.Isolation,
+		fmt.Sprintf("seed %d", first.Seed),
+		"started "+first.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
+		first.Tool.Name+" "+first.Tool.Version,
+	)
 	for i, lr := range runs {
 		r := lr.R
 		id := filepath.Base(lr.Dir)
@@ -151,10 +159,14 @@ func loadsPageOf(dir string, runs []report.LoadRun) *loadsPage {
 			href = path.Join(filepath.ToSlash(rel), File)
 		}
 		lv := loadsRun{Label: lr.Label, ID: id, Href: href, Closed: r.Rate == nil,
-			TpmC: fmtCount(int64(math.Round(r.TpmC))), AllRate: "–", Rate: "–", Backlog: "–", Lag: "–",
+			Lead: "–", AllRate: "–", Rate: "–", Backlog: "–", Lag: "–",
 			Verdict: report.LoadVerdict(r)}
 		if r.MeasureSeconds > 0 {
 			lv.AllRate = fmtRate(report.AllTypesRate(r))
+			lv.Lead = lv.AllRate
+			if f := r.Lead(); f.Name != "" {
+				lv.Lead = fmtFigure(f.Value)
+			}
 		}
 		switch rr := r.Rate; {
 		case rr == nil:
@@ -180,17 +192,22 @@ func loadsPageOf(dir string, runs []report.LoadRun) *loadsPage {
 			lv.VerdictClass = "bad"
 		}
 		pg.Runs = append(pg.Runs, lv)
-		fig := figure{Label: lr.Label + " · tpmC", Value: lv.TpmC, Sub: lv.Rate, Bad: lv.VerdictClass == "bad"}
+		fig := figure{Label: lr.Label + " · " + pg.LeadName, Value: lv.Lead, Sub: lv.Rate, Bad: lv.VerdictClass == "bad"}
 		if i == 0 {
-			pg.Headline = headline{Label: lr.Label + " · tpmC", Value: lv.TpmC, Unit: "new-orders per minute", Sub: lv.Setup}
+			unit := lead.Unit
+			if lead.Name == "" {
+				unit = "per second, all operations"
+			}
+			pg.Headline = headline{Label: lr.Label + " · " + pg.LeadName, Value: lv.Lead, Unit: unit, Sub: lv.Setup}
 			continue
 		}
 		pg.Figures = append(pg.Figures, fig)
 	}
-	for _, name := range txNames(runs) {
-		row := loadsType{Name: name, Color: opColor(name)}
+	ops := report.LoadOps(runs)
+	for oi, name := range ops {
+		row := loadsType{Name: name, Color: opColor(oi)}
 		for i, lr := range runs {
-			t := lr.R.Transactions[name]
+			t := lr.R.Operations[name]
 			if t == nil {
 				row.Cells = append(row.Cells, loadsCell{Run: pg.Runs[i].ID, Missing: true})
 				continue
@@ -215,38 +232,8 @@ func loadsPageOf(dir string, runs []report.LoadRun) *loadsPage {
 	return pg
 }
 
-// txNames lists the transaction types of the runs, TPC-C's five in their order first.
-func txNames(runs []report.LoadRun) []string {
-	var names []string
-	for _, n := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
-		for _, lr := range runs {
-			if _, ok := lr.R.Transactions[n]; ok {
-				names = append(names, n)
-				break
-			}
-		}
-	}
-	var rest []string
-	for _, lr := range runs {
-		for n := range lr.R.Transactions {
-			if !slices.Contains(names, n) && !slices.Contains(rest, n) {
-				rest = append(rest, n)
-			}
-		}
-	}
-	slices.Sort(rest)
-	return append(names, rest...)
-}
-
-func opColor(op string) string {
-	if c, ok := opColors[op]; ok {
-		return c
-	}
-	return palette[len(op)%len(palette)]
-}
-
-// loadsCharts: for each of loadsQ, one chart of that response-time percentile per type against
-// the throughput each run achieved (all types, per second): the latency-throughput curve, one
+// loadsCharts: for each of loadsQ, one chart of that response-time percentile per operation against
+// the throughput each run achieved (all operations, per second): the latency-throughput curve, one
 // point per run, in order of throughput.
 func loadsCharts(runs []report.LoadRun) []chartView {
 	order := make([]int, 0, len(runs))
@@ -264,16 +251,16 @@ func loadsCharts(runs []report.LoadRun) []chartView {
 	for _, q := range loadsQ {
 		p := &plot{id: "loads-" + q.label, title: q.label + " response time against throughput", w: 480, h: 260,
 			xmin: 0, xmax: xmax * 1.05, ylog: true, yfmt: fmtMs, yTitle: "ms", unit: "ms",
-			xTitle: "transactions / s (all types), one point per run", xkind: "rate", empty: "no run measured anything"}
-		p.note = "from each transaction's intended start"
+			xTitle: "operations / s (all of them), one point per run", xkind: "rate", empty: "no run measured anything"}
+		p.note = "from each operation's intended start"
 		for _, v := range linearTicks(0, p.xmax, 6) {
 			p.xticks = append(p.xticks, tick{v, fmtNum(v)})
 		}
-		for _, name := range txNames(runs) {
-			l := line{series: name + "." + q.label, label: name, color: opColor(name), dots: true}
+		for oi, name := range report.LoadOps(runs) {
+			l := line{series: name + "." + q.label, label: name, color: opColor(oi), dots: true}
 			for _, i := range order {
 				r := runs[i].R
-				t := r.Transactions[name]
+				t := r.Operations[name]
 				if t == nil || t.Count == 0 {
 					continue
 				}

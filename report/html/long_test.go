@@ -20,11 +20,12 @@ func TestLongRun(t *testing.T) {
 	const length = 20 * time.Minute
 	start := time.Now().Add(-length).Truncate(time.Second)
 	ops := []string{"new_order", "payment", "order_status", "delivery", "stock_level", "delivery_deferred"}
-	r := &report.Result{Workload: "tpcc", Mode: "throughput", StartedAt: start, WarmupSeconds: 60, MeasureSeconds: (length - time.Minute).Seconds(),
-		Transactions: map[string]*report.TxResult{}, Warnings: []report.Warning{}}
-	for _, op := range ops[:5] {
-		r.Transactions[op] = &report.TxResult{Count: 1}
+	r := &report.Result{FormatVersion: report.FormatVersion, Workload: "tpcc", Mode: "throughput", StartedAt: start, WarmupSeconds: 60,
+		MeasureSeconds: (length - time.Minute).Seconds(), Operations: map[string]*report.TxResult{}, OpOrder: ops, Warnings: []report.Warning{}}
+	for _, op := range ops {
+		r.Operations[op] = &report.TxResult{Count: 1}
 	}
+	r.Operations["delivery_deferred"].PartOf = "delivery"
 	if err := report.Write(dir, r); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,31 +15,42 @@ import (
 	"github.com/candor-bench/candor/sysmon"
 )
 
-// headlineAndFigures: the one number (tpmC) with its conditions, then the figures beside it.
+// headlineAndFigures: the lead figure with its conditions, then the other headline figures, the
+// tails of the first operations, the failures and the verdicts beside it.
 func (pg *page) headlineAndFigures(r *report.Result) {
-	pg.Headline = headline{Label: "tpmC", Value: fmtCount(int64(math.Round(r.TpmC))), Unit: "new-orders per minute",
-		Sub: fmt.Sprintf("measured over %s after %s of warm-up, %s mode", fmtDur(r.MeasureSeconds), fmtDur(r.WarmupSeconds), r.Mode)}
-	if r.Efficiency != nil {
-		pg.Figures = append(pg.Figures, figure{Label: "efficiency", Value: fmt.Sprintf("%.1f", *r.Efficiency), Unit: "%",
-			Sub: "of the 12.86 × W ceiling", Bad: *r.Efficiency > 100})
-	}
-	for _, op := range []string{"new_order", "payment"} {
-		t := r.Transactions[op]
-		if t == nil || t.Count == 0 {
-			continue
+	sub := fmt.Sprintf("measured over %s after %s of warm-up, %s mode", fmtDur(r.MeasureSeconds), fmtDur(r.WarmupSeconds), r.Mode)
+	if lead := r.Lead(); lead.Name != "" {
+		if lead.Note != "" {
+			sub = lead.Note + "; " + sub
 		}
+		pg.Headline = headline{Label: lead.Name, Value: fmtFigure(lead.Value), Unit: lead.Unit, Sub: sub, Bad: lead.Bad}
+	} else {
+		pg.Headline = headline{Label: "operations", Value: fmtRate(report.AllTypesRate(r)), Unit: "per second, all operations", Sub: sub}
+	}
+	for _, f := range r.Headline[min(1, len(r.Headline)):] {
+		fig := figure{Label: f.Name, Value: fmtFigure(f.Value), Unit: f.Unit, Sub: f.Note, Bad: f.Bad}
+		if len([]rune(f.Unit)) > 3 { // a unit in words reads under the value
+			fig.Unit, fig.Sub = "", strings.TrimSpace(f.Unit+" "+f.Note)
+		}
+		pg.Figures = append(pg.Figures, fig)
+	}
+	for _, op := range tailOps(r) {
+		t := r.Operations[op]
 		pg.Figures = append(pg.Figures, figure{Label: op + " p99", Value: fmtCell(t.ResponseMs.P99), Unit: "ms",
 			Sub: "response time, from intended start; p99.9 " + fmtCell(t.ResponseMs.P999) + " ms"})
 	}
 	var count, errs, retries, incomplete int64
-	for _, t := range r.Transactions {
+	for _, t := range r.Operations {
+		if t == nil || t.PartOf != "" {
+			continue
+		}
 		count += t.Count
 		errs += t.Errors
 		retries += t.Retries
 		incomplete += t.Incomplete
 	}
 	pg.Figures = append(pg.Figures, figure{Label: "failed", Value: fmtCount(errs + incomplete), Unit: "",
-		Sub: fmt.Sprintf("of %s transactions (%s errors, %s unfinished, %s retries)", fmtCount(count+errs+incomplete),
+		Sub: fmt.Sprintf("of %s operations (%s errors, %s unfinished, %s retries)", fmtCount(count+errs+incomplete),
 			fmtCount(errs), fmtCount(incomplete), fmtCount(retries)), Bad: errs+incomplete > 0})
 	var pass, fail, noData int
 	for _, v := range r.Verdicts {
@@ -52,13 +64,41 @@ func (pg *page) headlineAndFigures(r *report.Result) {
 		}
 	}
 	if len(r.Verdicts) > 0 {
-		sub := "met (clause 5.2.5.3)"
+		sub := "rules met"
 		if noData > 0 {
 			sub += fmt.Sprintf("; %d without data", noData)
 		}
-		pg.Figures = append(pg.Figures, figure{Label: "p90 limits", Value: fmt.Sprintf("%d/%d", pass, pass+fail), Sub: sub,
+		pg.Figures = append(pg.Figures, figure{Label: "verdicts", Value: fmt.Sprintf("%d/%d", pass, pass+fail), Sub: sub,
 			Bad: fail > 0 || noData > 0})
 	}
+}
+
+// tailOps are the operations whose p99 the hero shows: the key operation, then the next one of the
+// workload's order that completed something (parts of other operations left out).
+func tailOps(r *report.Result) []string {
+	var out []string
+	key := r.Key()
+	if t := r.Operations[key]; t != nil && t.Count > 0 {
+		out = append(out, key)
+	}
+	for _, op := range r.Ops() {
+		if t := r.Operations[op]; len(out) < 2 && op != key && t != nil && t.Count > 0 && t.PartOf == "" {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// fmtFigure formats a headline figure: a whole number with thin spaces from 100 up, one decimal
+// from 1, three significant figures below.
+func fmtFigure(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return fmtCount(int64(math.Round(v)))
+	case a >= 1 || a == 0:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // conditions lists what the headline depends on, in the order a reader needs them.
@@ -67,32 +107,29 @@ func conditions(r *report.Result) []string {
 	if r.Database.Kind == "sqlite" {
 		whose = "CPU of the driver and the embedded SQLite"
 	}
-	return []string{
-		"mode " + r.Mode,
-		fmt.Sprintf("%d warehouse%s", r.Warehouses, plural(r.Warehouses)),
-		fmt.Sprintf("%d terminals over %d connections", r.Terminals, r.Connections),
-		"isolation " + r.Isolation,
-		r.Database.Version + " (" + r.Database.Kind + ")",
-		r.Database.URL,
-		fmt.Sprintf("driver host %s, %d CPUs, %.0f µs of %s%s per transaction", r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose, report.RoundTripsPhrase(r)),
-		"started " + r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
-		fmt.Sprintf("seed %d", r.Seed),
-		r.Tool.Name + " " + r.Tool.Version,
+	out := []string{"mode " + r.Mode}
+	if r.Setup != "" {
+		out = append(out, r.Setup)
 	}
+	return append(out,
+		fmt.Sprintf("%d terminals over %d connections", r.Terminals, r.Connections),
+		"isolation "+r.Isolation,
+		r.Database.Version+" ("+r.Database.Kind+")",
+		r.Database.URL,
+		fmt.Sprintf("driver host %s, %d CPUs, %.0f µs of %s%s per operation", r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose, report.RoundTripsPhrase(r)),
+		"started "+r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
+		fmt.Sprintf("seed %d", r.Seed),
+		r.Tool.Name+" "+r.Tool.Version,
+	)
 }
 
 type txRow struct {
 	Name                                       string
 	Color                                      string
+	PartOf                                     string
 	Count, Errors, Retries, Rollbacks, Incompl int64
 	PerMinute                                  float64
 	Resp, Serv, Lag                            measure.Percentiles
-}
-
-type deferredRow struct {
-	Count, Errors, Incomplete, Districts, Skipped int64
-	SkippedPct                                    float64
-	Completion                                    measure.Percentiles
 }
 
 type verdictRow struct {
@@ -100,14 +137,25 @@ type verdictRow struct {
 	Samples                    int64
 }
 
-type auditView struct {
-	Transactions int64
-	Enough       bool
-	Items        []auditRow
+// sectionView is one of the workload's own sections (report.Section) as the page shows it.
+type sectionView struct {
+	Title   string
+	Columns []sectionColumn
+	Rows    [][]sectionCell
+	Notes   []string
 }
 
-type auditRow struct {
-	Status, Name, Value, Bounds, Clause string
+// sectionColumn is a column's heading; Num: every cell of the column reads as a number.
+type sectionColumn struct {
+	Name string
+	Num  bool
+}
+
+// sectionCell is one cell of a section: text, a number (aligned right), or a status as a badge.
+type sectionCell struct {
+	Text          string
+	Num           bool
+	Status, Class string
 }
 
 type checkRow struct {
@@ -121,20 +169,12 @@ type checkRow struct {
 func (pg *page) tables(d *runData) {
 	r := d.res
 	for _, op := range d.ops {
-		t := r.Transactions[op]
+		t := r.Operations[op]
 		if t == nil {
 			continue
 		}
-		pg.Tx = append(pg.Tx, txRow{Name: op, Color: d.color(op), Count: t.Count, Errors: t.Errors, Retries: t.Retries,
+		pg.Tx = append(pg.Tx, txRow{Name: op, Color: d.color(op), PartOf: t.PartOf, Count: t.Count, Errors: t.Errors, Retries: t.Retries,
 			Rollbacks: t.Rollbacks, Incompl: t.Incomplete, PerMinute: t.PerMinute, Resp: t.ResponseMs, Serv: t.ServiceMs, Lag: t.LagMs})
-	}
-	if dd := r.DeliveryDeferred; dd != nil {
-		row := &deferredRow{Count: dd.Count, Errors: dd.Errors, Incomplete: dd.Incomplete, Districts: dd.Districts,
-			Skipped: dd.SkippedDistricts, Completion: dd.CompletionMs}
-		if dd.Districts > 0 {
-			row.SkippedPct = 100 * float64(dd.SkippedDistricts) / float64(dd.Districts)
-		}
-		pg.Deferred = row
 	}
 	for _, v := range r.Verdicts {
 		row := verdictRow{Rule: v.Rule, Status: v.Status, Value: fmtCell(v.ValueMs) + " ms", Limit: fmtCell(v.LimitMs) + " ms", Samples: v.Samples}
@@ -146,19 +186,49 @@ func (pg *page) tables(d *runData) {
 		}
 		pg.Verdicts = append(pg.Verdicts, row)
 	}
-	if a := r.Audit; a != nil {
-		av := &auditView{Transactions: a.Transactions, Enough: a.Enough}
-		for _, it := range a.Items {
-			av.Items = append(av.Items, auditRow{Status: it.Status, Name: it.Name,
-				Value:  fmt.Sprintf("%.3f %s", it.Value, it.Unit),
-				Bounds: fmt.Sprintf("%.3f … %.3f", it.Low, it.High), Clause: it.Clause})
-		}
-		pg.Audit = av
+	for _, s := range r.Sections {
+		pg.Sections = append(pg.Sections, sectionOf(s))
 	}
 	pg.Checks = checkRows(r.Checks)
 }
 
-// checkRows are the rows of a table of consistency conditions (report.html, index.html).
+// numeric matches a cell that reads as a number ("1,234", "0.10%", "12.5 ms", "0.400..0.440").
+var numeric = regexp.MustCompile(`^[-+]?[0-9]`)
+
+// sectionOf turns a section into its view: a column of numbers aligns right, a column named
+// "status" shows badges.
+func sectionOf(s report.Section) sectionView {
+	v := sectionView{Title: s.Title, Notes: s.Notes}
+	n := len(s.Columns)
+	for _, row := range s.Rows {
+		n = max(n, len(row))
+	}
+	num := make([]bool, n)
+	for i := range num {
+		num[i] = len(s.Rows) > 0
+		for _, row := range s.Rows {
+			if i < len(row) && row[i] != "" && !numeric.MatchString(row[i]) {
+				num[i] = false
+			}
+		}
+	}
+	for i, c := range s.Columns {
+		v.Columns = append(v.Columns, sectionColumn{Name: c, Num: num[i]})
+	}
+	for _, row := range s.Rows {
+		cells := make([]sectionCell, len(row))
+		for i, c := range row {
+			cells[i] = sectionCell{Text: c, Num: num[i]}
+			if i < len(s.Columns) && strings.EqualFold(s.Columns[i], "status") {
+				cells[i].Status, cells[i].Class = c, statusClass(c)
+			}
+		}
+		v.Rows = append(v.Rows, cells)
+	}
+	return v
+}
+
+// checkRows are the rows of a table of consistency checks (report.html, index.html).
 func checkRows(checks []report.Check) []checkRow {
 	var rows []checkRow
 	for _, c := range checks {
@@ -185,20 +255,23 @@ type kvSection struct {
 
 type kv struct{ Key, Value string }
 
-// knownFields are result.json's fields shown elsewhere on the page; any other top-level field (added
-// by a newer candor) is disclosed as it is.
-var knownFields = []string{"tool", "workload", "disclaimer", "mode", "partial", "partial_reason", "warehouses",
-	"terminals", "connections", "seed", "isolation", "started_at", "warmup_seconds", "measure_seconds", "tpmC",
-	"efficiency", "database", "driver_host", "transactions", "delivery_deferred", "verdicts", "audit", "warnings",
-	"checks", "constants", "plan", "resources"}
+// envelopeShown are the keys of result.json's envelope the page shows outside the disclosure's
+// own sections (the hero, the charts, the tables).
+var envelopeShown = []string{"format_version", "disclaimer", "operations", "op_order", "key_op", "headline", "sections",
+	"verdicts", "warnings", "checks", "resources", "rate", "details"}
 
 const maxRows = 300
 
+// disclosure: the run's conditions as result.json stored them; the workload's details and its own
+// top-level fields (TPC-C's of result format 1, less the figures the envelope carries again); and
+// any field this version does not know (added by a newer candor), as it is.
 func (d *runData) disclosure() []kvSection {
-	sec := func(title string, keys ...string) kvSection {
+	// sec is a section of keys; a section of one object (object) names its fields without
+	// repeating the object's key.
+	sec := func(title string, object bool, keys ...string) kvSection {
 		s := kvSection{Title: title}
 		strip := ""
-		if len(keys) == 1 {
+		if object && len(keys) == 1 {
 			strip = keys[0] + "."
 		}
 		for _, k := range keys {
@@ -208,23 +281,34 @@ func (d *runData) disclosure() []kvSection {
 		}
 		return s
 	}
+	runKeys := []string{"tool", "workload", "mode", "setup", "started_at", "warmup_seconds", "measure_seconds", "partial", "partial_reason",
+		"terminals", "connections", "isolation", "isolation_effective", "endpoints"}
+	known := slices.Concat(envelopeShown, runKeys, []string{"database", "driver_host", "seed", "plan"})
+	var own []string
+	for _, k := range report.FormatOneKeys() {
+		known = append(known, k)
+		if _, ok := d.raw[k]; ok && !slices.Contains(report.FormatOneFigures, k) {
+			own = append(own, k)
+		}
+	}
 	out := []kvSection{
-		sec("Run", "tool", "workload", "mode", "started_at", "warmup_seconds", "measure_seconds", "partial", "partial_reason",
-			"warehouses", "terminals", "connections", "isolation"),
-		sec("Database and its settings", "database"),
-		sec("Driver host", "driver_host"),
-		sec("Seeds and constants", "seed", "constants"),
-		sec("Resolved plan", "plan"),
+		sec("Run", false, runKeys...),
+		sec("Database and its settings", true, "database"),
+		sec("Driver host", true, "driver_host"),
+		sec("Seed", true, "seed"),
+		sec("Resolved plan", true, "plan"),
+		sec("Workload details", true, "details"),
+		sec("The workload's own fields", false, own...),
 	}
 	var other []string
 	for k := range d.raw {
-		if !slices.Contains(knownFields, k) {
+		if !slices.Contains(known, k) {
 			other = append(other, k)
 		}
 	}
 	slices.Sort(other)
 	if len(other) > 0 {
-		out = append(out, sec("Other recorded fields", other...))
+		out = append(out, sec("Other recorded fields", false, other...))
 	}
 	var kept []kvSection
 	for _, s := range out {

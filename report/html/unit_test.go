@@ -100,11 +100,12 @@ func TestFormats(t *testing.T) {
 // version) still renders, says what is missing, and shows placeholders instead of charts.
 func TestOldResult(t *testing.T) {
 	dir := t.TempDir()
-	r := &report.Result{Workload: "tpcc", Mode: "throughput", Warehouses: 1, Terminals: 4, Connections: 4,
-		StartedAt: time.Now(), WarmupSeconds: 2, MeasureSeconds: 5, TpmC: 1234,
-		Transactions: map[string]*report.TxResult{"new_order": {Count: 100}},
-		Warnings:     []report.Warning{{Code: "SHORT_RUN", Message: "short <b>run</b>"}},
-		Plan:         map[string]any{"seed": uint64(18446744073709551615)}, Seed: 18446744073709551615}
+	r := &report.Result{FormatVersion: report.FormatVersion, Workload: "tpcc", Mode: "throughput", Setup: "1 warehouse, interactive statements",
+		Terminals: 4, Connections: 4, StartedAt: time.Now(), WarmupSeconds: 2, MeasureSeconds: 5,
+		Headline:   []report.Figure{{Name: "tpmC", Value: 1234, Unit: "new-orders per minute"}},
+		Operations: map[string]*report.TxResult{"new_order": {Count: 100}}, KeyOp: "new_order",
+		Warnings: []report.Warning{{Code: "SHORT_RUN", Message: "short <b>run</b>"}},
+		Plan:     map[string]any{"seed": uint64(18446744073709551615)}, Seed: 18446744073709551615}
 	if err := report.Write(dir, r); err != nil {
 		t.Fatal(err)
 	}

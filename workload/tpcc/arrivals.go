@@ -1,9 +1,6 @@
 package tpcc
 
 import (
-	"context"
-
-	"github.com/candor-bench/candor/gen"
 	"github.com/candor-bench/candor/schedule"
 )
 
@@ -21,18 +18,6 @@ import (
 //     flight at once: each arrival's inputs are copied into a job record of its own when drawn.
 //   - Draws happen in arrival order from one goroutine, so the same seed and plan give the same
 //     sequence of inputs per terminal whatever the database did; dropped arrivals are drawn too.
-
-// RateOptions is the open-loop part of a run plan.
-type RateOptions struct {
-	// Steps are the measurement window step by step (one step for a single rate); the warm-up runs
-	// at the first step's rate.
-	Steps   []schedule.Step
-	Process schedule.Process
-	// MaxBacklog bounds the arrivals waiting for a connection; past it they are dropped (counted).
-	MaxBacklog int
-	// OnBacklog, when set, receives each tick's backlog sample (live metrics).
-	OnBacklog func(schedule.BacklogSample)
-}
 
 // arrivalSource draws arrivals round-robin from a pool of terminals (schedule.Source).
 type arrivalSource struct {
@@ -69,27 +54,4 @@ func (s *arrivalSource) Draw(i int64, job schedule.Terminal) (op, group int) {
 		group = s.group[k]
 	}
 	return op, group
-}
-
-// runOpen runs the terminals of terms as an open-loop source, with the workers, executor, recorder
-// and window of closed (the closed-loop configuration Run built).
-func runOpen(ctx context.Context, o RunOptions, terms []*terminal, closed schedule.Config) (schedule.Summary, *schedule.RateSummary, error) {
-	src := &arrivalSource{pool: terms, group: closed.TerminalGroup}
-	return schedule.RunRate(ctx, schedule.RateConfig{
-		Source:      src,
-		Workers:     closed.Workers,
-		WorkerGroup: closed.WorkerGroup,
-		Exec:        closed.Exec,
-		Rec:         closed.Rec,
-		Process:     o.Rate.Process,
-		Seed:        gen.Derive(o.Seed, "tpcc", "arrivals"),
-		Steps:       o.Rate.Steps,
-		Warmup:      o.Warmup,
-		MaxBacklog:  o.Rate.MaxBacklog,
-		Grace:       o.Grace,
-		Tick:        o.Tick,
-		OnTick:      closed.OnTick,
-		Start:       closed.Start,
-		OnBacklog:   o.Rate.OnBacklog,
-	})
 }

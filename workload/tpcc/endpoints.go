@@ -1,10 +1,15 @@
 package tpcc
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
 )
 
 // Several endpoints of one database (the nodes of a CockroachDB or YugabyteDB cluster, given as
@@ -179,3 +184,34 @@ func (s *endpointSpread) counts(slots []slot, dq *deferredQueue) []EndpointCount
 // StockLevelIsolation is the level Stock-Level runs at in a run at iso: read committed when iso is
 // stronger, as clause 2.8.2.1 allows (runner.go's stockLevelIsolation).
 func StockLevelIsolation(iso driver.Isolation) driver.Isolation { return stockLevelIsolation(iso) }
+
+// checkEndpoints checks that the run's further endpoints (o.Endpoints) can be spread over and hold
+// the same load as the first: the same seed, warehouses and start in candor_load. It finishes
+// resolving o: at least one connection per endpoint.
+func checkEndpoints(ctx context.Context, o *RunOptions, info LoadInfo, c workload.SessionConfig) error {
+	if len(o.Endpoints) == 0 {
+		return nil
+	}
+	e := 1 + len(o.Endpoints)
+	if o.Warehouses < e {
+		return userr.Errorf("%d warehouses cannot be spread over %d endpoints: terminals are spread by warehouse, so give at most %d --db endpoints", o.Warehouses, e, o.Warehouses)
+	}
+	if o.Mode == ModeThroughput && o.Terminals < e {
+		return userr.Errorf("%d terminals cannot be spread over %d endpoints: give --terminals %d or more", o.Terminals, e, e)
+	}
+	o.Connections = max(o.Connections, e)
+	for i, ep := range o.Endpoints {
+		li, err := ReadLoadInfo(ctx, ep)
+		if err != nil {
+			return err
+		}
+		if li.Seed != info.Seed || li.Warehouses != info.Warehouses || !li.StartedAt.Equal(info.StartedAt) {
+			return userr.Errorf("endpoint %d (%s) holds another TPC-C load (%d warehouses, seed %d, loaded %s) than the first --db (%d warehouses, seed %d, loaded %s): every --db must reach the same database",
+				i+2, ep.Redacted(), li.Warehouses, li.Seed, li.StartedAt.Format(time.RFC3339), info.Warehouses, info.Seed, info.StartedAt.Format(time.RFC3339))
+		}
+	}
+	if c.Note != nil {
+		c.Note(fmt.Sprintf("spreading the terminals over %d endpoints by warehouse (warehouse w on endpoint (w-1) mod %d): %s", e, e, strings.Join(c.EndpointURLs, ", ")))
+	}
+	return nil
+}

@@ -2,12 +2,10 @@ package tpcc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
@@ -35,7 +33,6 @@ type RunOptions struct {
 	Warmup, Measure time.Duration
 	// Grace is how long in-flight work is waited for after the window (or after an interruption).
 	Grace     time.Duration
-	Tick      time.Duration
 	Seed      uint64
 	Isolation driver.Isolation
 	// Procedures runs each transaction as one call of the stored procedures (proc_ops.go).
@@ -43,163 +40,10 @@ type RunOptions struct {
 	// Endpoints are further endpoints of the same database (other nodes of a cluster): with them
 	// the terminals are spread over the run's db and these by warehouse (endpoints.go).
 	Endpoints []driver.DB
-	// OnTick receives every interval (progress line, interval log); called from one goroutine.
-	OnTick func(iv *measure.Interval)
-	// Rate is the open-loop schedule of ModeRate (arrivals.go).
-	Rate RateOptions
 	// Deliveries receives the Delivery result file of clause 2.7.4.2 (deliverylog.go): a header,
 	// then one CSV line per deferred Delivery that ran. It is flushed every interval and when Run
 	// returns, interrupted or not; the caller closes it. Nil writes none.
 	Deliveries io.Writer
-}
-
-// RunOutput is what a run measured.
-type RunOutput struct {
-	Summary   schedule.Summary
-	Totals    *measure.Totals
-	Audit     *Audit
-	Constants struct{ Load, Run Constants }
-	// Districts and SkippedDistricts count the deferred Deliveries' districts inside the window.
-	Districts, SkippedDistricts int64
-	// CPU is the driver process's CPU time (user + system) over the run; Completed is the number of
-	// operations completed over the same time (warm-up included), to divide it by. CompletedTx
-	// counts the transactions of the five types only (a Delivery once, when queued, not again when
-	// its deferred part completes), for the round trips per transaction.
-	CPU         time.Duration
-	Completed   int64
-	CompletedTx int64
-	// Aborted says why the run stopped early when the database was lost (empty otherwise).
-	Aborted string
-	// Endpoints are the figures per endpoint, the run's db first (endpoints.go).
-	Endpoints []EndpointCounts
-	// Rate is what an open-loop run (ModeRate) measured besides the totals: steps, drops, backlog.
-	Rate *schedule.RateSummary
-	// DeliveryLines is the number of lines written to RunOptions.Deliveries (the header aside), and
-	// DeliveryLogErr the first error writing them (the lines after it are lost).
-	DeliveryLines  int64
-	DeliveryLogErr error
-	// RoundTrips is the round trips to the database of every connection of the run (warm-up and the
-	// deferred Deliveries included), when RoundTripsCounted: the engine counts them (not SQLite).
-	RoundTrips        int64
-	RoundTripsCounted bool
-}
-
-// Run drives the TPC-C mix against db, loaded as info says, and returns what it measured. A
-// cancelled ctx (Ctrl-C) stops it early: in-flight work is waited for (Grace), the output says it is
-// partial, and nothing measured is lost.
-func Run(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions) (*RunOutput, error) {
-	out := &RunOutput{}
-	if o.Procedures {
-		if err := ProceduresSupported(db); err != nil {
-			return nil, err
-		}
-	}
-	if o.Mode == ModeRate {
-		o.Measure = schedule.MeasureOf(o.Rate.Steps) // the window is the steps
-	}
-	out.Constants.Load = info.C
-	out.Constants.Run = RunConstants(o.Seed, info.C)
-
-	terms := newTerminals(o.Terminals, o.Warehouses, o.Mode, o.Seed, out.Constants.Run)
-	sterms := make([]schedule.Terminal, len(terms))
-	for i, t := range terms {
-		sterms[i] = t
-	}
-
-	rec := measure.NewRecorder(OpNames, 0)
-	start := time.Now()
-	measureStart := start.Add(o.Warmup)
-	measureEnd := measureStart.Add(o.Measure)
-	rec.Begin(start, measureStart, measureEnd)
-
-	runCtx, abort := context.WithCancelCause(ctx)
-	defer abort(nil)
-	// Transactions run on their own context: an interruption stops the dispatch at once but lets the
-	// work in flight finish within the grace period, so it is measured rather than lost.
-	execCtx, stopExec := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopExec()
-
-	spread, err := spreadEndpoints(db, o.Endpoints, terms, o.Connections)
-	if err != nil {
-		return nil, err
-	}
-	ex, err := newExecutor(execCtx, db, o, rec, abort, spread)
-	if err != nil {
-		return nil, err
-	}
-	defer ex.close()
-	dq, err := newDeferredQueue(execCtx, db, o, rec, len(ex.slots), spread)
-	if err != nil {
-		return nil, err
-	}
-	ex.deliveries = dq
-
-	var completed, completedTx atomic.Int64
-	onTick := func(iv *measure.Interval) {
-		completed.Add(iv.Completed())
-		completedTx.Add(iv.Completed() - iv.Counts[DeliveryDeferred].Completed)
-		dq.log.flush() // a run killed outright loses at most one interval of the result file
-		if o.OnTick != nil {
-			o.OnTick(iv)
-		}
-	}
-	cpu0 := processCPU()
-	closed := schedule.Config{
-		Terminals: sterms,
-		Workers:   len(ex.slots),
-		Exec:      ex,
-		Rec:       rec,
-		Warmup:    o.Warmup,
-		Measure:   o.Measure,
-		Grace:     o.Grace,
-		Tick:      o.Tick,
-		OnTick:    onTick,
-		Start:     start,
-		// Terminals run only on connections to their warehouse's endpoint (nil: one endpoint).
-		TerminalGroup: spread.termGroup,
-		WorkerGroup:   spread.slotGroup,
-	}
-	var sum schedule.Summary
-	if o.Mode == ModeRate { // open-loop arrivals (arrivals.go)
-		sum, out.Rate, err = runOpen(runCtx, o, terms, closed)
-	} else {
-		sum, err = schedule.Run(runCtx, closed)
-	}
-	if err != nil {
-		dq.finish(0)
-		return nil, err
-	}
-	// Deferred Deliveries are waited for up to the grace period, and at least the 80 s within which
-	// 90% of them must complete (clause 2.7.2.1), so that slow ones are measured rather than cut off;
-	// those still pending then are counted as incomplete. The final tick takes in what they recorded.
-	dq.finish(max(o.Grace, DeliveryCompletionLimit))
-	onTick(rec.Tick(time.Now()))
-	stopExec()
-
-	out.Summary = sum
-	out.Totals = rec.Totals()
-	out.Audit = ex.mergedAudit()
-	out.Districts, out.SkippedDistricts = dq.districts.Load(), dq.skipped.Load()
-	out.CPU = processCPU() - cpu0
-	out.Completed, out.CompletedTx = completed.Load(), completedTx.Load()
-	out.Endpoints = spread.counts(ex.slots, dq)
-	out.DeliveryLines, out.DeliveryLogErr = dq.log.result()
-	trips, counted := ex.roundTrips()
-	out.RoundTrips, out.RoundTripsCounted = trips+dq.trips.Load(), counted || dq.tripsCounted.Load()
-	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) {
-		out.Aborted = cause.Error()
-		out.Summary.Partial = true
-	}
-	return out, nil
-}
-
-// processCPU is the CPU time (user + system) this process has used so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // slot is one worker: a connection, the client that runs transactions on it, and its share of the

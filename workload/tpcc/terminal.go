@@ -5,19 +5,20 @@ import (
 
 	"github.com/candor-bench/candor/gen"
 	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/workload"
 )
 
-// Mode is how terminals pace themselves.
-type Mode string
+// Mode is how terminals pace themselves (the core's modes, workload.Mode).
+type Mode = workload.Mode
 
 const (
 	// ModeSpec: 10 terminals per warehouse with keying and think times (clause 5.2.5); efficiency and
 	// the 90th-percentile verdicts apply.
-	ModeSpec Mode = "spec"
+	ModeSpec = workload.ModeSpec
 	// ModeThroughput: N terminals with no waits (a closed loop); finds peak throughput.
-	ModeThroughput Mode = "throughput"
+	ModeThroughput = workload.ModeThroughput
 	// ModeRate: open-loop arrivals at a target rate (arrivals.go); latency at a given offered load.
-	ModeRate Mode = "rate"
+	ModeRate = workload.ModeRate
 )
 
 // terminal is one emulated user: a small state record, not a goroutine (design.md). It is bound to

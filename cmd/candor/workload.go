@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/run"
+	"github.com/candor-bench/candor/workload"
+)
+
+// One command tree per registered workload, built from the workload contract alone:
+//
+//	candor NAME            the one-shot: load when needed, peak probe, then open loop at 50% and 80%
+//	candor NAME load       the initial data
+//	candor NAME run        one run in any of the workload's modes
+//	candor NAME check      the workload's consistency check (when it has one)
+//	candor NAME search     the highest rate meeting latency budgets
+//
+// The core's flags (database, mode, window, rate, results) are bound here; the workload binds its own
+// (Workload.Flags). extraCommands adds a workload's own subcommands (TPC-C's procedures).
+
+// extraCommands are the subcommands only one workload has, by workload name.
+var extraCommands = map[string]func(out run.Out) []*cobra.Command{
+	"tpcc": func(out run.Out) []*cobra.Command { return []*cobra.Command{newProcedures(out)} },
+}
+
+// runFlags are the flags shared by `candor NAME` and `candor NAME run`.
+type runFlags struct {
+	plan     run.RunPlan
+	db       dbFlags // --db (repeatable) and --dialect: dbflags.go
+	mode     string
+	seed     uint64
+	noCheck  bool
+	fullChk  bool
+	outGiven bool
+}
+
+func addRunFlags(c *cobra.Command, f *runFlags, in workload.Info, oneShot bool) {
+	fs := c.Flags()
+	dbDefault := ""
+	if oneShot {
+		dbDefault = in.DefaultDB
+	}
+	f.db.add(c, dbDefault, true)
+	defMode := string(in.Modes[0])
+	if oneShot {
+		defMode = string(workload.ModeThroughput)
+	}
+	modes := make([]string, len(in.Modes))
+	for i, m := range in.Modes {
+		modes[i] = string(m) + " (" + modeHelp[m] + ")"
+	}
+	fs.StringVar(&f.mode, "mode", defMode, strings.Join(modes, ", "))
+	fs.IntVar(&f.plan.Terminals, "terminals", 0, "terminals (closed loop), or the terminal states arrivals are drawn from (rate mode); default: the workload's"+terminalsHelp[in.Name])
+	addRateFlags(c, &f.plan) // rate.go
+	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections the terminals share (default: the workload's"+connectionsHelp[in.Name]+")")
+	defDur, defWarm := 10*time.Minute, 2*time.Minute
+	if oneShot {
+		defDur, defWarm = 45*time.Second, 10*time.Second // each open-loop run of the one-shot
+	}
+	fs.DurationVar(&f.plan.Duration, "duration", defDur, "measurement interval")
+	fs.DurationVar(&f.plan.Warmup, "warmup", defWarm, "warm-up before the measurement (excluded from the results)")
+	fs.DurationVar(&f.plan.Grace, "grace", 30*time.Second, "how long to wait for operations in flight when the measurement ends")
+	fs.DurationVar(&f.plan.Interval, "interval", 5*time.Second, "length of a progress and log interval")
+	fs.StringVar(&f.plan.Out, "out", "", "directory for result.json and the HdrHistogram interval log (default results/"+in.Name+"-TIMESTAMP)")
+	fs.Uint64Var(&f.seed, "seed", 0, "root seed of the run's random inputs (default: a fresh one, printed and stored)")
+	fs.StringVar(&f.plan.Isolation, "isolation", "", "read-committed, repeatable-read or serializable (default: the engine's; stored in the results)")
+	fs.BoolVar(&f.noCheck, "no-check", false, "skip the consistency check after the run")
+	fs.BoolVar(&f.fullChk, "check-full", false, "run every consistency condition after the run, including the expensive ones")
+	fs.BoolVarP(&f.plan.Quiet, "quiet", "q", false, "no progress lines")
+	fs.StringVar(&f.plan.MetricsAddr, "metrics-addr", "", "serve live Prometheus metrics at http://HOST:PORT/metrics during the run (for example 127.0.0.1:9464; default: none)")
+}
+
+var modeHelp = map[workload.Mode]string{
+	workload.ModeSpec:       "the standard's terminals with keying and think times",
+	workload.ModeThroughput: "no waits, closed loop",
+	workload.ModeRate:       "open-loop arrivals at --rate",
+}
+
+// terminalsHelp and connectionsHelp say a workload's defaults in --help.
+var (
+	terminalsHelp = map[string]string{
+		"tpcc": ": 10 per warehouse in spec and rate mode, 4 in throughput mode",
+	}
+	connectionsHelp = map[string]string{
+		"tpcc": ": one per terminal in throughput mode, 2 per warehouse and at least 4 in spec and rate mode",
+	}
+)
+
+// resolve turns the flags into a plan (the parts known without a database).
+func (f *runFlags) resolve(c *cobra.Command, w workload.Workload) run.RunPlan {
+	p := f.plan
+	p.Workload = w
+	p.Mode = workload.Mode(strings.ToLower(f.mode))
+	if c.Flags().Changed("seed") {
+		p.Seed, p.SeedGiven = f.seed, true
+	} else {
+		p.Seed = freshSeed()
+	}
+	if p.Out == "" {
+		p.Out = "results/" + w.Info().Name + "-" + time.Now().Format("20060102-150405")
+	}
+	p.Check = !f.noCheck
+	p.CheckFull = f.fullChk
+	p.DurationGiven = c.Flags().Changed("duration")
+	return p
+}
+
+// newWorkloadCommand is `candor NAME` and its subcommands.
+func newWorkloadCommand(out run.Out, reg workload.Registration) *cobra.Command {
+	w := reg.New()
+	in := w.Info()
+	f := &runFlags{}
+	var loaders int
+	var loadSeed uint64
+	c := &cobra.Command{
+		Use:   in.Name,
+		Short: in.Short,
+		Long: fmt.Sprintf(`With no subcommand: load %s into the embedded SQLite file %s (if it is not
+loaded yet), find the peak in a short throughput-mode probe (20 s), then run open-loop arrivals at
+50%% and 80%% of that peak (45 s each) and print them side by side, with a consistency check at the
+end; each run is saved in its own directory. With --mode, one run of that mode instead. Flags
+override everything; the subcommands load, run, check and search do one part each.`, in.Name, strings.TrimPrefix(in.DefaultDB, "sqlite:")),
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			p := f.resolve(c, w)
+			if err := f.db.apply(&p); err != nil {
+				return err
+			}
+			var loads *run.LoadsPlan // the peak and open-loop comparison, unless --mode asks for one run
+			if !c.Flags().Changed("mode") {
+				lp, err := oneShotLoads(c, p) // rate.go
+				if err != nil {
+					return err
+				}
+				loads = lp
+			}
+			return oneShot(c.Context(), out, p, run.LoadPlan{Workload: w, DB: p.DB, Loaders: loaders, Seed: loadSeed, OneShot: true}, loads)
+		},
+	}
+	addRunFlags(c, f, in, true)
+	w.Flags(c.Flags(), workload.CmdOneShot)
+	c.Flags().IntVar(&loaders, "loaders", 2, "parallel loaders, when the database must be loaded first")
+	c.Flags().Uint64Var(&loadSeed, "load-seed", 1, "root seed of the initial data, when the database must be loaded first")
+	addOneShotFlags(c) // rate.go
+	c.AddCommand(newLoad(out, reg), newRun(out, reg), newSearch(out, reg))
+	if _, ok := w.(workload.Checker); ok {
+		c.AddCommand(newCheck(out, reg))
+	}
+	if extra := extraCommands[in.Name]; extra != nil {
+		c.AddCommand(extra(out)...)
+	}
+	return c
+}
+
+// oneShot loads the database unless it already holds a complete load that matches, then runs:
+// the peak and open-loop comparison of loads, or one run of p when loads is nil.
+func oneShot(ctx context.Context, out run.Out, p run.RunPlan, lp run.LoadPlan, loads *run.LoadsPlan) error {
+	if loads != nil {
+		if err := loads.Validate(); err != nil {
+			return err
+		}
+	} else if err := p.Validate(); err != nil {
+		return err
+	}
+	loaded, err := run.Loaded(ctx, lp.Workload, p.DB)
+	if err != nil {
+		return err
+	}
+	if !loaded {
+		if err := run.Load(ctx, lp, out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(out.Stderr, "using the %s data already loaded in %s\n", lp.Workload.Info().Name, driver.Redact(p.DB))
+	}
+	if loads != nil {
+		_, err = run.Loads(ctx, *loads, out)
+		return err
+	}
+	_, err = run.Run(ctx, p, out)
+	return err
+}
+
+func newLoad(out run.Out, reg workload.Registration) *cobra.Command {
+	w := reg.New()
+	p := run.LoadPlan{Workload: w}
+	var db dbFlags
+	c := &cobra.Command{
+		Use:   "load",
+		Short: "Load the " + w.Info().Name + " workload's initial data into a database",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			var err error
+			if p.DB, err = db.first(out, "load"); err != nil {
+				return err
+			}
+			return run.Load(c.Context(), p, out)
+		},
+	}
+	db.add(c, "", false)
+	c.Flags().IntVar(&p.Loaders, "loaders", 2, "parallel loaders (changes the speed, never the rows)")
+	c.Flags().Uint64Var(&p.Seed, "seed", 1, "root seed of the initial data: the same seed gives the same rows")
+	c.Flags().BoolVar(&p.Drop, "drop", false, "replace the workload's existing tables (without it, load refuses to touch them)")
+	w.Flags(c.Flags(), workload.CmdLoad)
+	return c
+}
+
+func newRun(out run.Out, reg workload.Registration) *cobra.Command {
+	w := reg.New()
+	f := &runFlags{}
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Run the " + w.Info().Name + " workload against a loaded database and measure it",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			p := f.resolve(c, w)
+			if err := f.db.apply(&p); err != nil {
+				return err
+			}
+			_, err := run.Run(c.Context(), p, out)
+			return err
+		},
+	}
+	addRunFlags(c, f, w.Info(), false)
+	w.Flags(c.Flags(), workload.CmdRun)
+	return c
+}
+
+func newCheck(out run.Out, reg workload.Registration) *cobra.Command {
+	w := reg.New()
+	var db dbFlags
+	var full bool
+	c := &cobra.Command{
+		Use:   "check",
+		Short: "Check the " + w.Info().Name + " workload's consistency conditions (exit 1 and name the violated ones)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			url, err := db.first(out, "check")
+			if err != nil {
+				return err
+			}
+			return run.Check(c.Context(), w, url, full, out)
+		},
+	}
+	db.add(c, "", false)
+	c.Flags().BoolVar(&full, "full", false, "also the expensive conditions")
+	return c
+}

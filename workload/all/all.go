@@ -1,0 +1,12 @@
+// Package all is the list of candor's workloads: importing it registers each one. Adding a
+// workload is one line here.
+package all
+
+import (
+	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/tpcc"
+)
+
+func init() {
+	workload.Register(workload.Registration{Name: "tpcc", New: tpcc.New})
+}

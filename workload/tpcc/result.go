@@ -1,0 +1,165 @@
+package tpcc
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/workload"
+)
+
+// Finish adds TPC-C's part of the result: tpmC and efficiency (the headline), the 90th-percentile
+// verdicts of clause 5.2.5.3, the deferred Delivery and the run-time audit (sections), the
+// warnings only TPC-C has, and the keys of result format 1 (report.TPCC).
+func (s *session) Finish(f *workload.Finished) {
+	r, t := f.Result, f.Totals
+	tx := make(map[string]*report.TxResult, NumTxTypes)
+	for op := 0; op < NumTxTypes; op++ {
+		tx[TxNames[op]] = r.Operations[TxNames[op]]
+	}
+	dc := t.Counts[DeliveryDeferred]
+	if d := r.Operations[OpNames[DeliveryDeferred]]; d != nil {
+		d.PartOf = TxNames[Delivery] // its response time runs from when the Delivery queued it
+	}
+	tp := &report.TPCC{
+		Warehouses: s.o.Warehouses, Procedures: s.o.Procedures, StockLevelIsolation: string(s.stockLevel),
+		Transactions: tx,
+		DeliveryDeferred: &report.Deferred{Count: dc.Completed, Errors: dc.Errors, Incomplete: dc.Incomplete,
+			Districts: s.dq.districts.Load(), SkippedDistricts: s.dq.skipped.Load(),
+			CompletionMs: t.Percentiles(DeliveryDeferred, measure.Response)},
+		Constants: map[string]Constants{"load": s.consts.Load, "run": s.consts.Run},
+	}
+	r.TPCC = tp
+	// tpmC: completed New-Orders per minute of measurement, business rollbacks included (clause 5.4.1).
+	if no := tx[TxNames[NewOrder]]; no != nil {
+		tp.TpmC = no.PerMinute
+	}
+	r.Headline = []report.Figure{{Name: "tpmC", Value: tp.TpmC, Unit: "new-orders per minute"}}
+	if f.Mode == ModeSpec {
+		eff := 100 * tp.TpmC / (MaxTpmCPerWarehouse * float64(s.o.Warehouses))
+		tp.Efficiency = &eff
+		r.Headline = append(r.Headline, report.Figure{Name: "efficiency", Value: eff, Unit: "%", Note: "of the 12.86 x W spec ceiling", Bad: eff > 100})
+		r.Verdicts = verdicts(t)
+	}
+	if ex := s.ex; ex != nil {
+		tp.Audit = auditReport(ex.mergedAudit())
+	}
+	s.finishDeliveries(r)
+	r.Sections = append(r.Sections, report.DeferredSection(tp.DeliveryDeferred))
+	if tp.Audit != nil {
+		r.Sections = append(r.Sections, report.AuditSection(tp.Audit))
+	}
+	if eps := s.spread.counts(s.ex.slots, s.dq); len(eps) > 1 {
+		for i, e := range eps {
+			url := ""
+			if i < len(s.cfg.EndpointURLs) {
+				url = s.cfg.EndpointURLs[i]
+			}
+			r.Endpoints = append(r.Endpoints, report.Endpoint{URL: url, Terminals: e.Terminals, Connections: e.Connections,
+				Transactions: e.Transactions, Errors: e.Errors, Retries: e.Retries,
+				DeferredDeliveries: e.DeferredDeliveries, DeferredErrors: e.DeferredErrors, DeferredRetries: e.DeferredRetries})
+		}
+	}
+	r.Warnings = append(r.Warnings, warnings(r)...)
+}
+
+// finishDeliveries closes the Delivery result file (flushed by the drain) and names it in the
+// result with its line count; a line lost to a write error is DELIVERIES_WRITE_FAILED.
+func (s *session) finishDeliveries(r *report.Result) {
+	if s.deliveries == nil {
+		return
+	}
+	lines, err := s.dq.log.result()
+	if cerr := s.deliveries.Close(); err == nil {
+		err = cerr
+	}
+	s.deliveries = nil
+	r.DeliveryDeferred.File, r.DeliveryDeferred.Lines = report.DeliveriesFile, lines
+	if err != nil {
+		r.Warnings = append(r.Warnings, report.Warning{Code: "DELIVERIES_WRITE_FAILED",
+			Message: "the Delivery result file " + report.DeliveriesFile + " could not be written completely: " + err.Error()})
+	}
+}
+
+// verdicts checks the 90th-percentile response-time limits of clause 5.2.5.3 and the deferred
+// Delivery's completion limit of clause 2.7.2.1. Transactions that failed or never finished count
+// as above the limit: the 90th percentile is taken over all of them, not over the successes only.
+func verdicts(t *measure.Totals) []report.Verdict {
+	var vs []report.Verdict
+	for op := 0; op < NumTxTypes; op++ {
+		limit := float64(Timings[op].Limit90.Milliseconds())
+		vs = append(vs, verdict(TxNames[op]+" p90 response time", limit, t, op))
+	}
+	limit := float64(DeliveryCompletionLimit.Milliseconds())
+	vs = append(vs, verdict("deferred delivery p90 completion (clause 2.7.2.1)", limit, t, DeliveryDeferred))
+	return vs
+}
+
+// verdict judges op's 90th-percentile response time against limitMs. With n successes and m
+// failed or incomplete transactions (taken as infinitely slow), the 90th percentile of all n+m is the
+// successes' quantile 0.9(n+m)/n; above 1 it lies among the failures and the verdict fails.
+func verdict(rule string, limitMs float64, t *measure.Totals, op int) report.Verdict {
+	c := t.Counts[op]
+	n, missing := c.Completed, c.Errors+c.Incomplete
+	if n == 0 {
+		if missing > 0 {
+			return report.NewVerdict(rule+" (none completed)", limitMs, math.Inf(1), missing)
+		}
+		return report.NewVerdict(rule, limitMs, 0, 0)
+	}
+	q := 0.9 * float64(n+missing) / float64(n)
+	if q > 1 {
+		return report.NewVerdict(rule+" (over 10% failed or incomplete)", limitMs, math.Inf(1), n+missing)
+	}
+	v := float64(measure.ValueAt(t.Hist[op][measure.Response], measure.Quantile(q))) / 1000
+	return report.NewVerdict(rule, limitMs, v, n+missing)
+}
+
+// auditReport converts the run-time audit (clause 9.2) into the result's form.
+func auditReport(a *Audit) *report.Audit {
+	rep := a.Report()
+	out := &report.Audit{Transactions: rep.Transactions, Enough: rep.Enough}
+	for _, c := range rep.Checks {
+		out.Items = append(out.Items, report.AuditItem{Name: c.Name, Clause: c.Clause, Value: c.Value, Unit: c.Unit,
+			Low: c.Min, High: c.Max, Status: c.Status, Pass: c.Status == AuditPass})
+	}
+	return out
+}
+
+// warnings are the conditions only TPC-C has that make its numbers misleading.
+func warnings(r *report.Result) []report.Warning {
+	var ws []report.Warning
+	add := func(code, format string, a ...any) {
+		ws = append(ws, report.Warning{Code: code, Message: fmt.Sprintf(format, a...)})
+	}
+	if r.Efficiency != nil && *r.Efficiency > 100 {
+		add("EFFICIENCY_ABOVE_100", "efficiency is %.1f%%, above the 100%% that spec timing allows: the timing was not spec-faithful, do not read it as a result", *r.Efficiency)
+	}
+	noData := 0
+	for _, v := range r.Verdicts {
+		if v.Status == "no data" {
+			noData++
+		}
+		switch {
+		case v.Status == "fail" && v.Unfinished:
+			add("LIMIT_90_FAILED", "%s: more than 10%% of the transactions failed or did not finish, so the 90th percentile is above the %.0f ms limit", v.Rule, v.LimitMs)
+		case v.Status == "fail":
+			add("LIMIT_90_FAILED", "%s is %.1f ms, above the %.0f ms limit", v.Rule, v.ValueMs, v.LimitMs)
+		}
+	}
+	if noData > 0 {
+		add("NO_VERDICT", "%d of the 90th-percentile limits have no verdict: no transaction of that type completed in the window (run longer)", noData)
+	}
+	if d := r.DeliveryDeferred; d != nil && d.Districts > 0 && float64(d.SkippedDistricts) > 0.01*float64(d.Districts) {
+		add("DELIVERY_SKIPPED", "%.2f%% of deferred Delivery districts found no undelivered order (more than the 1%% clause 2.7.4.2 tolerates)", 100*float64(d.SkippedDistricts)/float64(d.Districts))
+	}
+	if a := r.Audit; a != nil && a.Enough {
+		for _, it := range a.Items {
+			if it.Status == "fail" {
+				add("AUDIT_FAILED", "run-time audit: %s is %.3f%s, outside %.3f..%.3f", it.Name, it.Value, it.Unit, it.Low, it.High)
+			}
+		}
+	}
+	return ws
+}

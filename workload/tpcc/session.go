@@ -1,0 +1,174 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+)
+
+// session is one TPC-C run (workload.Session): terminals bound to their home warehouses and
+// districts, an executor with one connection per worker, and the deferred-Delivery workers.
+type session struct {
+	db     driver.DB
+	info   LoadInfo
+	o      RunOptions
+	cfg    workload.SessionConfig
+	consts struct{ Load, Run Constants }
+	// stockLevel is the level Stock-Level runs at (clause 2.8.2.1), as the engine reports it when
+	// it can tell.
+	stockLevel driver.Isolation
+
+	spread     *endpointSpread
+	ex         *executor
+	dq         *deferredQueue
+	deliveries *os.File // the Delivery result file of clause 2.7.4.2; nil without --out
+	stopExec   context.CancelFunc
+	drained    bool
+	// completedTx counts the transactions of the five types (a Delivery once, when queued), for
+	// the round trips per transaction.
+	completedTx atomic.Int64
+}
+
+var (
+	_ workload.Session      = (*session)(nil)
+	_ workload.RoundTripper = (*session)(nil)
+)
+
+func newSession(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions, c workload.SessionConfig) *session {
+	s := &session{db: db, info: info, o: o, cfg: c}
+	s.consts.Load = info.C
+	s.consts.Run = RunConstants(o.Seed, info.C)
+	s.stockLevel = stockLevelIsolation(o.Isolation)
+	if pr, ok := db.(driver.IsolationProber); ok {
+		if conn, err := db.Connect(ctx); err == nil {
+			if eff, known, err := pr.EffectiveIsolation(ctx, conn, s.stockLevel); err == nil && known {
+				s.stockLevel = eff
+			}
+			conn.Close()
+		}
+	}
+	return s
+}
+
+// Setup is what the run resolved to.
+func (s *session) Setup() workload.Setup {
+	return workload.Setup{
+		Terminals: s.o.Terminals, Connections: s.o.Connections,
+		Describe: fmt.Sprintf("%d warehouse%s, %s", s.o.Warehouses, plural(s.o.Warehouses), report.TxPath(s.o.Procedures)),
+		Options: struct {
+			Options
+			DeliveryWorkers int `json:"delivery_workers"`
+		}{Options{Warehouses: s.o.Warehouses, Procedures: s.o.Procedures}, s.o.DeliveryWorkers},
+	}
+}
+
+// Start marks the data as run on, opens the Delivery result file, the workers' connections and the
+// deferred-Delivery workers, and returns the terminals (closed loop) or the arrival source (open
+// loop).
+func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
+	if err := MarkRun(ctx, s.db); err != nil {
+		return nil, err
+	}
+	var logw *os.File
+	if s.cfg.Out != "" {
+		path := filepath.Join(s.cfg.Out, report.DeliveriesFile)
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, userr.Errorf("cannot write %s: %v: choose another --out", path, err)
+		}
+		s.deliveries, logw = f, f
+	}
+	terms := newTerminals(s.o.Terminals, s.o.Warehouses, s.o.Mode, s.o.Seed, s.consts.Run)
+	// Transactions run on their own context: an interruption stops the dispatch at once but lets the
+	// work in flight finish within the grace period, so it is measured rather than lost.
+	execCtx, stopExec := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopExec = stopExec
+	spread, err := spreadEndpoints(s.db, s.o.Endpoints, terms, s.o.Connections)
+	if err != nil {
+		return nil, err
+	}
+	s.spread = spread
+	if s.ex, err = newExecutor(execCtx, s.db, s.o, env.Rec, env.Abort, spread); err != nil {
+		return nil, err
+	}
+	o := s.o
+	if logw != nil {
+		o.Deliveries = logw
+	}
+	// The deferred workers record from stripe Workers+1 on (Workers is the open loop's drops).
+	if s.dq, err = newDeferredQueue(execCtx, s.db, o, env.Rec, len(s.ex.slots)+1, spread); err != nil {
+		return nil, err
+	}
+	s.ex.deliveries = s.dq
+	w := &workload.Work{
+		Exec: s.ex, Workers: len(s.ex.slots),
+		TerminalGroup: spread.termGroup, WorkerGroup: spread.slotGroup,
+		OnTick: func(iv *measure.Interval) {
+			s.completedTx.Add(iv.Completed() - iv.Counts[DeliveryDeferred].Completed)
+			s.dq.log.flush() // a run killed outright loses at most one interval of the result file
+		},
+		Drain: s.drain,
+	}
+	if s.o.Mode == ModeRate {
+		w.Source = &arrivalSource{pool: terms, group: spread.termGroup} // arrivals.go
+	} else {
+		w.Terminals = make([]schedule.Terminal, len(terms))
+		for i, t := range terms {
+			w.Terminals[i] = t
+		}
+	}
+	return w, nil
+}
+
+// drain waits for the deferred Deliveries up to the grace period, and at least the 80 s within
+// which 90% of them must complete (clause 2.7.2.1), so that slow ones are measured rather than cut
+// off; those still pending then are counted as incomplete.
+func (s *session) drain(grace time.Duration) {
+	s.dq.finish(max(grace, DeliveryCompletionLimit))
+	s.drained = true
+	s.stopExec()
+}
+
+// RoundTrips is the round trips of every connection of the run (warm-up and the deferred
+// Deliveries included) and the transactions of the five types to divide them by.
+func (s *session) RoundTrips() (int64, int64, bool) {
+	if s.ex == nil {
+		return 0, 0, false
+	}
+	trips, counted := s.ex.roundTrips()
+	if s.dq != nil {
+		trips += s.dq.trips.Load()
+		counted = counted || s.dq.tripsCounted.Load()
+	}
+	return trips, s.completedTx.Load(), counted
+}
+
+// Close stops what Start started; safe to call more than once.
+func (s *session) Close() error {
+	if s.dq != nil && !s.drained {
+		s.dq.finish(0)
+		s.drained = true
+	}
+	if s.stopExec != nil {
+		s.stopExec()
+	}
+	if s.ex != nil {
+		s.ex.close()
+		s.ex = nil
+	}
+	if s.deliveries != nil {
+		s.deliveries.Close()
+		s.deliveries = nil
+	}
+	return nil
+}

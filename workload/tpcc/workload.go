@@ -1,0 +1,261 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+)
+
+// TPC-C as one implementation of the workload contract (package workload): its options, load,
+// consistency check and sessions. session.go runs it; result.go is its part of the result.
+
+// Disclaimer is printed with every TPC-C summary.
+const Disclaimer = "derived from TPC-C, not audited: not comparable to published TPC-C results"
+
+// Options are TPC-C's own flags.
+type Options struct {
+	// Warehouses: to load (load, one-shot), or as loaded (run: 0 takes the database's count).
+	Warehouses int `json:"warehouses"`
+	// Procedures runs each transaction as one call of a stored procedure (proc_ops.go); with load,
+	// creates them after the rows.
+	Procedures bool `json:"procedures"`
+}
+
+// Workload is TPC-C (workload.Workload, workload.Checker, workload.RowEstimator).
+type Workload struct {
+	Options
+	cmd workload.Command
+}
+
+var (
+	_ workload.Workload     = (*Workload)(nil)
+	_ workload.Checker      = (*Workload)(nil)
+	_ workload.RowEstimator = (*Workload)(nil)
+)
+
+// New returns TPC-C with default options.
+func New() workload.Workload { return &Workload{} }
+
+// Info describes TPC-C.
+func (*Workload) Info() workload.Info {
+	return workload.Info{
+		Name:       "tpcc",
+		Title:      "TPC-C (derived, not audited)",
+		Short:      "TPC-C (derived, not audited): load, run, check and summarize; subcommands for each part",
+		Disclaimer: Disclaimer,
+		Modes:      []workload.Mode{workload.ModeSpec, workload.ModeThroughput, workload.ModeRate},
+		DefaultDB:  "sqlite:candor-tpcc.db",
+		KeyOp:      "new_order",
+		ShortNames: []string{"no", "pay", "os", "dl", "sl", ""},
+		SLOExample: "new_order.p99<=50ms",
+		Unit:       "transactions",
+	}
+}
+
+// Ops are the five transaction types, then the deferred Delivery (runner.go).
+func (*Workload) Ops() []string { return OpNames }
+
+// Flags binds --warehouses and --procedures.
+func (w *Workload) Flags(fs *pflag.FlagSet, cmd workload.Command) {
+	w.cmd = cmd
+	switch cmd {
+	case workload.CmdLoad:
+		fs.IntVar(&w.Warehouses, "warehouses", 1, "warehouses to load")
+		fs.BoolVar(&w.Procedures, "procedures", false, "also create the stored procedures that run --procedures uses (PostgreSQL, MySQL, MariaDB)")
+	case workload.CmdRun, workload.CmdOneShot:
+		help := "warehouses (default: what was loaded)"
+		if cmd == workload.CmdOneShot {
+			help = "warehouses (default: what was loaded, or 1 when the database must be loaded first)"
+		}
+		fs.IntVar(&w.Warehouses, "warehouses", 0, help)
+		fs.BoolVar(&w.Procedures, "procedures", false, "run each transaction as one call of a stored procedure (PostgreSQL, MySQL, MariaDB; create them with load --procedures or candor tpcc procedures)")
+	}
+}
+
+// Validate checks TPC-C's options against the core's flags before anything connects.
+func (w *Workload) Validate(v workload.Validation) []string {
+	var p []string
+	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
+	switch v.Cmd {
+	case workload.CmdLoad:
+		if w.Warehouses < 1 {
+			add("--warehouses must be at least 1 (got %d)", w.Warehouses)
+		}
+	default:
+		if w.Warehouses < 0 {
+			add("--warehouses must be positive (got %d)", w.Warehouses)
+		}
+	}
+	if v.Mode == workload.ModeSpec && v.Terminals != 0 && w.Warehouses != 0 && v.Terminals != TerminalsPerWarehouse*w.Warehouses {
+		add("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d): drop --terminals or use --mode throughput", v.Terminals, TerminalsPerWarehouse*w.Warehouses)
+	}
+	if e := v.Endpoints; e > 1 && w.Warehouses != 0 && w.Warehouses < e {
+		add("%d warehouses cannot be spread over %d endpoints: terminals are spread by warehouse, so give at most %d --db endpoints", w.Warehouses, e, w.Warehouses)
+	}
+	if w.Procedures && v.DB != "" {
+		if d, ok := driver.URLDialect(v.DB); ok {
+			if err := DialectProcedures(d); err != nil {
+				add("%s", err.Error())
+			}
+		}
+	}
+	return p
+}
+
+// loadWarehouses is the warehouse count a load (or the one-shot's load) writes.
+func (w *Workload) loadWarehouses() int {
+	if w.Warehouses == 0 {
+		return 1
+	}
+	return w.Warehouses
+}
+
+// ExpectedRows is the rows a load writes (for the progress bar).
+func (w *Workload) ExpectedRows() int64 { return ExpectedRows(w.loadWarehouses()) }
+
+// Load loads the initial population (clause 4.3) and, with --procedures, creates the procedures.
+func (w *Workload) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (workload.LoadResult, error) {
+	if w.Procedures {
+		if err := ProceduresSupported(db); err != nil {
+			return workload.LoadResult{}, err
+		}
+	}
+	W := w.loadWarehouses()
+	info, err := Load(ctx, db, LoadOptions{Warehouses: W, Loaders: o.Loaders, Seed: o.Seed, Drop: o.Drop,
+		ToolVersion: o.ToolVersion, Progress: o.Progress})
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	res := workload.LoadResult{BulkPath: info.BulkPath,
+		Summary: fmt.Sprintf("%d warehouse%s", info.Warehouses, plural(info.Warehouses)),
+		Facts: fmt.Sprintf("keys and indexes built; load C constants: c_last %d, c_id %d, ol_i_id %d",
+			info.C.CLast, info.C.CID, info.C.OLIID)}
+	if w.Procedures {
+		if err := w.CreateProcedures(ctx, db, o.Note); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// CreateProcedures creates (or replaces) the stored procedures of --procedures on a loaded
+// database and records them in candor_load (`candor tpcc procedures`).
+func (w *Workload) CreateProcedures(ctx context.Context, db driver.DB, note func(string)) error {
+	v, err := CreateProcedures(ctx, db)
+	if err != nil {
+		return err
+	}
+	if note != nil {
+		note(fmt.Sprintf("created the TPC-C stored procedures in %s (version %s): `candor tpcc run --procedures` runs each transaction as one call", db.Redacted(), v))
+	}
+	return nil
+}
+
+// Loaded reports whether db holds a complete load of the warehouses asked for (1 by default). No
+// candor data at all is "not loaded"; a half-finished load or one of another size is a user error
+// naming the fix, never silently replaced.
+func (w *Workload) Loaded(ctx context.Context, db driver.DB) (bool, error) {
+	has, err := HasData(ctx, db)
+	if err != nil || !has {
+		return false, err
+	}
+	info, err := ReadLoadInfo(ctx, db)
+	if err != nil {
+		return false, err
+	}
+	W := w.loadWarehouses()
+	switch {
+	case !info.Completed:
+		return false, userr.Errorf("the load of %s never completed (it was interrupted): reload it with candor tpcc load --drop --db %s --warehouses %d", db.Redacted(), db.Redacted(), W)
+	case w.Warehouses != 0 && info.Warehouses != W:
+		return false, userr.Errorf("%s holds %d warehouses, not %d: pass --warehouses %d, or reload with candor tpcc load --drop --db %s --warehouses %d", db.Redacted(), info.Warehouses, W, info.Warehouses, db.Redacted(), W)
+	}
+	if w.Procedures && w.cmd == workload.CmdOneShot {
+		// The one-shot on data already loaded: (re)create the procedures, as its load would have.
+		return true, w.CreateProcedures(ctx, db, nil)
+	}
+	return true, nil
+}
+
+// Check runs the consistency conditions of clause 3.3.2 (the expensive ones with full).
+func (*Workload) Check(ctx context.Context, db driver.DB, full bool) ([]report.Check, error) {
+	res, err := Check(ctx, db, CheckOptions{Full: full})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]report.Check, len(res))
+	for i, c := range res {
+		out[i] = report.Check{Condition: c.Condition, Name: c.Name, Skipped: c.Skipped, Reason: c.Reason,
+			OK: c.OK, Violations: c.Violations, Seconds: c.Duration.Seconds()}
+	}
+	return out, nil
+}
+
+// Open resolves a run against the loaded database: the warehouse count, the terminals and
+// connections the mode implies, several endpoints (each must hold the same load), the procedures.
+func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (workload.Session, error) {
+	info, err := ReadLoadInfo(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Completed {
+		return nil, userr.Errorf("the load of %s never completed (started %s): it is half-loaded and must not be benchmarked; reload with candor tpcc load --drop --db URL --warehouses N", db.Redacted(), info.StartedAt.Format(time.RFC3339))
+	}
+	W := w.Warehouses
+	if W == 0 {
+		W = info.Warehouses
+	}
+	if W != info.Warehouses {
+		return nil, userr.Errorf("--warehouses %d does not match the database, which holds %d warehouses: drop --warehouses, or reload with candor tpcc load --drop --warehouses %d", W, info.Warehouses, W)
+	}
+	o := RunOptions{Mode: c.Mode, Warehouses: W, Terminals: c.Terminals, Connections: c.Connections,
+		DeliveryWorkers: max(1, W/10+1), Warmup: c.Warmup, Measure: c.Measure, Grace: c.Grace,
+		Seed: c.Seed, Isolation: c.Isolation, Procedures: w.Procedures, Endpoints: c.Endpoints}
+	switch {
+	case c.Mode == workload.ModeSpec:
+		o.Terminals = TerminalsPerWarehouse * W
+	case o.Terminals == 0 && c.Mode == workload.ModeRate:
+		// The pool arrivals are drawn from: one terminal state per district (arrivals.go).
+		o.Terminals = TerminalsPerWarehouse * W
+	case o.Terminals == 0:
+		// A handful: enough to keep a small server busy, few enough not to hide queueing.
+		o.Terminals = 4
+	}
+	if o.Connections == 0 {
+		if c.Mode == workload.ModeSpec || c.Mode == workload.ModeRate {
+			// Spec terminals are idle over 99% of the time (keying and think); a pool of 2 per
+			// warehouse (at least 4) keeps connection waits rare. Waits that do happen are measured.
+			// Rate mode starts from the same pool; how many connections a rate needs is the user's
+			// question, and the backlog shows when they are too few.
+			o.Connections = min(o.Terminals, max(4, 2*W))
+		} else {
+			o.Connections = o.Terminals
+		}
+	}
+	if err := checkEndpoints(ctx, &o, info, c); err != nil { // endpoints.go
+		return nil, err
+	}
+	if w.Procedures {
+		if err := ProceduresSupported(db); err != nil {
+			return nil, err
+		}
+		if err := CheckProcedures(ctx, db); err != nil {
+			return nil, err
+		}
+	}
+	return newSession(ctx, db, info, o, c), nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

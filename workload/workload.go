@@ -1,0 +1,253 @@
+// Package workload is the contract every benchmark meets, and the list they register in. The core
+// (package run: plan, window, recorder, scheduler choice, monitor, files, disclosure, report) knows
+// workloads only through this contract, so a workload is one package plus one registration line
+// (workload/all).
+//
+// The shape follows CockroachDB's pkg/workload: a small required interface (Workload) plus optional
+// abilities a workload may have (Checker, and the RoundTripper of a Session), and the rule that every
+// random choice derives from the options and the seed, so the same flags give the same work.
+//
+// A command's life with a workload:
+//
+//  1. the CLI binds the workload's own flags (Flags) beside the core's, then Validate reports every
+//     problem at once, before anything connects;
+//  2. `load`: Load fills the database (deterministic from LoadOptions.Seed, parallel, through the
+//     engine's bulk path) and records that it completed; Loaded tells whether a database already
+//     holds what the options describe (the one-shot skips loading then);
+//  3. `run`: Open resolves the run against the loaded database and returns a Session; Start gives the
+//     scheduler its work (an executor and either closed-loop terminals or an open-loop source); the
+//     core runs it, measures it and builds the result's envelope; Finish adds the workload's own
+//     figures, sections, verdicts and warnings;
+//  4. `check` (Checker): consistency or sanity conditions after a load or a run.
+package workload
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/schedule"
+)
+
+// Mode is how the core schedules a session's work.
+type Mode string
+
+const (
+	// ModeSpec is a closed loop paced by the workload's own timing rules (TPC-C's keying and think
+	// times, clause 5.2.5). Only workloads whose Info lists it have it.
+	ModeSpec Mode = "spec"
+	// ModeThroughput is a closed loop without waits: each terminal submits as soon as its previous
+	// operation returns. Its latencies are those of a saturated system.
+	ModeThroughput Mode = "throughput"
+	// ModeRate is an open loop: operations arrive at the times a pacer says, whatever the database
+	// does, and latency runs from the intended arrival.
+	ModeRate Mode = "rate"
+)
+
+// Command is the command a workload's flags and validation are for.
+type Command string
+
+const (
+	CmdLoad Command = "load"
+	CmdRun  Command = "run"
+	// CmdOneShot is `candor NAME` alone: load when needed, then run. Both kinds of flags apply.
+	CmdOneShot Command = "oneshot"
+	CmdCheck   Command = "check"
+)
+
+// Info describes a workload for the CLI, the run and the report.
+type Info struct {
+	// Name is the command name and the result's "workload" (tpcc, kv, ycsb).
+	Name string
+	// Title is a short human title ("TPC-C (derived, not audited)") and Short a one-line description
+	// for --help.
+	Title, Short string
+	// Disclaimer is printed with every summary and stored in result.json.
+	Disclaimer string
+	// Modes are the modes the workload runs in; the first is `run`'s default.
+	Modes []Mode
+	// DefaultDB is the one-shot's embedded database (sqlite:candor-NAME.db).
+	DefaultDB string
+	// KeyOp is the operation the progress line shows percentiles of (new_order, read, ...), and
+	// ShortNames the progress line's abbreviations of the operations (same order as Ops; "" leaves an
+	// operation out of the progress line).
+	KeyOp      string
+	ShortNames []string
+	// SLOExample is an example budget for `search --slo` in help and errors.
+	SLOExample string
+	// Unit names one operation in the summary ("transactions", "operations").
+	Unit string
+}
+
+// Workload is one benchmark configured by its own options. The registry makes a fresh value for each
+// command (New), so a value holds one command's options; its flags are bound to its fields.
+type Workload interface {
+	Info() Info
+	// Ops are the operations the recorder measures, in its index order: the types a terminal or an
+	// arrival source returns (schedule.Terminal.Next) first, then any the workload records itself
+	// (TPC-C's deferred Delivery).
+	Ops() []string
+	// Flags binds the workload's own options for cmd on fs (the core binds --db, --mode, --duration
+	// and the other flags every workload shares).
+	Flags(fs *pflag.FlagSet, cmd Command)
+	// Validate checks the options before anything connects and returns every problem (one
+	// sentence each, naming the flag and what to do), or none. v holds the command and the core's
+	// flags the options may depend on.
+	Validate(v Validation) []string
+	// Load fills db with the workload's initial data.
+	Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadResult, error)
+	// Loaded reports whether db already holds a complete load matching the options: false when there
+	// is no data; a user error naming the fix for a half-finished or different load. For the
+	// one-shot it may complete what the options add to an existing load (TPC-C's procedures).
+	Loaded(ctx context.Context, db driver.DB) (bool, error)
+	// Open resolves a run against db (which must hold a complete load) and prepares a session.
+	Open(ctx context.Context, db driver.DB, c SessionConfig) (Session, error)
+}
+
+// Validation is what Validate may check the workload's options against, before anything connects.
+type Validation struct {
+	Cmd Command
+	// Mode, Terminals and Connections are the run's as given (0: default); zero for a load.
+	Mode                   Mode
+	Terminals, Connections int
+	// DB is the first database URL (never printed: redact it with driver.Redact), and Endpoints the
+	// number of --db given. The engine may be known from the URL alone (driver.URLDialect).
+	DB        string
+	Endpoints int
+}
+
+// LoadOptions are the core's part of a load.
+type LoadOptions struct {
+	Loaders int
+	Seed    uint64
+	// Drop replaces the workload's existing tables; without it, Load refuses to touch them.
+	Drop        bool
+	ToolVersion string
+	// Progress receives the rows written as they go (from any goroutine); may be nil.
+	Progress func(rows int64)
+	// Note prints one line for the user (stderr), e.g. what was created after the rows.
+	Note func(line string)
+}
+
+// LoadResult is what a load did, for the closing line.
+type LoadResult struct {
+	// Rows is the rows written, and ExpectedRows what Load expected to write (for the progress bar
+	// Describe is computed before; here for the record).
+	Rows int64
+	// BulkPath is how the rows went in, when the engine had a choice (MySQL: LOAD DATA LOCAL or
+	// multi-row INSERT).
+	BulkPath string
+	// Summary is the workload's own words on what was loaded ("1 warehouse", "100,000 records").
+	Summary string
+	// Facts are further facts for the closing line ("load C constants: c_last 157, ...").
+	Facts string
+}
+
+// RowEstimator is an optional ability: the rows a load will write, for the progress bar.
+type RowEstimator interface {
+	ExpectedRows() int64
+}
+
+// SessionConfig is the core's part of a run, resolved and validated.
+type SessionConfig struct {
+	Mode Mode
+	// Terminals and Connections are as the user gave them; 0 asks the workload for its default
+	// (Setup says what it chose).
+	Terminals, Connections int
+	Seed                   uint64
+	Isolation              driver.Isolation
+	// Endpoints are further endpoints of the same database (--db given more than once); the
+	// workload spreads its terminals over db and these, or refuses them.
+	Endpoints []driver.DB
+	// EndpointURLs are every endpoint's redacted URL, db's first.
+	EndpointURLs []string
+	// Warmup, Measure and Grace are the run's window.
+	Warmup, Measure, Grace time.Duration
+	// Out is the results directory ("" for none), for files of the workload's own (TPC-C's
+	// deliveries.csv). The core has created it.
+	Out string
+	// Note prints one line for the user (stderr).
+	Note func(line string)
+}
+
+// Setup is what a session will run with, once the workload has filled its defaults.
+type Setup struct {
+	Terminals, Connections int
+	// Describe is the workload's part of the run's opening line ("1 warehouse, interactive
+	// statements"; "kv95, 1,000 keys, batch 1").
+	Describe string
+	// Options is the workload's resolved options, stored in result.json's plan under "options".
+	Options any
+}
+
+// Session is one run of a workload, between Open and Close.
+type Session interface {
+	Setup() Setup
+	// Start builds the run's work. The core then runs it with the scheduler the mode calls for and
+	// calls Work.Drain once the scheduler has returned.
+	Start(ctx context.Context, env Env) (*Work, error)
+	// Finish adds the workload's own part of the result: its headline figures, sections, verdicts,
+	// warnings and details (and, for TPC-C, the keys of result format 1). f.Result already holds the
+	// envelope: operations, window, database, driver, rate.
+	Finish(f *Finished)
+	// Close releases what Open and Start took (connections, files); safe to call more than once.
+	Close() error
+}
+
+// Env is what the core gives Start.
+type Env struct {
+	// Rec is the run's recorder, with one operation per Ops() entry. Workers record into
+	// Rec.Stripe(slot) and the open loop's drops into Rec.Stripe(Workers); work the workload records
+	// itself (a deferred part) uses stripes from Workers+1 on.
+	Rec *measure.Recorder
+	// Abort ends the run early with a cause (the database is lost): it ends as partial, with
+	// the cause as its reason.
+	Abort context.CancelCauseFunc
+	// Start is the run's time zero; the window is [Start+Warmup, Start+Warmup+Measure).
+	Start time.Time
+}
+
+// Work is what the scheduler runs.
+type Work struct {
+	Exec    schedule.Executor
+	Workers int
+	// Terminals are the closed loop's terminals (spec and throughput modes).
+	Terminals []schedule.Terminal
+	// Source draws the open loop's arrivals (rate mode); the core paces them.
+	Source schedule.Source
+	// TerminalGroup and WorkerGroup bind terminals (or arrivals, by Source.Draw's group) to workers
+	// (several endpoints); nil for one group. See schedule.Config.
+	TerminalGroup, WorkerGroup []int
+	// OnTick, when set, runs every interval before the core's own use of it.
+	OnTick func(iv *measure.Interval)
+	// Drain, when set, runs after the scheduler has returned and before the final tick: work the
+	// workload handed on (TPC-C's deferred Delivery) is waited for, up to grace or longer when the
+	// workload's rules say so.
+	Drain func(grace time.Duration)
+}
+
+// Finished is a run's outcome, for Session.Finish.
+type Finished struct {
+	Result  *report.Result
+	Totals  *measure.Totals
+	Summary schedule.Summary
+	Mode    Mode
+	// Minutes is the measured window's length in minutes (0 when nothing was measured).
+	Minutes float64
+}
+
+// Checker is an optional ability: consistency conditions on the database after a load or a run.
+// full also runs the expensive ones.
+type Checker interface {
+	Check(ctx context.Context, db driver.DB, full bool) ([]report.Check, error)
+}
+
+// RoundTripper is an optional ability of a Session: the round trips to the database of every
+// connection of the run, and the operations to divide them by, when the engine counts them.
+type RoundTripper interface {
+	RoundTrips() (trips, ops int64, counted bool)
+}
