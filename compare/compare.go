@@ -179,7 +179,7 @@ func unionOps(a, b []string) []string {
 // throughputRow compares per-interval rates (per minute).
 func throughputRow(ra, rb []float64, level float64, tooFew bool) Row {
 	sa, sb := Summarize(ra), Summarize(rb)
-	row := Row{Metric: "per_minute", Unit: "transactions per minute", A: sa.Mean, B: sb.Mean, SeriesA: &sa, SeriesB: &sb}
+	row := Row{Metric: "per_minute", Unit: "operations per minute", A: sa.Mean, B: sb.Mean, SeriesA: &sa, SeriesB: &sb}
 	switch {
 	case tooFew:
 		row.Verdict = TooFew

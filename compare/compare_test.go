@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,9 +27,15 @@ type fakeRun struct {
 	perSec     int
 	totals     bool // write the measured totals (every real run does)
 	measured   int  // seconds (default 10)
+	// kv: a run of another workload (operations read and write, no TPC-C part); formatOne: a
+	// TPC-C result.json of format 1 (before format_version).
+	kv, formatOne bool
 }
 
-var fakeOps = []string{"new_order", "payment"}
+var (
+	fakeOps   = []string{"new_order", "payment"}
+	fakeKVOps = []string{"read", "write"}
+)
 
 func writeFakeRun(t *testing.T, dir string, f fakeRun) {
 	t.Helper()
@@ -49,13 +56,17 @@ func writeFakeRun(t *testing.T, dir string, f fakeRun) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := measure.NewRecorder(fakeOps, 1)
+	ops := fakeOps
+	if f.kv {
+		ops = fakeKVOps
+	}
+	rec := measure.NewRecorder(ops, 1)
 	rec.Begin(start, ws, we)
 	r := gen.New(f.seed)
 	s := rec.Stripe(0)
 	for k := range f.measured + 4 {
 		at := start.Add(time.Duration(k) * time.Second)
-		for op := range fakeOps {
+		for op := range ops {
 			n := f.perSec + r.IntRange(-f.perSec/10, f.perSec/10)
 			for range n {
 				d := time.Duration(f.medianMs * math.Exp(0.7*normal(r)) * float64(time.Millisecond))
@@ -72,12 +83,26 @@ func writeFakeRun(t *testing.T, dir string, f fakeRun) {
 		}
 	}
 	res := &report.Result{
-		Tool: report.Tool{Name: "candor", Version: "test"}, Workload: "tpcc", Mode: "throughput",
-		Warehouses: f.warehouses, Terminals: 4, Connections: 4, Seed: f.seed, Isolation: "serializable",
+		FormatVersion: report.FormatVersion, Tool: report.Tool{Name: "candor", Version: "test"}, Workload: "tpcc", Mode: "throughput",
+		Setup: report.TPCCSetup(f.warehouses, false), Terminals: 4, Connections: 4, Seed: f.seed, Isolation: "serializable",
 		StartedAt: start, WarmupSeconds: 2, MeasureSeconds: float64(f.measured),
-		Database:     report.Database{Kind: "sqlite", Version: "SQLite 3", URL: "sqlite:x.db", Settings: map[string]string{"fsync": "on"}},
-		Transactions: map[string]*report.TxResult{},
-		Plan:         map[string]any{"duration": "10s", "out": dir, "seed": f.seed},
+		Database:   report.Database{Kind: "sqlite", Version: "SQLite 3", URL: "sqlite:x.db", Settings: map[string]string{"fsync": "on"}},
+		Operations: map[string]*report.TxResult{}, OpOrder: ops, KeyOp: ops[0],
+		Headline: []report.Figure{{Name: "tpmC", Value: float64(f.perSec * 60)}},
+		Plan:     map[string]any{"duration": "10s", "out": dir, "seed": f.seed},
+		TPCC:     &report.TPCC{Warehouses: f.warehouses, TpmC: float64(f.perSec * 60), Transactions: map[string]*report.TxResult{}},
+	}
+	for _, op := range ops {
+		res.Operations[op] = &report.TxResult{Count: int64(f.perSec * f.measured)}
+	}
+	switch {
+	case f.kv:
+		res.Workload, res.Setup, res.TPCC = "kv", fmt.Sprintf("kv95, batch 1, %d keys", 1000*f.warehouses), nil
+		res.Headline = []report.Figure{{Name: "throughput", Value: float64(2 * f.perSec), Unit: "operations per second"}}
+		res.Plan.(map[string]any)["options"] = map[string]any{"keys": 1000 * f.warehouses}
+	case f.formatOne:
+		res.FormatVersion, res.Setup, res.Operations, res.OpOrder, res.KeyOp, res.Headline = 0, "", nil, nil, "", nil
+		res.Plan.(map[string]any)["warehouses"] = f.warehouses
 	}
 	if err := report.Write(dir, res); err != nil {
 		t.Fatal(err)
@@ -154,8 +179,8 @@ func TestCompareRuns(t *testing.T) {
 			}
 		}
 	}
-	if names := diffNames(c.Conditions); names != "warehouses,seed" {
-		t.Errorf("conditions that differ: %q, want warehouses,seed", names)
+	if names := diffNames(c.Conditions); names != "setup,seed" {
+		t.Errorf("conditions that differ: %q, want setup,seed (TPC-C's warehouses are in the setup line)", names)
 	}
 
 	b, err := json.Marshal(c)
@@ -168,7 +193,7 @@ func TestCompareRuns(t *testing.T) {
 	}
 	var out bytes.Buffer
 	Print(&out, c)
-	for _, want := range []string{"conditions that differ", "warehouses", "new_order", "p99.9 ms", "significant"} {
+	for _, want := range []string{"conditions that differ", "setup", "1 warehouse, interactive", "2 warehouses", "new_order", "p99.9 ms", "significant"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("printed comparison lacks %q:\n%s", want, out.String())
 		}
@@ -257,5 +282,74 @@ func TestConditions(t *testing.T) {
 	}
 	if d := Conditions(a, a); len(d) != 0 {
 		t.Errorf("a run against itself: %+v", d)
+	}
+}
+
+// TestCompareAnotherWorkload: two runs of a workload without a TPC-C part compare by their own
+// operations, and their conditions by the envelope: the setup line and the plan's options.
+func TestCompareAnotherWorkload(t *testing.T) {
+	base := t.TempDir()
+	dirA, dirB := filepath.Join(base, "a"), filepath.Join(base, "b")
+	writeFakeRun(t, dirA, fakeRun{kv: true, seed: 1, warehouses: 1, medianMs: 1, perSec: 400, totals: true, measured: 20})
+	writeFakeRun(t, dirB, fakeRun{kv: true, seed: 1, warehouses: 4, medianMs: 2, perSec: 400, totals: true, measured: 20})
+	a, err := Load(dirA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load(dirB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Result.TPCC != nil {
+		t.Fatalf("a kv run read with a TPC-C part")
+	}
+	c := Compare(a, b, Options{})
+	if len(c.Types) != 2 || c.Types[0].Type != "read" || c.Types[1].Type != "write" {
+		t.Fatalf("types %+v", c.Types)
+	}
+	if p := c.Types[0].Percentiles[0]; p.Verdict != Significant || *p.Change < 0.5 {
+		t.Errorf("read p50 twice as slow: %s, change %v", p.Verdict, *p.Change)
+	}
+	if names := diffNames(c.Conditions); names != "setup,plan.options.keys" {
+		t.Errorf("conditions that differ: %q, want setup,plan.options.keys", names)
+	}
+	var out bytes.Buffer
+	Print(&out, c)
+	for _, want := range []string{"kv95, batch 1, 1000 keys", "kv95, batch 1, 4000 keys", "read", "write", "per min", "p99.9 ms"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("printed comparison lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "new_order") || strings.Contains(out.String(), "warehouse") {
+		t.Errorf("a kv comparison speaks of TPC-C:\n%s", out.String())
+	}
+}
+
+// TestCompareFormatOne: a run saved in result format 1 compares with one of format 2: its setup
+// line comes from report.Read, TPC-C's own keys are not conditions, the plan still is.
+func TestCompareFormatOne(t *testing.T) {
+	base := t.TempDir()
+	dirOld, dirNew := filepath.Join(base, "old"), filepath.Join(base, "new")
+	writeFakeRun(t, dirOld, fakeRun{formatOne: true, seed: 1, warehouses: 2, medianMs: 2, perSec: 300, totals: true})
+	writeFakeRun(t, dirNew, fakeRun{seed: 1, warehouses: 1, medianMs: 2, perSec: 300, totals: true})
+	b, _ := os.ReadFile(filepath.Join(dirOld, report.ResultFile))
+	if bytes.Contains(b, []byte(`"setup"`)) || !bytes.Contains(b, []byte(`"warehouses": 2`)) {
+		t.Fatalf("not a result of format 1:\n%s", b)
+	}
+	old, err := Load(dirOld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := Load(dirNew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Compare(old, cur, Options{})
+	want := []Difference{{"setup", "2 warehouses, interactive", "1 warehouse, interactive"}, {"plan.warehouses", "2", "(absent)"}}
+	if len(c.Conditions) != len(want) || c.Conditions[0] != want[0] || c.Conditions[1] != want[1] {
+		t.Errorf("conditions %+v, want %+v", c.Conditions, want)
+	}
+	if len(c.Types) != 2 || c.Types[0].Type != "new_order" {
+		t.Errorf("types %+v", c.Types)
 	}
 }

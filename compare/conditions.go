@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/candor-bench/candor/report"
 )
 
 // Difference is one condition of the runs that is not the same in both.
@@ -19,25 +21,32 @@ type Difference struct {
 
 // first lists the conditions shown first, in this order; the others follow alphabetically.
 var first = []string{
-	"workload", "mode", "warehouses", "terminals", "connections", "isolation", "seed", "warmup_seconds",
+	"workload", "mode", "setup", "terminals", "connections", "isolation", "seed", "warmup_seconds",
 	"measure_seconds", "partial", "warnings", "tool", "database", "driver_host", "plan",
 }
 
-// results are the parts of result.json that are what a run measured, not how it was made. Every
-// other part is a condition, compared leaf by leaf ("database.settings.fsync"), so what other parts
-// of candor add to the disclosure is compared without a change here.
+// results are the parts of result.json's envelope that are what a run measured, not how it was
+// made. Every other part is a condition, compared leaf by leaf ("database.settings.fsync"), so what
+// other parts of candor add to the disclosure is compared without a change here. A workload's own
+// top-level keys (report.FormatOneKeys: TPC-C's of result format 1) are not compared: its
+// conditions are in the envelope's setup line and in the plan (plan.options).
 var results = map[string]bool{
-	"disclaimer": true, "started_at": true, "tpmC": true, "efficiency": true, "transactions": true,
-	"delivery_deferred": true, "verdicts": true, "audit": true, "checks": true, "constants": true,
+	"format_version": true, "disclaimer": true, "started_at": true, "operations": true, "op_order": true,
+	"key_op": true, "headline": true, "sections": true, "details": true, "verdicts": true, "checks": true,
 	"resources": true, "rate": true, "partial_reason": true, "warnings": true,
 	// Figures of the driver host measured during the run (host CPU is compared apart below).
 	"driver_host.cpu_us_per_tx": true, "driver_host.cpu_seconds": true, "driver_host.watch": true,
 	"driver_host.round_trips_per_tx": true, "driver_host.round_trips": true,
 	"driver_host.mem_available_bytes": true,
+	// What ran through each endpoint (their URLs are compared apart below).
+	"endpoints": true,
 	// Repeats of a top-level condition, or different in any two runs by design.
-	"plan.out": true, "plan.db": true, "plan.seed": true, "plan.mode": true, "plan.warehouses": true,
+	"plan.out": true, "plan.db": true, "plan.seed": true, "plan.mode": true,
 	"plan.terminals": true, "plan.connections": true,
 }
+
+// workloadKeys are the workload's own top-level keys, left out of the comparison.
+var workloadKeys = report.FormatOneKeys()
 
 // hostBusyKey is the driver host's CPU use during the run; runs whose hosts were busy to very
 // different degrees (other work on a shared machine) are not comparable even with the same plan,
@@ -85,6 +94,9 @@ func Conditions(a, b map[string]any) []Difference {
 	if wa, wb := warningCodes(a), warningCodes(b); wa != wb {
 		out = append(out, Difference{Name: "warnings", A: wa, B: wb})
 	}
+	if ea, eb := endpointURLs(a), endpointURLs(b); ea != eb {
+		out = append(out, Difference{Name: "endpoints", A: ea, B: eb})
+	}
 	if ha, hb := number(fa[hostBusyKey]), number(fb[hostBusyKey]); ha >= 0 && hb >= 0 && math.Abs(ha-hb) >= hostBusyPoints {
 		out = append(out, Difference{Name: "driver_host.cpu_busy_pct (whole host, during the run)", A: fmt.Sprintf("%.0f%%", ha), B: fmt.Sprintf("%.0f%%", hb)})
 	}
@@ -106,8 +118,13 @@ func Conditions(a, b map[string]any) []Difference {
 	return out
 }
 
-// isResult reports whether the leaf k is, or lies under, a part listed in results.
+// isResult reports whether the leaf k is, or lies under, a part listed in results or a workload's
+// own key.
 func isResult(k string) bool {
+	top, _, _ := strings.Cut(k, ".")
+	if slices.Contains(workloadKeys, top) {
+		return true
+	}
 	for p := k; ; {
 		if results[p] {
 			return true
@@ -136,6 +153,24 @@ func warningCodes(m map[string]any) string {
 	}
 	slices.Sort(codes)
 	return strings.Join(codes, ",")
+}
+
+// endpointURLs is the comma-separated URLs of a result's endpoints ("-" for none): the terminals
+// were spread over them; what ran through each is a result.
+func endpointURLs(m map[string]any) string {
+	es, _ := m["endpoints"].([]any)
+	var urls []string
+	for _, e := range es {
+		if o, ok := e.(map[string]any); ok {
+			if u, ok := o["url"].(string); ok {
+				urls = append(urls, u)
+			}
+		}
+	}
+	if len(urls) == 0 {
+		return "-"
+	}
+	return strings.Join(urls, ",")
 }
 
 // number reads a flattened number (-1 when absent or not a number).

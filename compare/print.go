@@ -46,7 +46,7 @@ func Print(w io.Writer, c *Comparison) {
 		p("\nconditions: the same in both runs (apart from the results directory)\n")
 	}
 
-	p("\n%-18s %-9s %11s %11s %8s  %-19s  %s\n", "type", "metric", "A", "B", "change", "interval of change", "verdict")
+	p("\n%-18s %-9s %11s %11s %8s  %-19s  %s\n", "operation", "metric", "A", "B", "change", "interval of change", "verdict")
 	for _, t := range c.Types {
 		rows := append([]Row{t.Throughput}, t.Percentiles...)
 		for i, r := range rows {

@@ -48,7 +48,7 @@ func (r *Run) Hists(op string, k measure.Kind) []Hist {
 	return h[k]
 }
 
-// Rates returns op's completed transactions per minute in each measured interval.
+// Rates returns op's completed operations per minute in each measured interval.
 func (r *Run) Rates(op string) []float64 {
 	hs := r.Hists(op, measure.Response)
 	out := make([]float64, len(hs))
@@ -84,6 +84,9 @@ func Load(dir string) (*Run, error) {
 	dec.UseNumber()
 	if err := dec.Decode(&r.raw); err != nil {
 		return nil, userr.Errorf("%s is not a candor result (%v)", filepath.Join(dir, report.ResultFile), err)
+	}
+	if _, ok := r.raw["setup"]; !ok && res.Setup != "" {
+		r.raw["setup"] = res.Setup // a result of format 1: report.Read wrote its setup line
 	}
 	logPath := filepath.Join(dir, report.LogFile)
 	f, err := os.Open(logPath)

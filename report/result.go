@@ -44,8 +44,8 @@ type Result struct {
 	Partial       bool   `json:"partial"`
 	PartialReason string `json:"partial_reason,omitempty"`
 
-	// Setup is the workload's one-line description of what ran ("1 warehouse, interactive
-	// statements"; "kv95, batch 1, 10,000 keys").
+	// Setup is the workload's one-line description of what ran ("1 warehouse, interactive";
+	// "kv95, batch 1, 10,000 keys").
 	Setup       string `json:"setup,omitempty"`
 	Terminals   int    `json:"terminals"`
 	Connections int    `json:"connections"`

@@ -32,14 +32,11 @@ const (
 // only (workload/tpcc.AuditMinTransactions; report cannot import the workload).
 const auditMinTransactions = 10000
 
-// TPCCSetup is TPC-C's Setup line: "1 warehouse, interactive statements", "10 warehouses, stored
-// procedures".
+// TPCCSetup is TPC-C's Setup line: "1 warehouse, interactive", "10 warehouses, stored procedures"
+// (TxPath). The TPC-C workload and upgrade both use it, so a result of format 1 and one of format 2
+// of the same run compare equal.
 func TPCCSetup(warehouses int, procedures bool) string {
-	path := "interactive statements"
-	if procedures {
-		path = "stored procedures"
-	}
-	return fmt.Sprintf("%d warehouse%s, %s", warehouses, plural(warehouses), path)
+	return fmt.Sprintf("%d warehouse%s, %s", warehouses, plural(warehouses), TxPath(procedures))
 }
 
 // DeferredSection is the section of the deferred Delivery (clause 2.7.2): the districts it

@@ -22,6 +22,7 @@ import (
 	htmlreport "github.com/candor-bench/candor/report/html"
 	"github.com/candor-bench/candor/run"
 	"github.com/candor-bench/candor/sysmon"
+	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/tpcc"
 )
 
@@ -118,10 +119,15 @@ func TestReportInChromium(t *testing.T) {
 		}
 		return d
 	}
-	// 7 s of run in 500 ms intervals.
+	// 7 s of run in 500 ms intervals. An operation that is a part of another (the deferred
+	// Delivery) completes in bursts, as its workers drain their queue: some intervals have none.
 	for _, op := range res.Ops() {
+		minPoints := 8
+		if res.Operations[op].PartOf != "" {
+			minPoints = 2
+		}
 		need("throughput", op, 12)
-		need("percentiles-"+op, op+".p50", 8)
+		need("percentiles-"+op, op+".p50", minPoints)
 		need("spectrum-"+op, op+".response", 20)
 		need("spectrum-"+op, op+".service", 20)
 	}
@@ -205,7 +211,7 @@ func shortRun(t *testing.T, dir, out string) *report.Result {
 	db := "sqlite:" + filepath.Join(dir, "tpcc.db")
 	o := run.Out{Stdout: io.Discard, Stderr: io.Discard}
 	start := time.Now()
-	if err := run.Load(ctx, run.LoadPlan{DB: db, Warehouses: 1, Loaders: 2, Seed: 1, Quiet: true}, o); err != nil {
+	if err := run.Load(ctx, run.LoadPlan{Workload: tpccW(1), DB: db, Loaders: 2, Seed: 1, Quiet: true}, o); err != nil {
 		t.Fatalf("load: %v", err)
 	}
 	t.Logf("loaded 1 warehouse in %.1f s", time.Since(start).Seconds())
@@ -213,12 +219,17 @@ func shortRun(t *testing.T, dir, out string) *report.Result {
 	defer func() { t.Logf("ran in %.1f s", time.Since(start).Seconds()) }()
 	var logBuf bytes.Buffer
 	o.Stderr = &logBuf
-	res, err := run.Run(ctx, run.RunPlan{DB: db, Mode: tpcc.ModeThroughput, Terminals: 4, Duration: 5 * time.Second,
+	res, err := run.Run(ctx, run.RunPlan{Workload: tpccW(0), DB: db, Mode: workload.ModeThroughput, Terminals: 4, Duration: 5 * time.Second,
 		Warmup: 2 * time.Second, Grace: 10 * time.Second, Interval: 500 * time.Millisecond, Out: out, Seed: 3, Quiet: true}, o)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, logBuf.String())
 	}
 	return res
+}
+
+// tpccW is TPC-C with its warehouses to load (0 on a run: the database's).
+func tpccW(warehouses int) workload.Workload {
+	return &tpcc.Workload{Options: tpcc.Options{Warehouses: warehouses}}
 }
 
 // dumpDOM opens page in headless Chromium and returns the DOM after its script ran.
@@ -333,13 +344,13 @@ func TestLoadsPageInChromium(t *testing.T) {
 	defer cancel()
 	db := "sqlite:" + filepath.Join(dir, "tpcc.db")
 	o := run.Out{Stdout: io.Discard, Stderr: io.Discard}
-	if err := run.Load(ctx, run.LoadPlan{DB: db, Warehouses: 1, Loaders: 2, Seed: 1, Quiet: true}, o); err != nil {
+	if err := run.Load(ctx, run.LoadPlan{Workload: tpccW(1), DB: db, Loaders: 2, Seed: 1, Quiet: true}, o); err != nil {
 		t.Fatalf("load: %v", err)
 	}
 	var logBuf bytes.Buffer
 	o.Stderr = &logBuf
 	runs, err := run.Loads(ctx, run.LoadsPlan{
-		Base: run.RunPlan{DB: db, Terminals: 2, Duration: 1500 * time.Millisecond, Warmup: 500 * time.Millisecond,
+		Base: run.RunPlan{Workload: tpccW(0), DB: db, Terminals: 2, Duration: 1500 * time.Millisecond, Warmup: 500 * time.Millisecond,
 			Grace: 10 * time.Second, Interval: 500 * time.Millisecond, Out: out, Seed: 3, Quiet: true, Arrivals: "poisson",
 			MaxBacklog: run.DefaultMaxBacklog, Check: true},
 		PeakDuration: 2 * time.Second, PeakWarmup: 500 * time.Millisecond, Percents: []float64{50, 80},

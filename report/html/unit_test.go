@@ -100,7 +100,7 @@ func TestFormats(t *testing.T) {
 // version) still renders, says what is missing, and shows placeholders instead of charts.
 func TestOldResult(t *testing.T) {
 	dir := t.TempDir()
-	r := &report.Result{FormatVersion: report.FormatVersion, Workload: "tpcc", Mode: "throughput", Setup: "1 warehouse, interactive statements",
+	r := &report.Result{FormatVersion: report.FormatVersion, Workload: "tpcc", Mode: "throughput", Setup: "1 warehouse, interactive",
 		Terminals: 4, Connections: 4, StartedAt: time.Now(), WarmupSeconds: 2, MeasureSeconds: 5,
 		Headline:   []report.Figure{{Name: "tpmC", Value: 1234, Unit: "new-orders per minute"}},
 		Operations: map[string]*report.TxResult{"new_order": {Count: 100}}, KeyOp: "new_order",
