@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"github.com/candor-bench/candor/workload"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,15 +48,15 @@ func TestDeliveriesFileMySQLProcedures(t *testing.T) {
 type tripRange struct{ min, max float64 }
 
 func deliveriesRun(t *testing.T, url string, procs bool, trips tripRange) {
-	err := Load(t.Context(), LoadPlan{DB: url, Warehouses: 1, Loaders: 2, Seed: 1, Procedures: procs, Quiet: true}, Out{Stdout: io.Discard, Stderr: io.Discard})
+	err := Load(t.Context(), LoadPlan{Workload: tpccW(1, procs), DB: url, Loaders: 2, Seed: 1, Quiet: true}, Out{Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		t.Fatalf("loading one warehouse: %v", err)
 	}
 	staggerDistricts(t, url)
 	dir := filepath.Join(t.TempDir(), "out")
 	var stdout bytes.Buffer
-	res, err := Run(t.Context(), RunPlan{DB: url, Mode: tpcc.ModeThroughput, Terminals: 4, Duration: 4 * time.Second,
-		Warmup: time.Second, Grace: 10 * time.Second, Interval: time.Second, Out: dir, Seed: 5, Procedures: procs, Quiet: true},
+	res, err := Run(t.Context(), RunPlan{Workload: tpccW(0, procs), DB: url, Mode: workload.ModeThroughput, Terminals: 4, Duration: 4 * time.Second,
+		Warmup: time.Second, Grace: 10 * time.Second, Interval: time.Second, Out: dir, Seed: 5, Quiet: true},
 		Out{Stdout: &stdout, Stderr: io.Discard})
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stdout.String())
@@ -82,7 +83,7 @@ func TestDeliveriesFileInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	time.AfterFunc(4*time.Second, cancel)
-	res, err := Run(ctx, RunPlan{DB: url, Mode: tpcc.ModeThroughput, Terminals: 4, Duration: time.Minute,
+	res, err := Run(ctx, RunPlan{Workload: tpccW(0, false), DB: url, Mode: workload.ModeThroughput, Terminals: 4, Duration: time.Minute,
 		Warmup: time.Second, Grace: 10 * time.Second, Interval: time.Second, Out: dir, Seed: 6, Quiet: true},
 		Out{Stdout: io.Discard, Stderr: io.Discard})
 	if !errors.Is(err, ErrPartial) || res == nil || !res.Partial {
@@ -95,7 +96,7 @@ func TestDeliveriesFileInterrupted(t *testing.T) {
 // here every one fails (candor_delivery replaced by one that raises an error).
 func TestDeliveriesFileErrors(t *testing.T) {
 	url := dbtest.FreshPostgresURL(t, "candor_del")
-	err := Load(t.Context(), LoadPlan{DB: url, Warehouses: 1, Loaders: 2, Seed: 1, Procedures: true, Quiet: true}, Out{Stdout: io.Discard, Stderr: io.Discard})
+	err := Load(t.Context(), LoadPlan{Workload: tpccW(1, true), DB: url, Loaders: 2, Seed: 1, Quiet: true}, Out{Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		t.Fatalf("loading one warehouse: %v", err)
 	}
@@ -107,8 +108,8 @@ LANGUAGE plpgsql AS $fn$ BEGIN RAISE EXCEPTION 'delivery broken "on purpose"'; E
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "out")
-	res, err := Run(t.Context(), RunPlan{DB: url, Mode: tpcc.ModeThroughput, Terminals: 4, Duration: 3 * time.Second,
-		Warmup: time.Second, Grace: 10 * time.Second, Interval: time.Second, Out: dir, Seed: 5, Procedures: true, Quiet: true},
+	res, err := Run(t.Context(), RunPlan{Workload: tpccW(0, true), DB: url, Mode: workload.ModeThroughput, Terminals: 4, Duration: 3 * time.Second,
+		Warmup: time.Second, Grace: 10 * time.Second, Interval: time.Second, Out: dir, Seed: 5, Quiet: true},
 		Out{Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		t.Fatalf("run: %v", err)

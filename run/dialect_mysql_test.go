@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/candor-bench/candor/workload"
 	"os"
 	"strings"
 	"testing"
@@ -10,7 +11,6 @@ import (
 	_ "github.com/candor-bench/candor/driver/sqlite"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/userr"
-	"github.com/candor-bench/candor/workload/tpcc"
 )
 
 // TestProceduresRefusedBeforeConnecting: --procedures with a URL whose scheme names an engine
@@ -30,14 +30,13 @@ func TestProceduresRefusedBeforeConnecting(t *testing.T) {
 				t.Errorf("%s on %s: %v, want the user error naming %s and the fix", what, c.engine, err, c.engine)
 			}
 		}
-		rp := RunPlan{DB: c.url, Mode: tpcc.ModeThroughput, Duration: time.Second, Interval: time.Second, Procedures: true}
+		rp := RunPlan{Workload: tpccW(0, true), DB: c.url, Mode: workload.ModeThroughput, Duration: time.Second, Interval: time.Second}
 		check("RunPlan.Validate", rp.Validate())
-		lp := LoadPlan{DB: c.url, Warehouses: 1, Loaders: 1, Procedures: true}
+		lp := LoadPlan{Workload: tpccW(1, true), DB: c.url, Loaders: 1}
 		check("LoadPlan.Validate", lp.Validate())
 		loads := LoadsPlan{Base: rp, PeakDuration: time.Second, Percents: DefaultPercents}
 		check("LoadsPlan.Validate", loads.Validate())
-		check("Procedures", Procedures(t.Context(), c.url, Out{}))
-		rp.Procedures, lp.Procedures = false, false
+		rp.Workload, lp.Workload = tpccW(0, false), tpccW(1, false)
 		if err := rp.Validate(); err != nil {
 			t.Errorf("RunPlan.Validate without --procedures on %s: %v", c.engine, err)
 		}
@@ -49,7 +48,7 @@ func TestProceduresRefusedBeforeConnecting(t *testing.T) {
 		t.Errorf("the SQLite file was created: %v", err)
 	}
 	for _, u := range []string{"mysql://u@127.0.0.1:1/db", "mariadb://u@127.0.0.1:1/db"} {
-		rp := RunPlan{DB: u, Mode: tpcc.ModeThroughput, Duration: time.Second, Interval: time.Second, Procedures: true}
+		rp := RunPlan{Workload: tpccW(0, true), DB: u, Mode: workload.ModeThroughput, Duration: time.Second, Interval: time.Second}
 		if err := rp.Validate(); err != nil {
 			t.Errorf("RunPlan.Validate with --procedures on %s: %v", u, err)
 		}
@@ -76,7 +75,7 @@ func TestMySQLFamilyFacts(t *testing.T) {
 		{"mariadb", "MySQL 8.0.36", "ran against another engine"},
 	} {
 		r := &report.Result{}
-		addEngineFacts(r, &RunPlan{Dialect: c.dialect}, &tpcc.RunOutput{}, isolationFacts{}, c.version)
+		addEngineFacts(r, &RunPlan{Workload: tpccW(0, false), Dialect: c.dialect}, isolationFacts{}, c.version)
 		var msgs []string
 		for _, w := range r.Warnings {
 			if w.Code == "DIALECT_MISMATCH" {

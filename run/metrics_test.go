@@ -3,6 +3,7 @@ package run
 import (
 	"bufio"
 	"context"
+	"github.com/candor-bench/candor/workload"
 	"io"
 	"net"
 	"net/http"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/candor-bench/candor/schedule"
 	"github.com/candor-bench/candor/userr"
-	"github.com/candor-bench/candor/workload/tpcc"
 )
 
 // urlWriter passes what is written to w and sends the URL of the "serving Prometheus metrics at"
@@ -82,11 +82,11 @@ next:
 // phases going by, and the listener is gone when the run returns.
 func TestLiveMetricsDuringASQLiteRun(t *testing.T) {
 	url := "sqlite:" + filepath.Join(t.TempDir(), "tpcc.db")
-	if err := Load(context.Background(), LoadPlan{DB: url, Warehouses: 1, Loaders: 2, Seed: 1}, Out{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+	if err := Load(context.Background(), LoadPlan{Workload: tpccW(1, false), DB: url, Loaders: 2, Seed: 1}, Out{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
-	p := RunPlan{
-		DB: url, Mode: tpcc.ModeThroughput, Terminals: 2, Duration: 3 * time.Second, Warmup: time.Second,
+	p := RunPlan{Workload: tpccW(0, false),
+		DB: url, Mode: workload.ModeThroughput, Terminals: 2, Duration: 3 * time.Second, Warmup: time.Second,
 		Grace: 5 * time.Second, Interval: 250 * time.Millisecond, Out: filepath.Join(t.TempDir(), "out"),
 		Seed: 1, SeedGiven: true, Quiet: true, MetricsAddr: "127.0.0.1:0",
 	}
@@ -191,7 +191,7 @@ scraping:
 // a port in use when the run starts is the user's to fix too (exit status 2 for both).
 func TestMetricsAddrIsUserError(t *testing.T) {
 	url := "sqlite:" + filepath.Join(t.TempDir(), "none.db")
-	base := RunPlan{DB: url, Mode: tpcc.ModeThroughput, Terminals: 1, Duration: time.Second, Interval: time.Second}
+	base := RunPlan{Workload: tpccW(0, false), DB: url, Mode: workload.ModeThroughput, Terminals: 1, Duration: time.Second, Interval: time.Second}
 	p := base
 	p.MetricsAddr = "9464"
 	_, err := Run(context.Background(), p, Out{Stdout: io.Discard, Stderr: io.Discard})

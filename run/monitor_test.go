@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"github.com/candor-bench/candor/workload"
 	"io"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // loadOne loads one warehouse (about 100 MB) into the database at url.
 func loadOne(t *testing.T, url string) {
 	t.Helper()
-	err := Load(t.Context(), LoadPlan{DB: url, Warehouses: 1, Loaders: 2, Seed: 1, Quiet: true}, Out{Stdout: io.Discard, Stderr: io.Discard})
+	err := Load(t.Context(), LoadPlan{Workload: tpccW(1, false), DB: url, Loaders: 2, Seed: 1, Quiet: true}, Out{Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		t.Fatalf("loading one warehouse: %v", err)
 	}
@@ -29,7 +30,7 @@ func shortRun(t *testing.T, url string, measure time.Duration) (*report.Result, 
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
 	var stdout bytes.Buffer
-	res, err := Run(t.Context(), RunPlan{DB: url, Mode: tpcc.ModeThroughput, Terminals: 2, Duration: measure,
+	res, err := Run(t.Context(), RunPlan{Workload: tpccW(0, false), DB: url, Mode: workload.ModeThroughput, Terminals: 2, Duration: measure,
 		Warmup: time.Second, Grace: 10 * time.Second, Interval: time.Second, Out: dir, Seed: 3, Quiet: true},
 		Out{Stdout: &stdout, Stderr: io.Discard})
 	if err != nil {
@@ -187,4 +188,9 @@ func TestDurabilityOffPostgres(t *testing.T) {
 	if _, ok := warning(r, "FITS_IN_MEMORY"); !ok {
 		t.Error("no FITS_IN_MEMORY for one warehouse on this host")
 	}
+}
+
+// tpccW is TPC-C with the given options, for the plans of these tests.
+func tpccW(warehouses int, procedures bool) workload.Workload {
+	return &tpcc.Workload{Options: tpcc.Options{Warehouses: warehouses, Procedures: procedures}}
 }

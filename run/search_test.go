@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/candor-bench/candor/workload"
 	"io"
 	"net"
 	"os"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/report"
-	"github.com/candor-bench/candor/workload/tpcc"
 )
 
 // shortSearch is a search of two short probes (10/s, then 20/s when the first passes) with a
@@ -22,7 +22,7 @@ import (
 func shortSearch(t *testing.T, url string) SearchPlan {
 	t.Helper()
 	return SearchPlan{
-		Base: RunPlan{DB: url, Mode: tpcc.ModeRate, Duration: time.Second, Warmup: 250 * time.Millisecond,
+		Base: RunPlan{Workload: tpccW(0, false), DB: url, Mode: workload.ModeRate, Duration: time.Second, Warmup: 250 * time.Millisecond,
 			Grace: 5 * time.Second, Interval: 250 * time.Millisecond, Seed: 1, SeedGiven: true, Arrivals: "poisson",
 			MaxBacklog: DefaultMaxBacklog, Check: true},
 		SLOs: []string{"new_order.p99<=10s"}, StartRate: 10, Precision: 0.05, MaxProbes: 2,
@@ -77,7 +77,7 @@ func searchChecks(t *testing.T, url string) {
 			t.Error("the quick check ran the expensive condition 5")
 		}
 	}
-	if !strings.Contains(stdout.String(), "consistency conditions (clause 3.3.2)") || !strings.Contains(stderr.String(), "checking consistency after the last probe") {
+	if !strings.Contains(stdout.String(), "consistency checks:") || !strings.Contains(stderr.String(), "checking consistency after the last probe") {
 		t.Errorf("the search does not print its check:\n%s\n%s", stdout.String(), stderr.String())
 	}
 

@@ -262,7 +262,7 @@ func TestEndpointsCLI(t *testing.T) {
 	if dd := res["delivery_deferred"].(map[string]any)["count"].(float64); dd != deferred {
 		t.Errorf("the endpoints ran %v deferred deliveries, delivery_deferred counts %v", deferred, dd)
 	}
-	if !strings.Contains(printed, "2 endpoints, terminals spread by warehouse") {
+	if !strings.Contains(printed, "2 endpoints, the terminals spread over them") {
 		t.Error("the summary does not show the endpoints")
 	}
 

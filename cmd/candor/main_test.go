@@ -192,7 +192,7 @@ func endToEnd(t *testing.T, db, dir string) {
 	if res["efficiency"] == nil || res["terminals"].(float64) != 20 {
 		t.Errorf("spec run: efficiency %v, terminals %v; want a number and 20", res["efficiency"], res["terminals"])
 	}
-	if !strings.Contains(out, "90th-percentile response-time limits") {
+	if !strings.Contains(out, "new_order p90 response time") {
 		t.Error("spec run summary has no 90th-percentile verdicts")
 	}
 	// Everything still holds after both runs (condition 11 is skipped: the data has been run on).

@@ -27,7 +27,7 @@ func TestOpenLoopCLISQLite(t *testing.T) {
 		t.Fatalf("one-shot: exit %d", code)
 	}
 	for _, want := range []string{"loaded 1 warehouse", "tail latency as the load grows", "peak (closed loop)",
-		"50% of peak (open loop)", "80% of peak (open loop)", "new_order", "stock_level", "consistency conditions"} {
+		"50% of peak (open loop)", "80% of peak (open loop)", "new_order", "stock_level", "consistency checks"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("one-shot output does not say %q", want)
 		}
@@ -192,11 +192,11 @@ func TestOpenLoopCLISQLite(t *testing.T) {
 			t.Errorf("probe %v: %v", p["probe"], err)
 		}
 	}
-	if !strings.Contains(out, "max rate: at least 20.0 transactions/s") {
+	if !strings.Contains(out, "max rate: at least 20.0 operations/s") {
 		t.Error("the search does not print its answer")
 	}
 	// The consistency check after the last probe, by default: printed and in search.json.
-	if checks, _ := sr["checks"].([]any); len(checks) == 0 || !strings.Contains(out, "consistency conditions") {
+	if checks, _ := sr["checks"].([]any); len(checks) == 0 || !strings.Contains(out, "consistency checks") {
 		t.Errorf("the search did not check consistency after its probes (search.json checks: %v)", sr["checks"])
 	}
 }

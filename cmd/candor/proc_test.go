@@ -52,15 +52,15 @@ func procedureCLI(t *testing.T, db string) {
 	if code != 0 {
 		t.Fatalf("run --procedures: exit %d", code)
 	}
-	if !strings.Contains(out, "mode throughput · stored procedures ·") {
+	if !strings.Contains(out, "mode throughput · 1 warehouse, stored procedures ·") {
 		t.Errorf("the summary header does not name the procedure mode")
 	}
 	if pw != "" && strings.Contains(mustRead(t, filepath.Join(thr, report.ResultFile)), pw) {
 		t.Error("result.json holds the password")
 	}
 	res := readResult(t, thr)
-	if res["procedures"] != true || res["plan"].(map[string]any)["procedures"] != true {
-		t.Errorf("result.json: procedures %v, plan.procedures %v; want true", res["procedures"], res["plan"].(map[string]any)["procedures"])
+	if opts := res["plan"].(map[string]any)["options"].(map[string]any); res["procedures"] != true || opts["procedures"] != true {
+		t.Errorf("result.json: procedures %v, plan.options.procedures %v; want true", res["procedures"], opts["procedures"])
 	}
 	txs := res["transactions"].(map[string]any)
 	for _, name := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
@@ -87,7 +87,7 @@ func procedureCLI(t *testing.T, db string) {
 	}
 	// The interactive mode on the same data says so too.
 	if code, out := runCLI(t, "tpcc", "run", "--db", db, "--mode", "throughput", "--duration", "1s", "--warmup", "0s",
-		"--no-check", "--out", filepath.Join(dir, "inter")); code != 0 || !strings.Contains(out, "mode throughput · interactive ·") {
+		"--no-check", "--out", filepath.Join(dir, "inter")); code != 0 || !strings.Contains(out, "mode throughput · 1 warehouse, interactive ·") {
 		t.Fatalf("interactive run: exit %d", code)
 	}
 	if res := readResult(t, filepath.Join(dir, "inter")); res["procedures"] != false {

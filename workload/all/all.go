@@ -4,9 +4,11 @@ package all
 
 import (
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/kv"
 	"github.com/candor-bench/candor/workload/tpcc"
 )
 
 func init() {
 	workload.Register(workload.Registration{Name: "tpcc", New: tpcc.New})
+	workload.Register(workload.Registration{Name: "kv", New: kv.New})
 }

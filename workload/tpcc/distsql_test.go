@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/internal/dbtest"
 )
 
@@ -95,7 +96,7 @@ func TestDistributedPathsOnPostgres(t *testing.T) {
 			raw := dbtest.FreshPostgresURL(t, "candor_dist")
 			db := openAs(t, raw, engine)
 			ctx := context.Background()
-			info, err := Load(ctx, db, LoadOptions{Warehouses: 1, Loaders: 2, Seed: 5, ToolVersion: "test"})
+			_, err := Load(ctx, db, LoadOptions{Warehouses: 1, Loaders: 2, Seed: 5, ToolVersion: "test"})
 			if err != nil {
 				t.Fatalf("load as %s: %v", engine, err)
 			}
@@ -130,12 +131,9 @@ func TestDistributedPathsOnPostgres(t *testing.T) {
 			if err := MarkRun(ctx, db); err != nil {
 				t.Fatal(err)
 			}
-			o, err := Run(ctx, db, info, RunOptions{Mode: ModeThroughput, Warehouses: 1, Terminals: 4, Connections: 4,
-				DeliveryWorkers: 1, Warmup: 500 * time.Millisecond, Measure: 2 * time.Second, Grace: 10 * time.Second,
-				Tick: time.Second, Seed: 11, Isolation: db.DefaultIsolation()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			o := drive(t, ctx, db, &Workload{}, workload.SessionConfig{Mode: ModeThroughput, Terminals: 4, Connections: 4,
+				Warmup: 500 * time.Millisecond, Measure: 2 * time.Second, Grace: 10 * time.Second,
+				Seed: 11, Isolation: db.DefaultIsolation()}, workload.RateOptions{})
 			no := o.Totals.Counts[NewOrder]
 			if no.Completed < 20 {
 				t.Errorf("%d New-Orders in 2 s", no.Completed)

@@ -15,6 +15,7 @@ import (
 	"github.com/candor-bench/candor/internal/dbtest"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/schedule"
 )
@@ -33,7 +34,7 @@ import (
 func TestOpenLoopStallPostgres(t *testing.T) {
 	db := dbtest.FreshPostgresStall(t, "candor_stall")
 	ctx := context.Background()
-	info, err := Load(ctx, db, LoadOptions{Warehouses: 1, Loaders: 2, Seed: 3, ToolVersion: "test"})
+	_, err := Load(ctx, db, LoadOptions{Warehouses: 1, Loaders: 2, Seed: 3, ToolVersion: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,15 +76,10 @@ func TestOpenLoopStallPostgres(t *testing.T) {
 		stalled <- nil
 	}()
 
-	o := RunOptions{
-		Mode: ModeRate, Warehouses: 1, Terminals: TerminalsPerWarehouse, Connections: 4, DeliveryWorkers: 1,
-		Warmup: warmup, Tick: time.Second, Grace: 30 * time.Second, Seed: 17, Isolation: db.DefaultIsolation(),
-		Rate: RateOptions{Steps: []schedule.Step{{Rate: rate, Duration: measured}}, Process: schedule.Poisson, MaxBacklog: 100000},
-	}
-	out, err := Run(ctx, db, info, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := drive(t, ctx, db, &Workload{}, workload.SessionConfig{
+		Mode: ModeRate, Terminals: TerminalsPerWarehouse, Connections: 4,
+		Warmup: warmup, Grace: 30 * time.Second, Seed: 17, Isolation: db.DefaultIsolation(),
+	}, workload.RateOptions{Steps: []schedule.Step{{Rate: rate, Duration: measured}}, Process: schedule.Poisson, MaxBacklog: 100000})
 	if err := <-stalled; err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -64,7 +63,7 @@ func newSession(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions, 
 func (s *session) Setup() workload.Setup {
 	return workload.Setup{
 		Terminals: s.o.Terminals, Connections: s.o.Connections,
-		Describe: fmt.Sprintf("%d warehouse%s, %s", s.o.Warehouses, plural(s.o.Warehouses), report.TxPath(s.o.Procedures)),
+		Describe: report.TPCCSetup(s.o.Warehouses, s.o.Procedures),
 		Options: struct {
 			Options
 			DeliveryWorkers int `json:"delivery_workers"`

@@ -1,0 +1,377 @@
+package kv
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/gen"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/sqlexec"
+)
+
+// session is one kv run (workload.Session, workload.RoundTripper).
+type session struct {
+	db        driver.DB
+	endpoints []driver.DB // db first
+	cfg       workload.SessionConfig
+	o         Options
+	st        loadstate.State
+	rec       record
+	family    string
+	engine    string
+	terms     int
+	conns     int
+	seq       *sequence
+	seqStart  int64
+	mix       mix
+	slots     *sqlexec.Slots
+	ex        *executor
+}
+
+var (
+	_ workload.Session      = (*session)(nil)
+	_ workload.RoundTripper = (*session)(nil)
+)
+
+// defaultConcurrency is CockroachDB's default --concurrency: twice the CPUs Go may use.
+func defaultConcurrency() int { return 2 * runtime.GOMAXPROCS(0) }
+
+// Open resolves a run against the loaded database. The key distribution, cycle length and block
+// sizes not given take the load's; given ones must fit the loaded keys. Terminals default to
+// CockroachDB's concurrency, twice the CPUs (GOMAXPROCS); connections to one per terminal in
+// throughput mode. In rate mode connections default to that concurrency and the terminals (the
+// pool of random streams arrivals are drawn from, round-robin) to one per connection. Terminals and
+// connections are spread round-robin over the endpoints.
+func (k *KV) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (workload.Session, error) {
+	if c.Mode != workload.ModeThroughput && c.Mode != workload.ModeRate {
+		return nil, userr.Errorf("kv runs in --mode throughput or --mode rate, not %q", c.Mode)
+	}
+	fam, engine, err := dialectOf(db)
+	if err != nil {
+		return nil, err
+	}
+	st, rec, err := readRecord(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	switch st.Status {
+	case loadstate.NotFound:
+		u := db.Redacted()
+		return nil, userr.Errorf("the database at %s has no candor kv data: run `candor kv load --db %s` first", u, u)
+	case loadstate.HalfLoaded:
+		return nil, halfLoaded(db, st)
+	}
+	o, err := k.runOptions(rec)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), cfg: c, o: o, st: st, rec: rec,
+		family: fam, engine: engine, seqStart: rec.InsertCount}
+	for _, e := range c.Endpoints { // the same load everywhere: --db names nodes of one database
+		est, erec, err := readRecord(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		if est.Status != loadstate.Completed || est.Seed != st.Seed || erec.InsertCount != rec.InsertCount || !est.StartedAt.Equal(st.StartedAt) {
+			return nil, userr.Errorf("the endpoint %s does not hold the kv load of %s (loaded %s UTC): every --db must name a node of the same database", e.Redacted(), db.Redacted(), st.StartedAt.Format("2006-01-02 15:04:05"))
+		}
+	}
+	conc := defaultConcurrency()
+	s.terms, s.conns = c.Terminals, c.Connections
+	if c.Mode == workload.ModeRate {
+		if s.conns == 0 {
+			s.conns = conc
+		}
+		if s.terms == 0 {
+			s.terms = s.conns
+		}
+	} else {
+		if s.terms == 0 {
+			s.terms = conc
+		}
+		if s.conns == 0 {
+			s.conns = s.terms
+		}
+	}
+	if n := len(s.endpoints); s.conns < n {
+		return nil, userr.Errorf("%d connections cannot reach %d --db endpoints: give --connections %d or more, or fewer --db", s.conns, n, n)
+	}
+	s.mix = mix{read: o.ReadPercent, del: o.DelPercent, span: o.SpanPercent, spanLimit: o.SpanLimit, batch: o.Batch,
+		minBytes: o.MinBlockBytes, maxBytes: o.MaxBlockBytes}
+	return s, nil
+}
+
+// runOptions are the run's options with the load's where the flags were not given, checked
+// against the loaded data.
+func (k *KV) runOptions(rec record) (Options, error) {
+	o := k.resolve()
+	var p []string
+	if !k.given("sequential") && !k.given("zipfian") {
+		o.Distribution = rec.Distribution
+	} else if o.Distribution.keyLayout() != rec.Keys {
+		p = append(p, fmt.Sprintf("the data was loaded with %s keys (%s), which %s keys would never read: drop --sequential and --zipfian to use the loaded distribution, or reload with candor kv load --drop", rec.Distribution, rec.Keys, o.Distribution))
+	}
+	o.ZipfianS, o.ZipfianV = 0, 0
+	if o.Distribution == Zipfian {
+		o.ZipfianS, o.ZipfianV = k.flags.zipfS, k.flags.zipfV
+	}
+	if !k.given("cycle-length") {
+		o.CycleLength = rec.CycleLength
+	} else if o.CycleLength < rec.InsertCount {
+		p = append(p, fmt.Sprintf("--cycle-length %d is below the %d keys loaded: give at least %d, or drop it to use the load's", o.CycleLength, rec.InsertCount, rec.InsertCount))
+	}
+	if !k.given("min-block-bytes") {
+		o.MinBlockBytes = rec.MinBlockBytes
+	}
+	if !k.given("max-block-bytes") {
+		o.MaxBlockBytes = rec.MaxBlockBytes
+	}
+	if o.MinBlockBytes > o.MaxBlockBytes {
+		p = append(p, fmt.Sprintf("values of %d to %d bytes (--min-block-bytes and --max-block-bytes, with the load's %s where not given) are empty: give both", o.MinBlockBytes, o.MaxBlockBytes, blockRange(rec.MinBlockBytes, rec.MaxBlockBytes)))
+	}
+	o.InsertCount = rec.InsertCount
+	if len(p) > 0 {
+		return o, userr.Errorf("%s", strings.Join(p, "; "))
+	}
+	return o, nil
+}
+
+// runPlan is what result.json's plan stores under "options".
+type runPlan struct {
+	Options
+	// LoadSeed is the load's seed, which the uniform keys' hash uses.
+	LoadSeed string `json:"load_seed"`
+}
+
+func (s *session) Setup() workload.Setup {
+	return workload.Setup{Terminals: s.terms, Connections: s.conns, Describe: s.describe(),
+		Options: runPlan{Options: s.o, LoadSeed: strconv.FormatUint(s.st.Seed, 10)}}
+}
+
+// describe is the run's opening line: "kv95, batch 1, 1,000 keys loaded, blocks 1..1 bytes, uniform
+// keys".
+func (s *session) describe() string {
+	o := &s.o
+	parts := []string{o.mixName(), "batch " + strconv.Itoa(o.Batch), thousands(o.InsertCount) + " keys loaded",
+		"blocks " + blockRange(o.MinBlockBytes, o.MaxBlockBytes) + " bytes"}
+	switch o.Distribution {
+	case Zipfian:
+		parts = append(parts, fmt.Sprintf("zipfian keys (s %g, v %g)", o.ZipfianS, o.ZipfianV))
+	default:
+		parts = append(parts, string(o.Distribution)+" keys")
+	}
+	if o.CycleLength != math.MaxInt64 {
+		parts = append(parts, "cycle "+thousands(o.CycleLength))
+	}
+	if o.SpanPercent > 0 {
+		if o.SpanLimit > 0 {
+			parts = append(parts, "scans of "+thousands(int64(o.SpanLimit))+" rows")
+		} else {
+			parts = append(parts, "scans of the whole table")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Start records the run on the data, opens the connections and builds the terminals (closed loop)
+// or the arrival source (rate mode).
+func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
+	if s.slots != nil {
+		return nil, fmt.Errorf("kv: Start called twice")
+	}
+	rec := s.rec
+	if s.o.WritePercent > 0 {
+		rec.wrote(s.o.MinBlockBytes, s.o.MaxBlockBytes)
+	}
+	if s.o.DelPercent > 0 {
+		rec.Deleted = true
+	}
+	if rec != s.rec {
+		if err := loadstate.SetOptions(ctx, s.db, "kv", rec); err != nil {
+			return nil, err
+		}
+		s.rec = rec
+	}
+	if err := loadstate.MarkRun(ctx, s.db, "kv"); err != nil {
+		return nil, err
+	}
+	slots, err := sqlexec.Open(ctx, s.endpoints, s.conns, env.Abort)
+	if err != nil {
+		return nil, err
+	}
+	s.slots = slots
+	s.ex = newExecutor(slots, newStatements(s.family, s.engine, s.o.Batch, s.o.SpanLimit), s.cfg.Isolation)
+	s.seq = newSequence(s.seqStart, s.o.CycleLength)
+	terms := make([]*terminal, s.terms)
+	for i := range terms {
+		r := gen.New(gen.Derive(s.cfg.Seed, "kv", "terminal", i))
+		terms[i] = &terminal{mix: &s.mix, g: newKeyGen(s.o.Distribution, s.seq, s.st.Seed, r, s.o.ZipfianS, s.o.ZipfianV)}
+	}
+	w := &workload.Work{Exec: s.ex, Workers: s.conns, WorkerGroup: slots.Groups()}
+	if s.cfg.Mode == workload.ModeRate {
+		w.Source = &source{pool: terms, groups: len(s.endpoints)}
+		return w, nil
+	}
+	w.Terminals = make([]schedule.Terminal, len(terms))
+	for i, t := range terms {
+		w.Terminals[i] = t
+	}
+	w.TerminalGroup = sqlexec.Spread(len(terms), len(s.endpoints))
+	return w, nil
+}
+
+// Details is kv's part of result.json ("details").
+type Details struct {
+	Options Options `json:"options"`
+	// LoadSeed is the load's seed (the uniform keys' hash); InsertCount the rows loaded.
+	LoadSeed string `json:"load_seed"`
+	// KeysAtStart and KeysAtEnd are the written-key counter (CockroachDB's write sequence) at the
+	// run's start (the keys loaded) and end: the sequence numbers taken, warm-up and failed writes
+	// included. CockroachDB's --write-seq would be "R", "S" or "Z" followed by KeysAtEnd.
+	KeysAtStart int64 `json:"keys_at_start"`
+	KeysAtEnd   int64 `json:"keys_at_end"`
+	// Measured is what the measured operations did, beyond their counts.
+	Measured tally `json:"measured"`
+}
+
+// Finish adds kv's headline (operations per second, then per type), details, a table of what the
+// operations touched, and a warning when reads missed keys that should exist.
+func (s *session) Finish(f *workload.Finished) {
+	r := f.Result
+	var t tally
+	if s.ex != nil {
+		for i := range s.ex.per {
+			t.add(&s.ex.per[i].t)
+		}
+	}
+	d := Details{Options: s.o, LoadSeed: strconv.FormatUint(s.st.Seed, 10), KeysAtStart: s.seqStart, KeysAtEnd: s.seqStart}
+	if s.seq != nil {
+		d.KeysAtEnd = s.seq.written()
+	}
+	d.Measured = t
+	r.Details = d
+
+	secs := f.Minutes * 60
+	var counts [numOps]int64
+	var total int64
+	if f.Totals != nil {
+		for op := range numOps {
+			if op < len(f.Totals.Counts) {
+				counts[op] = f.Totals.Counts[op].Completed
+				total += counts[op]
+			}
+		}
+	}
+	perSec := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	r.Headline = append(r.Headline,
+		report.Figure{Name: "throughput", Value: perSec(total), Unit: "operations per second", Note: s.o.mixName()},
+		report.Figure{Name: "reads", Value: perSec(counts[OpRead]), Unit: "reads per second"},
+		report.Figure{Name: "writes", Value: perSec(counts[OpWrite]), Unit: "writes per second"})
+	if s.o.SpanPercent > 0 {
+		r.Headline = append(r.Headline, report.Figure{Name: "scans", Value: perSec(counts[OpScan]), Unit: "scans per second"})
+	}
+	if s.o.DelPercent > 0 {
+		r.Headline = append(r.Headline, report.Figure{Name: "deletes", Value: perSec(counts[OpDelete]), Unit: "deletes per second"})
+	}
+
+	r.Sections = append(r.Sections, report.Section{
+		Title:   "kv: keys and rows of the measured operations",
+		Columns: []string{"operation", "statements", "keys", "rows"},
+		Rows: [][]string{
+			{"read", thousands(t.ReadStatements), thousands(t.ReadKeys), thousands(t.ReadFound) + " found"},
+			{"write", thousands(t.WriteStatements), thousands(t.WriteKeys), ""},
+			{"scan", thousands(t.ScanStatements), "", thousands(t.ScanRows) + " counted"},
+			{"delete", thousands(t.DeleteStatements), thousands(t.DeleteKeys), thousands(t.Deleted) + " deleted"},
+		},
+		Notes: []string{fmt.Sprintf("Keys are distinct keys per statement. The written-key counter went from %s (the keys loaded) to %s.",
+			thousands(d.KeysAtStart), thousands(d.KeysAtEnd))},
+	})
+	if w, ok := s.missedWarning(t); ok {
+		r.Warnings = append(r.Warnings, w)
+	}
+}
+
+// missedShare is the share of keys read that may find no row without a warning: the keys whose
+// write is still in flight, or failed, when they are read (CockroachDB's reads pick among the keys
+// whose write has started).
+const missedShare = 0.01
+
+// missedWarning is READS_MISSED: reads found fewer keys than asked while every key read should
+// exist. Zipfian reads draw from the whole key space, as CockroachDB's do, and deletes remove keys:
+// misses are expected with either, and only counted in the details.
+func (s *session) missedWarning(t tally) (report.Warning, bool) {
+	missed := t.ReadKeys - t.ReadFound
+	if missed <= 0 || s.o.Distribution == Zipfian || s.o.DelPercent > 0 || s.rec.Deleted {
+		return report.Warning{}, false
+	}
+	share := float64(missed) / float64(t.ReadKeys)
+	if s.o.WritePercent > 0 && share < missedShare {
+		return report.Warning{}, false
+	}
+	return report.Warning{Code: "READS_MISSED", Message: fmt.Sprintf(
+		"%s of the %s keys read (%.2f%%) found no row, though reads pick keys whose write was drawn before them: writes that failed, were dropped, or still waited in the backlog explain a few; beyond that the table is not what was loaded and written (changed outside candor?): candor kv check --full tells",
+		thousands(missed), thousands(t.ReadKeys), 100*share)}, true
+}
+
+// RoundTrips is the round trips of every connection of the run and the operations completed.
+func (s *session) RoundTrips() (trips, ops int64, counted bool) {
+	if s.slots == nil {
+		return 0, 0, false
+	}
+	trips, counted = s.slots.RoundTrips()
+	for i := range s.ex.per {
+		ops += s.ex.per[i].done
+	}
+	return trips, ops, counted
+}
+
+// Close closes the run's connections.
+func (s *session) Close() error {
+	if s.slots != nil {
+		return s.slots.Close()
+	}
+	return nil
+}
+
+// thousands formats n with commas: 1,234,567.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	return b.String()
+}
+
+// blockRange is "1..100".
+func blockRange(lo, hi int) string { return strconv.Itoa(lo) + ".." + strconv.Itoa(hi) }
+
+// joinList is "a, b and c".
+func joinList(s []string) string {
+	if len(s) <= 1 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}

@@ -1,0 +1,140 @@
+package kv
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/workload/sqlexec"
+)
+
+// The statements, per SQL family (driver.Dialect.SQLFamily), written with $n parameters and
+// rewritten once by sqlexec.Placeholders. CockroachDB's own (kv.go, Ops) are:
+//
+//	read:   SELECT k, v FROM kv WHERE k IN ($1, ...)
+//	write:  UPSERT INTO kv (k, v) VALUES ($1, $2), ...
+//	scan:   SELECT count(v) FROM [SELECT v FROM kv WHERE k >= $1 ORDER BY k LIMIT n]   (no WHERE and
+//	        no LIMIT with --span-limit 0)
+//	delete: DELETE FROM kv WHERE k IN ($1, ...)
+//
+// candor sends the same, with each engine's upsert (CockroachDB keeps its UPSERT; PostgreSQL and
+// YugabyteDB INSERT ... ON CONFLICT (k) DO UPDATE; MySQL INSERT ... ON DUPLICATE KEY UPDATE; SQLite
+// INSERT ... ON CONFLICT (k) DO UPDATE) and a standard subquery for CockroachDB's [ ... ].
+
+const table = "kv"
+
+const (
+	familyPostgres  = driver.FamilyPostgres
+	familyMySQL     = driver.FamilyMySQL
+	familySQLite    = "sqlite"
+	engineCockroach = "cockroachdb"
+	engineYugabyte  = "yugabytedb"
+)
+
+func supportedFamily(f string) bool {
+	return f == familyPostgres || f == familyMySQL || f == familySQLite
+}
+
+// createSQL is the table's DDL. The value column is each family's bytes type: BYTEA (PostgreSQL;
+// CockroachDB takes it as BYTES), LONGBLOB (MySQL: values up to --max-block-bytes, stored off the
+// row when large), BLOB (SQLite, whose INTEGER PRIMARY KEY makes k the rowid, the table's own key).
+func createSQL(family string) string {
+	switch family {
+	case familyMySQL:
+		return "CREATE TABLE kv (\n  k BIGINT NOT NULL PRIMARY KEY,\n  v LONGBLOB NOT NULL\n) ENGINE=InnoDB"
+	case familySQLite:
+		return "CREATE TABLE kv (\n  k INTEGER NOT NULL PRIMARY KEY,\n  v BLOB NOT NULL\n)"
+	}
+	return "CREATE TABLE kv (\n  k BIGINT NOT NULL PRIMARY KEY,\n  v BYTEA NOT NULL\n)"
+}
+
+const dropSQL = "DROP TABLE IF EXISTS kv"
+
+// statements are one engine's statements for a batch size.
+type statements struct {
+	family, engine string
+	batch          int
+	read, del      string // batch keys
+	scan           string // one parameter (the start key), or none with spanLimit 0
+	scanArgs       int
+}
+
+func newStatements(family, engine string, batch, spanLimit int) *statements {
+	s := &statements{family: family, engine: engine, batch: batch}
+	s.read = s.in("SELECT k, v FROM kv WHERE k IN (", batch)
+	s.del = s.in("DELETE FROM kv WHERE k IN (", batch)
+	s.scan, s.scanArgs = scanSQL(spanLimit), 1
+	if spanLimit == 0 {
+		s.scanArgs = 0
+	}
+	s.scan = sqlexec.Placeholders(family, s.scan)
+	return s
+}
+
+func (s *statements) in(prefix string, n int) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	sqlexec.Params(&b, 1, n)
+	b.WriteByte(')')
+	return sqlexec.Placeholders(s.family, b.String())
+}
+
+// scanSQL counts the rows of a bounded scan from $1 on, or of the whole table with limit 0.
+func scanSQL(limit int) string {
+	if limit == 0 {
+		return "SELECT count(v) FROM kv"
+	}
+	return "SELECT count(v) FROM (SELECT v FROM kv WHERE k >= $1 ORDER BY k LIMIT " + strconv.Itoa(limit) + ") AS s"
+}
+
+// write is the upsert of n rows (k, v): parameters $1, $2 for the first row, and so on.
+func (s *statements) write(n int) string {
+	var b strings.Builder
+	if s.engine == engineCockroach {
+		b.WriteString("UPSERT INTO kv (k, v) VALUES ")
+	} else {
+		b.WriteString("INSERT INTO kv (k, v) VALUES ")
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		sqlexec.Params(&b, 2*i+1, 2)
+		b.WriteByte(')')
+	}
+	switch {
+	case s.engine == engineCockroach:
+	case s.family == familyMySQL:
+		// VALUES(v) rather than MySQL 8's row alias, which MariaDB does not have.
+		b.WriteString(" ON DUPLICATE KEY UPDATE v = VALUES(v)")
+	default:
+		b.WriteString(" ON CONFLICT (k) DO UPDATE SET v = excluded.v")
+	}
+	return sqlexec.Placeholders(s.family, b.String())
+}
+
+// statsSQL is the statistics step after a load, per engine.
+func statsSQL(family, engine string) []string {
+	switch {
+	case family == familySQLite:
+		// Statistics for the planner, and the WAL folded into the database file so the run does not
+		// start with a checkpoint of the whole load.
+		return []string{"ANALYZE", "PRAGMA wal_checkpoint(TRUNCATE)"}
+	case family == familyMySQL:
+		return []string{"ANALYZE TABLE kv"}
+	case engine == engineCockroach || engine == engineYugabyte:
+		return []string{"ANALYZE kv"}
+	}
+	// VACUUM (ANALYZE) rather than ANALYZE alone: the visibility map and hint bits now, and no
+	// autovacuum of the whole table in the run's first minutes.
+	return []string{"VACUUM (ANALYZE) kv"}
+}
+
+// lengthSQL is the byte length of v (SQLite's length counts characters of a TEXT value).
+func lengthSQL(family string) string {
+	if family == familySQLite {
+		return "length(CAST(v AS BLOB))"
+	}
+	return "length(v)"
+}

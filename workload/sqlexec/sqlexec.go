@@ -1,0 +1,197 @@
+// Package sqlexec is what SQL workloads share to run their operations during a run: one connection
+// per scheduler worker (slot), spread over the database's endpoints; re-opening a lost connection
+// and running the operation again, a bounded number of times; a lost-database detector that ends
+// the run when reconnecting keeps failing; the round trips of every connection; single statements
+// run with driver.Retry; and the rewriting of $n placeholders for each SQL family (placeholders.go).
+//
+// It is the part of workload/tpcc's executor (runner.go) that is not TPC-C's, for kv, ycsb and the
+// workloads after them.
+package sqlexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/userr"
+)
+
+const (
+	// MaxRetries bounds how often one operation is retried after a serialization failure, deadlock
+	// or busy lock before it counts as an error (as TPC-C's transactions are).
+	MaxRetries = 10
+	// MaxReruns bounds how often one operation is run again on a new connection after its
+	// connection was lost.
+	MaxReruns = 3
+	// MaxLostStreak is the number of consecutive failed reconnects, over all slots, after which the
+	// database is taken as gone and the run is aborted (it ends as partial).
+	MaxLostStreak = 20
+)
+
+// Slots are a run's connections: slot i (the scheduler's worker i) owns connection i, which goes to
+// endpoint Group(i). A slot is used by one goroutine at a time (the worker); Slots itself may be
+// shared by all workers.
+type Slots struct {
+	endpoints []driver.DB
+	slots     []slot
+	abort     context.CancelCauseFunc
+	// lostStreak counts consecutive failed reconnects over all slots.
+	lostStreak atomic.Int32
+}
+
+// slot is one worker's connection and the round trips of its connections closed so far.
+type slot struct {
+	db   driver.DB
+	conn driver.Conn // nil after it was lost, until the next operation reconnects
+	// trips are the round trips of the slot's closed connections; counted says the engine counts
+	// them (driver.RoundTripCounter).
+	trips   int64
+	counted bool
+}
+
+// Open opens n connections, connection i to endpoints[i % len(endpoints)] (round-robin, so every
+// endpoint gets its share when n is a multiple of their number). abort, when not nil, is called with
+// the cause once MaxLostStreak reconnects in a row have failed (workload.Env.Abort).
+func Open(ctx context.Context, endpoints []driver.DB, n int, abort context.CancelCauseFunc) (*Slots, error) {
+	if len(endpoints) == 0 {
+		return nil, errors.New("sqlexec: no endpoint")
+	}
+	if n < len(endpoints) {
+		return nil, userr.Errorf("%d connections cannot reach %d database endpoints: give --connections %d or more, or fewer --db", n, len(endpoints), len(endpoints))
+	}
+	s := &Slots{endpoints: endpoints, slots: make([]slot, n), abort: abort}
+	for i := range s.slots {
+		db := endpoints[i%len(endpoints)]
+		c, err := db.Connect(ctx)
+		if err != nil {
+			s.Close()
+			return nil, userr.Errorf("cannot open connection %d of %d to %s: %v: lower --connections or raise the server's connection limit", i+1, n, db.Redacted(), err)
+		}
+		s.slots[i] = slot{db: db, conn: c}
+	}
+	return s, nil
+}
+
+// Len is the number of slots.
+func (s *Slots) Len() int { return len(s.slots) }
+
+// Group is slot i's endpoint: an index into the endpoints given to Open.
+func (s *Slots) Group(i int) int { return i % len(s.endpoints) }
+
+// Groups is every slot's endpoint index, for schedule's WorkerGroup; nil with one endpoint.
+func (s *Slots) Groups() []int { return Spread(len(s.slots), len(s.endpoints)) }
+
+// DB is the endpoint slot i's connection goes to.
+func (s *Slots) DB(i int) driver.DB { return s.slots[i].db }
+
+// Spread gives n items (terminals, slots) to groups round-robin: item i to group i % groups. It is
+// nil for one group, as schedule's TerminalGroup and WorkerGroup want.
+func Spread(n, groups int) []int {
+	if groups <= 1 {
+		return nil
+	}
+	g := make([]int, n)
+	for i := range g {
+		g[i] = i % groups
+	}
+	return g
+}
+
+// Run runs one operation on slot i's connection: fn does the work and returns its retries (from
+// Statement or driver.Retry). A slot whose connection was lost reconnects first; an operation whose
+// connection is lost while it runs is run again on a new one, up to MaxReruns times, each counted
+// in Outcome.Reconnects. When MaxLostStreak reconnects in a row (over all slots) have failed, the
+// run is aborted. fn may thus run more than once: it must keep its result only from its last call.
+func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c driver.Conn) (retries int, err error)) schedule.Outcome {
+	sl := &s.slots[i]
+	var out schedule.Outcome
+	for {
+		if sl.conn == nil {
+			c, err := sl.db.Connect(ctx)
+			if err != nil {
+				if ctx.Err() == nil && s.lostStreak.Add(1) >= MaxLostStreak && s.abort != nil {
+					s.abort(fmt.Errorf("lost the database: %d reconnects in a row failed, the last to %s with: %v", MaxLostStreak, sl.db.Redacted(), err))
+				}
+				out.Err = err
+				return out
+			}
+			s.lostStreak.Store(0)
+			sl.conn = c
+			out.Reconnects++
+		}
+		retries, err := fn(ctx, sl.conn)
+		out.Retries += retries
+		out.Err = err
+		if err != nil && sl.db.Classify(err) == driver.ErrConnLost {
+			sl.closeConn()
+			if out.Reconnects < MaxReruns && ctx.Err() == nil {
+				continue
+			}
+		}
+		return out
+	}
+}
+
+// closeConn closes the slot's connection, keeping its round trips.
+func (sl *slot) closeConn() {
+	if n, ok := driver.RoundTrips(sl.conn); ok {
+		sl.trips, sl.counted = sl.trips+n, true
+	}
+	sl.conn.Close()
+	sl.conn = nil
+}
+
+// RoundTrips is the round trips of every slot's connections, closed or open, and whether the engine
+// counts them. Call it once the workers have stopped.
+func (s *Slots) RoundTrips() (n int64, counted bool) {
+	for i := range s.slots {
+		sl := &s.slots[i]
+		n, counted = n+sl.trips, counted || sl.counted
+		if sl.conn != nil {
+			if c, ok := driver.RoundTrips(sl.conn); ok {
+				n, counted = n+c, true
+			}
+		}
+	}
+	return n, counted
+}
+
+// Close closes every connection (keeping their round trips); safe to call more than once.
+func (s *Slots) Close() error {
+	for i := range s.slots {
+		if s.slots[i].conn != nil {
+			s.slots[i].closeConn()
+		}
+	}
+	return nil
+}
+
+// Statement runs fn, which sends one statement on c, with driver.Retry. When iso is the engine's
+// default level (or unset) the statement runs alone, as its own implicit transaction: a single
+// statement is atomic on every engine, and sending it without BEGIN and COMMIT saves their round
+// trips (CockroachDB's kv workload runs its statements so too). Any other level gets an explicit
+// transaction at that level (read-only when readOnly). Retries run the whole of fn again.
+//
+// TODO: the engine's default level is what driver.DB.DefaultIsolation says; a server configured
+// with another default (default_transaction_isolation) runs the implicit statements at that one.
+// workload/tpcc's Client.txConn asks the session; do the same here if it ever matters for a
+// single-statement workload.
+func Statement(ctx context.Context, db driver.DB, c driver.Conn, iso driver.Isolation, readOnly bool, fn func(ctx context.Context, c driver.Conn) error) (retries int, err error) {
+	if iso == driver.IsolationDefault || iso == db.DefaultIsolation() {
+		return driver.Retry(ctx, db, Implicit(c), driver.TxOptions{}, MaxRetries, fn)
+	}
+	return driver.Retry(ctx, db, c, driver.TxOptions{ReadOnly: readOnly, Isolation: iso}, MaxRetries, fn)
+}
+
+// Implicit wraps c so that Begin, Commit and Rollback do nothing: each statement is its own implicit
+// transaction (a failed statement has rolled itself back).
+func Implicit(c driver.Conn) driver.Conn { return implicitConn{c} }
+
+type implicitConn struct{ driver.Conn }
+
+func (implicitConn) Begin(context.Context, driver.TxOptions) error { return nil }
+func (implicitConn) Commit(context.Context) error                  { return nil }
+func (implicitConn) Rollback(context.Context) error                { return nil }
