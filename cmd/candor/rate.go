@@ -59,7 +59,7 @@ holds the budgets, the answer (max_rate, operations per second of all types toge
 probe with its tails. Once the last probe has ended, the consistency conditions are checked (the
 quick ones; --check-full for all, --no-check to skip): a violated one is exit status 1.
 
-  candor `+in.Name+` search --db URL --slo '`+in.SLOExample+`'`,
+  candor ` + in.Name + ` search --db URL --slo '` + in.SLOExample + `'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			p := f.resolve(c, w)

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
-	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/internal/dbtest"
+	"github.com/candor-bench/candor/workload"
 )
 
 // The distributed engines' paths (distsql.go) run here against PostgreSQL, with --dialect forcing

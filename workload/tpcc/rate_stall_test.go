@@ -15,9 +15,9 @@ import (
 	"github.com/candor-bench/candor/internal/dbtest"
 
 	"github.com/candor-bench/candor/driver"
-	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/workload"
 )
 
 // TestOpenLoopStallPostgres is the test candor exists for (design.md, habit 8), on a real server:
