@@ -121,7 +121,7 @@ var (
 	descBacklogLimit = prometheus.NewDesc("candor_backlog_limit",
 		"Open loop: the backlog bound (--max-backlog) past which arrivals are dropped.", nil, nil)
 	descProbe = prometheus.NewDesc("candor_search_probe",
-		"candor tpcc search: the probe running now (or last run), from 1 in the order tried. The counters and histograms add up every probe so far.", nil, nil)
+		"candor WORKLOAD search: the probe running now (or last run), from 1 in the order tried. The counters and histograms add up every probe so far.", nil, nil)
 	descProbeRate = prometheus.NewDesc("candor_search_probe_rate_per_second",
 		"candor tpcc search: the arrival rate the probe running now (or last run) offers, all types together.", nil, nil)
 )
@@ -199,7 +199,7 @@ func (c *Collector) SetPhase(phase string) {
 	c.mu.Unlock()
 }
 
-// SetProbe says which probe of a search (candor tpcc search) feeds the collector now: its number
+// SetProbe says which probe of a search (candor WORKLOAD search) feeds the collector now: its number
 // from 1 and its arrival rate. One collector serves the whole search, each probe in turn, so its
 // counters and histograms keep adding up across probes (they never go down, as Prometheus expects);
 // these two gauges tell the probes apart on a time axis.

@@ -108,7 +108,7 @@ func fitsInMemory(r *report.Result) string {
 	if size <= 0 {
 		return ""
 	}
-	advice := "once warm it is read from memory and disk reads barely count; load more warehouses to measure a database larger than memory"
+	advice := "once warm it is read from memory and disk reads barely count; load more data (more warehouses, records or keys) to measure a database larger than memory"
 	if r.Database.OnDriverHost {
 		avail, total := float64(r.Driver.MemAvailableBytes), float64(r.Driver.MemTotalBytes)
 		switch {

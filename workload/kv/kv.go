@@ -197,12 +197,19 @@ func (k *KV) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 	fs.Int64Var(&f.cycle, "cycle-length", math.MaxInt64, "number of distinct keys the writes cycle through (the key sequence wraps)"+keysHelp)
 	if load {
 		help := "rows to load before the workload: the keys of the first N writes, which reads find from the start"
+		def := int64(0) // CockroachDB's default
 		if cmd == workload.CmdOneShot {
-			help += " (default: as loaded when the database holds kv data, else 0)"
+			// The one-shot measures kv95's reads from the first second: they need keys to find.
+			def = OneShotInsertCount
+			help += " (default: as loaded when the database holds kv data, else 10000)"
 		}
-		fs.Int64Var(&f.insertCount, "insert-count", 0, help)
+		fs.Int64Var(&f.insertCount, "insert-count", def, help)
 	}
 }
+
+// OneShotInsertCount is the rows `candor kv` alone loads into a fresh database, so that kv95's reads
+// find keys from the start (CockroachDB's `workload kv` loads none by default).
+const OneShotInsertCount = 10000
 
 func presetHelp() string {
 	var s []string
