@@ -1,0 +1,157 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/dbtest"
+	"github.com/candor-bench/candor/report"
+)
+
+// The workloads beside TPC-C, through the CLI the contract builds for each of them: load, check,
+// a run in every mode, search, report (console and HTML), compare and the one-shot, on the real
+// engines. One flow serves every workload: what differs is the load's arguments, an SLO and the
+// headline figure's name.
+
+type workloadFlow struct {
+	name     string
+	loadArgs []string // after load --db URL
+	runArgs  []string // added to every run
+	slo      string
+	lead     string // the result's first headline figure
+	ops      []string
+}
+
+var kvFlow = workloadFlow{name: "kv", loadArgs: []string{"--insert-count", "2000"}, slo: "read.p99<=5s",
+	lead: "throughput", ops: []string{"read", "write", "scan", "delete"}}
+
+func TestKVSQLiteCLI(t *testing.T) {
+	dir := t.TempDir()
+	kvFlow.run(t, "sqlite:"+filepath.Join(dir, "kv.db"), dir)
+}
+
+func TestKVPostgresCLI(t *testing.T) {
+	kvFlow.run(t, dbtest.FreshPostgresURL(t, "candor_kv_cli"), t.TempDir())
+}
+
+func TestKVMySQLCLI(t *testing.T) {
+	kvFlow.run(t, dbtest.FreshMySQLURL(t, "candor_kv_cli"), t.TempDir())
+}
+
+func (f workloadFlow) cli(t *testing.T, want int, args ...string) string {
+	t.Helper()
+	code, out := runCLI(t, args...)
+	if code != want {
+		t.Fatalf("candor %s: exit %d, want %d", strings.Join(args, " "), code, want)
+	}
+	if strings.Contains(out, "panic") || strings.Contains(out, "goroutine ") {
+		t.Fatalf("candor %s panicked", strings.Join(args, " "))
+	}
+	return out
+}
+
+func (f workloadFlow) run(t *testing.T, db, dir string) {
+	f.cli(t, 0, append([]string{f.name, "load", "--db", db, "--loaders", "2"}, f.loadArgs...)...)
+	if out := f.cli(t, 0, f.name, "check", "--db", db, "--full"); strings.Contains(out, "FAIL") {
+		t.Fatalf("check after the load failed")
+	}
+	// A second load without --drop is refused and names the fix.
+	if out := f.cli(t, 2, append([]string{f.name, "load", "--db", db}, f.loadArgs...)...); !strings.Contains(out, "--drop") {
+		t.Errorf("a second load without --drop does not name --drop")
+	}
+
+	short := []string{"--duration", "3s", "--warmup", "1s", "--interval", "1s", "-q"}
+	thr, rate := filepath.Join(dir, "thr"), filepath.Join(dir, "rate")
+	out := f.cli(t, 0, append(append([]string{f.name, "run", "--db", db, "--mode", "throughput", "--terminals", "2", "--out", thr, "--check-full"}, short...), f.runArgs...)...)
+	for _, want := range []string{"candor " + f.name, f.lead, "consistency checks", "response time"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("throughput summary lacks %q", want)
+		}
+	}
+	res := readResult(t, thr)
+	f.checkResult(t, res, "throughput")
+	f.cli(t, 0, append(append([]string{f.name, "run", "--db", db, "--mode", "rate", "--rate", "50", "--out", rate}, short...), f.runArgs...)...)
+	rres := readResult(t, rate)
+	f.checkResult(t, rres, "rate")
+	if r, _ := rres["rate"].(map[string]any); r == nil || r["sustained"] != true {
+		t.Errorf("rate 50/s: rate %v, want sustained", rres["rate"])
+	}
+	// A mode the workload has not: refused before anything connects.
+	if out := f.cli(t, 2, f.name, "run", "--db", db, "--mode", "spec", "--duration", "1s"); !strings.Contains(out, "is not a mode of "+f.name) {
+		t.Errorf("spec mode: no sentence naming the modes of %s", f.name)
+	}
+
+	// report, report --html, compare.
+	if out := f.cli(t, 0, "report", thr); !strings.Contains(out, f.lead) {
+		t.Errorf("report of a %s run lacks %q", f.name, f.lead)
+	}
+	page := filepath.Join(dir, "page.html")
+	f.cli(t, 0, "report", thr, "--html", page)
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "spectrum-"+f.ops[0]) {
+		t.Errorf("report --html: %v, or no spectrum chart of %s", err, f.ops[0])
+	}
+	if out := f.cli(t, 0, "compare", thr, rate); !strings.Contains(out, f.ops[0]) || !strings.Contains(out, "conditions that differ") {
+		t.Errorf("compare of two %s runs lacks %s or the conditions", f.name, f.ops[0])
+	}
+
+	// search: the highest rate meeting a budget, checked afterwards.
+	srch := filepath.Join(dir, "search")
+	out = f.cli(t, 0, append([]string{f.name, "search", "--db", db, "--slo", f.slo, "--probe", "2s", "--warmup", "1s",
+		"--start-rate", "20", "--max-probes", "2", "--out", srch}, f.runArgs...)...)
+	if !strings.Contains(out, "max rate: at least") || !strings.Contains(out, "consistency checks") {
+		t.Errorf("search does not print its answer and its check")
+	}
+	if _, err := os.Stat(filepath.Join(srch, report.SearchFile)); err != nil {
+		t.Errorf("search.json: %v", err)
+	}
+
+	// The one-shot on the loaded data: peak, then open loop at 50% and 80%, side by side.
+	one := filepath.Join(dir, "oneshot")
+	out = f.cli(t, 0, append([]string{f.name, "--db", db, "--peak-duration", "2s", "--peak-warmup", "1s", "--duration", "2s",
+		"--warmup", "1s", "--interval", "1s", "--out", one}, f.runArgs...)...)
+	for _, want := range []string{"using the " + f.name + " data already loaded", "peak (closed loop)", "50% of peak (open loop)", "80% of peak (open loop)", f.ops[0]} {
+		if !strings.Contains(out, want) {
+			t.Errorf("one-shot output lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(one, "index.html")); err != nil {
+		t.Errorf("one-shot page: %v", err)
+	}
+}
+
+// checkResult checks the envelope of a run of f: format 2, the workload's operations with figures,
+// its lead headline figure, no TPC-C keys, a plan that names the workload and holds its options.
+func (f workloadFlow) checkResult(t *testing.T, res map[string]any, mode string) {
+	t.Helper()
+	if res["format_version"] != float64(report.FormatVersion) || res["workload"] != f.name || res["mode"] != mode {
+		t.Errorf("%s run: format %v, workload %v, mode %v", mode, res["format_version"], res["workload"], res["mode"])
+	}
+	ops, _ := res["operations"].(map[string]any)
+	for _, op := range f.ops {
+		if _, ok := ops[op]; !ok {
+			t.Errorf("%s run: operation %s missing from result.json", mode, op)
+		}
+	}
+	first := ops[f.ops[0]].(map[string]any)
+	if first["count"].(float64) == 0 || first["response_ms"].(map[string]any)["p99"].(float64) <= 0 {
+		t.Errorf("%s run: %s has no count or no p99: %v", mode, f.ops[0], first)
+	}
+	hl, _ := res["headline"].([]any)
+	if len(hl) == 0 || hl[0].(map[string]any)["name"] != f.lead || hl[0].(map[string]any)["value"].(float64) <= 0 {
+		t.Errorf("%s run: headline %v, want %s first and above zero", mode, res["headline"], f.lead)
+	}
+	for _, k := range []string{"tpmC", "transactions", "warehouses", "delivery_deferred"} {
+		if _, ok := res[k]; ok {
+			t.Errorf("%s run: result.json of %s holds TPC-C's key %s", mode, f.name, k)
+		}
+	}
+	plan := res["plan"].(map[string]any)
+	if plan["workload"] != f.name || plan["options"] == nil {
+		t.Errorf("%s run: plan.workload %v, plan.options %v", mode, plan["workload"], plan["options"])
+	}
+	if cs, _ := res["checks"].([]any); mode == "throughput" && len(cs) == 0 {
+		t.Errorf("%s run: no consistency check after it", mode)
+	}
+}
