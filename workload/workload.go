@@ -81,6 +81,9 @@ type Info struct {
 	SLOExample string
 	// Unit names one operation in the summary ("transactions", "operations").
 	Unit string
+	// TerminalsHelp and ConnectionsHelp say the workload's defaults of --terminals and
+	// --connections in --help ("10 per warehouse in spec and rate mode, 4 in throughput mode").
+	TerminalsHelp, ConnectionsHelp string
 }
 
 // Workload is one benchmark configured by its own options. The registry makes a fresh value for each

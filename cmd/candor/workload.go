@@ -56,9 +56,9 @@ func addRunFlags(c *cobra.Command, f *runFlags, in workload.Info, oneShot bool) 
 		modes[i] = string(m) + " (" + modeHelp[m] + ")"
 	}
 	fs.StringVar(&f.mode, "mode", defMode, strings.Join(modes, ", "))
-	fs.IntVar(&f.plan.Terminals, "terminals", 0, "terminals (closed loop), or the terminal states arrivals are drawn from (rate mode); default: the workload's"+terminalsHelp[in.Name])
+	fs.IntVar(&f.plan.Terminals, "terminals", 0, "terminals (closed loop), or the terminal states arrivals are drawn from (rate mode); default: "+orWorkloads(in.TerminalsHelp))
 	addRateFlags(c, &f.plan) // rate.go
-	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections the terminals share (default: the workload's"+connectionsHelp[in.Name]+")")
+	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections the terminals share (default: "+orWorkloads(in.ConnectionsHelp)+")")
 	defDur, defWarm := 10*time.Minute, 2*time.Minute
 	if oneShot {
 		defDur, defWarm = 45*time.Second, 10*time.Second // each open-loop run of the one-shot
@@ -82,15 +82,13 @@ var modeHelp = map[workload.Mode]string{
 	workload.ModeRate:       "open-loop arrivals at --rate",
 }
 
-// terminalsHelp and connectionsHelp say a workload's defaults in --help.
-var (
-	terminalsHelp = map[string]string{
-		"tpcc": ": 10 per warehouse in spec and rate mode, 4 in throughput mode",
+// orWorkloads is a workload's own words on a default, or "the workload's".
+func orWorkloads(help string) string {
+	if help == "" {
+		return "the workload's"
 	}
-	connectionsHelp = map[string]string{
-		"tpcc": ": one per terminal in throughput mode, 2 per warehouse and at least 4 in spec and rate mode",
-	}
-)
+	return help
+}
 
 // resolve turns the flags into a plan (the parts known without a database).
 func (f *runFlags) resolve(c *cobra.Command, w workload.Workload) run.RunPlan {

@@ -144,16 +144,18 @@ func newKV() *KV {
 // Info describes kv.
 func (*KV) Info() workload.Info {
 	return workload.Info{
-		Name:       "kv",
-		Title:      "kv (CockroachDB's key-value workload)",
-		Short:      "CockroachDB's key-value workload: point reads, upserts, scans and deletes of --batch keys",
-		Disclaimer: Disclaimer,
-		Modes:      []workload.Mode{workload.ModeThroughput, workload.ModeRate},
-		DefaultDB:  "sqlite:candor-kv.db",
-		KeyOp:      "read",
-		ShortNames: []string{"rd", "wr", "sc", "del"},
-		SLOExample: "read.p99<=2ms",
-		Unit:       "operations",
+		Name:            "kv",
+		Title:           "kv (CockroachDB's key-value workload)",
+		Short:           "CockroachDB's key-value workload: point reads, upserts, scans and deletes of --batch keys",
+		Disclaimer:      Disclaimer,
+		Modes:           []workload.Mode{workload.ModeThroughput, workload.ModeRate},
+		DefaultDB:       "sqlite:candor-kv.db",
+		KeyOp:           "read",
+		ShortNames:      []string{"rd", "wr", "sc", "del"},
+		SLOExample:      "read.p99<=2ms",
+		Unit:            "operations",
+		TerminalsHelp:   "2 per CPU (GOMAXPROCS), as CockroachDB's --concurrency; in rate mode one per connection",
+		ConnectionsHelp: "one per terminal; in rate mode 2 per CPU",
 	}
 }
 

@@ -46,16 +46,18 @@ func New() workload.Workload { return &Workload{} }
 // Info describes TPC-C.
 func (*Workload) Info() workload.Info {
 	return workload.Info{
-		Name:       "tpcc",
-		Title:      "TPC-C (derived, not audited)",
-		Short:      "TPC-C (derived, not audited): load, run, check and summarize; subcommands for each part",
-		Disclaimer: Disclaimer,
-		Modes:      []workload.Mode{workload.ModeSpec, workload.ModeThroughput, workload.ModeRate},
-		DefaultDB:  "sqlite:candor-tpcc.db",
-		KeyOp:      "new_order",
-		ShortNames: []string{"no", "pay", "os", "dl", "sl", ""},
-		SLOExample: "new_order.p99<=50ms",
-		Unit:       "transactions",
+		Name:            "tpcc",
+		Title:           "TPC-C (derived, not audited)",
+		Short:           "TPC-C (derived, not audited): load, run, check and summarize; subcommands for each part",
+		Disclaimer:      Disclaimer,
+		Modes:           []workload.Mode{workload.ModeSpec, workload.ModeThroughput, workload.ModeRate},
+		DefaultDB:       "sqlite:candor-tpcc.db",
+		KeyOp:           "new_order",
+		ShortNames:      []string{"no", "pay", "os", "dl", "sl", ""},
+		SLOExample:      "new_order.p99<=50ms",
+		Unit:            "transactions",
+		TerminalsHelp:   "10 per warehouse in spec and rate mode, 4 in throughput mode",
+		ConnectionsHelp: "one per terminal in throughput mode, 2 per warehouse and at least 4 in spec and rate mode",
 	}
 }
 
