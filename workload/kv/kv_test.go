@@ -54,10 +54,14 @@ func TestPresets(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
-	o := newTestKV(t, workload.CmdOneShot).resolve()
+	o := newTestKV(t, workload.CmdLoad).resolve()
 	if o.Batch != 1 || o.MinBlockBytes != 1 || o.MaxBlockBytes != 1 || o.SpanLimit != 0 || o.CycleLength != math.MaxInt64 ||
 		o.Distribution != Uniform || o.InsertCount != 0 {
 		t.Errorf("defaults are not CockroachDB's: %+v", o)
+	}
+	// The one-shot loads keys for its reads to find (CockroachDB's default loads none).
+	if o := newTestKV(t, workload.CmdOneShot).resolve(); o.InsertCount != OneShotInsertCount {
+		t.Errorf("the one-shot loads %d keys, want %d", o.InsertCount, OneShotInsertCount)
 	}
 	z := newTestKV(t, workload.CmdRun, "--zipfian").resolve()
 	if z.Distribution != Zipfian || z.ZipfianS != 1.1 || z.ZipfianV != 1 {

@@ -36,6 +36,7 @@ const (
 // shared by all workers.
 type Slots struct {
 	endpoints []driver.DB
+	groups    []int // slot -> endpoint; nil: round-robin
 	slots     []slot
 	abort     context.CancelCauseFunc
 	// lostStreak counts consecutive failed reconnects over all slots.
@@ -62,9 +63,21 @@ func Open(ctx context.Context, endpoints []driver.DB, n int, abort context.Cance
 	if n < len(endpoints) {
 		return nil, userr.Errorf("%d connections cannot reach %d database endpoints: give --connections %d or more, or fewer --db", n, len(endpoints), len(endpoints))
 	}
-	s := &Slots{endpoints: endpoints, slots: make([]slot, n), abort: abort}
+	return OpenGrouped(ctx, endpoints, Spread(n, len(endpoints)), n, abort)
+}
+
+// OpenGrouped opens n connections, connection i to endpoints[groups[i]] (a workload's own spread,
+// as TPC-C's by warehouse); nil groups send every connection to endpoints[0].
+func OpenGrouped(ctx context.Context, endpoints []driver.DB, groups []int, n int, abort context.CancelCauseFunc) (*Slots, error) {
+	if len(endpoints) == 0 {
+		return nil, errors.New("sqlexec: no endpoint")
+	}
+	if groups != nil && len(groups) != n {
+		return nil, errors.New("sqlexec: one group per connection")
+	}
+	s := &Slots{endpoints: endpoints, groups: groups, slots: make([]slot, n), abort: abort}
 	for i := range s.slots {
-		db := endpoints[i%len(endpoints)]
+		db := endpoints[s.Group(i)]
 		c, err := db.Connect(ctx)
 		if err != nil {
 			s.Close()
@@ -79,10 +92,15 @@ func Open(ctx context.Context, endpoints []driver.DB, n int, abort context.Cance
 func (s *Slots) Len() int { return len(s.slots) }
 
 // Group is slot i's endpoint: an index into the endpoints given to Open.
-func (s *Slots) Group(i int) int { return i % len(s.endpoints) }
+func (s *Slots) Group(i int) int {
+	if s.groups == nil {
+		return 0
+	}
+	return s.groups[i]
+}
 
 // Groups is every slot's endpoint index, for schedule's WorkerGroup; nil with one endpoint.
-func (s *Slots) Groups() []int { return Spread(len(s.slots), len(s.endpoints)) }
+func (s *Slots) Groups() []int { return s.groups }
 
 // DB is the endpoint slot i's connection goes to.
 func (s *Slots) DB(i int) driver.DB { return s.slots[i].db }

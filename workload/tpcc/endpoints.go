@@ -117,14 +117,6 @@ func proportional(total int, weights []int) []int {
 	return out
 }
 
-// slotDB is the endpoint connection slot i uses.
-func (s *endpointSpread) slotDB(i int) driver.DB {
-	if s.slotGroup == nil {
-		return s.dbs[0]
-	}
-	return s.dbs[s.slotGroup[i]]
-}
-
 // deliveryWorkers rounds n deferred-delivery workers up to a multiple of the endpoints, so that
 // worker (w-1) mod n serves only warehouses of endpoint ((w-1) mod n) mod E = (w-1) mod E.
 func (s *endpointSpread) deliveryWorkers(n int) int {

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/schedule"
 	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
 // DeliveryDeferred is the recorder's operation index of the deferred part of Delivery: its response
@@ -46,40 +46,13 @@ type RunOptions struct {
 	Deliveries io.Writer
 }
 
-// slot is one worker: a connection, the client that runs transactions on it, and its share of the
-// run-time audit (merged at the end, so workers never share a lock for it).
+// slot is one worker's share of the run: the client that runs transactions on its connection
+// (sqlexec.Slots holds the connections), its run-time audit (merged at the end, so workers never
+// share a lock for it) and its measured outcomes for the per-endpoint counts.
 type slot struct {
-	conn   driver.Conn
 	client *Client
 	audit  Audit
-	db     driver.DB     // the endpoint the connection goes to
-	tally  endpointTally // measured outcomes, for the per-endpoint counts
-	// trips are the round trips of the worker's connections closed so far; counted says the
-	// engine counts them (driver.RoundTripCounter).
-	trips   int64
-	counted bool
-}
-
-// closeConn closes the worker's connection, keeping its round trips.
-func (s *slot) closeConn() {
-	if n, ok := driver.RoundTrips(s.conn); ok {
-		s.trips, s.counted = s.trips+n, true
-	}
-	s.conn.Close()
-	s.conn = nil
-}
-
-// roundTrips is the round trips of every worker's connections, closed or open, and whether the
-// engine counts them. Call it once the workers have stopped.
-func (e *executor) roundTrips() (n int64, counted bool) {
-	for i := range e.slots {
-		s := &e.slots[i]
-		n, counted = n+s.trips, counted || s.counted
-		if c, ok := driver.RoundTrips(s.conn); ok && s.conn != nil {
-			n, counted = n+c, true
-		}
-	}
-	return n, counted
+	tally  endpointTally
 }
 
 // executor runs the terminals' transactions on the workers' connections (schedule.Executor).
@@ -88,86 +61,63 @@ type executor struct {
 	iso        driver.Isolation
 	warehouses int
 	slots      []slot
+	// conns are the workers' connections, each to its warehouses' endpoint: reconnects, the
+	// lost-database abort and the round trips are sqlexec's.
+	conns      *sqlexec.Slots
 	deliveries *deferredQueue
-	abort      context.CancelCauseFunc
-	// lostStreak counts consecutive failed reconnects over all workers; past maxLostStreak the
-	// database is taken as gone and the run ends as partial.
-	lostStreak atomic.Int32
 }
-
-const maxLostStreak = 20
 
 var _ schedule.Executor = (*executor)(nil)
 
-func newExecutor(ctx context.Context, db driver.DB, o RunOptions, rec *measure.Recorder, abort context.CancelCauseFunc, spread *endpointSpread) (*executor, error) {
-	e := &executor{db: db, iso: o.Isolation, warehouses: o.Warehouses, slots: make([]slot, o.Connections), abort: abort}
+func newExecutor(ctx context.Context, db driver.DB, o RunOptions, abort context.CancelCauseFunc, spread *endpointSpread) (*executor, error) {
+	conns, err := sqlexec.OpenGrouped(ctx, spread.dbs, spread.slotGroup, o.Connections, abort)
+	if err != nil {
+		return nil, err
+	}
+	e := &executor{db: db, iso: o.Isolation, warehouses: o.Warehouses, slots: make([]slot, o.Connections), conns: conns}
 	for i := range e.slots {
-		sdb := spread.slotDB(i)
-		c, err := sdb.Connect(ctx)
-		if err != nil {
-			e.close()
-			return nil, userr.Errorf("cannot open connection %d of %d to %s: %v: lower --connections or raise the server's connection limit", i+1, o.Connections, sdb.Redacted(), err)
-		}
-		e.slots[i] = slot{conn: c, client: newRunClient(db, o.Procedures), db: sdb}
+		e.slots[i].client = newRunClient(db, o.Procedures)
 	}
 	return e, nil
 }
 
-func (e *executor) close() {
-	for i := range e.slots {
-		if e.slots[i].conn != nil {
-			e.slots[i].closeConn()
-		}
-	}
-}
+func (e *executor) close() { e.conns.Close() }
+
+// roundTrips is the round trips of every worker's connections, closed or open, and whether the
+// engine counts them. Call it once the workers have stopped.
+func (e *executor) roundTrips() (int64, bool) { return e.conns.RoundTrips() }
 
 // Execute runs terminal t's drawn transaction on worker i. A lost connection is re-opened and the
-// transaction run again (counted in Reconnects); the Delivery only queues its deferred part.
+// transaction run again (counted in Reconnects, sqlexec.Slots.Run); the Delivery only queues its
+// deferred part.
 func (e *executor) Execute(ctx context.Context, i int, st schedule.Terminal, op int, measured bool) schedule.Outcome {
 	t := st.(*terminal)
 	s := &e.slots[i]
-	var res schedule.Outcome
-	for {
-		if s.conn == nil {
-			c, err := s.db.Connect(ctx)
-			if err != nil {
-				if e.lostStreak.Add(1) >= maxLostStreak {
-					e.abort(fmt.Errorf("lost the database: %d reconnects in a row failed, the last with: %v", maxLostStreak, err))
-				}
-				res.Err = err
-				return res
-			}
-			e.lostStreak.Store(0)
-			s.conn = c
-			res.Reconnects++
-		}
+	var rolledBack bool
+	res := e.conns.Run(ctx, i, func(ctx context.Context, c driver.Conn) (int, error) {
 		var o Outcome
 		switch op {
 		case NewOrder:
-			o = s.client.NewOrder(ctx, s.conn, &t.no, e.iso)
+			o = s.client.NewOrder(ctx, c, &t.no, e.iso)
 		case Payment:
-			o = s.client.Payment(ctx, s.conn, &t.pay, e.iso)
+			o = s.client.Payment(ctx, c, &t.pay, e.iso)
 		case OrderStatus:
-			o = s.client.OrderStatus(ctx, s.conn, &t.os, e.iso)
+			o = s.client.OrderStatus(ctx, c, &t.os, e.iso)
 		case Delivery:
 			// Clause 2.7.2.1: the terminal's response time is the time to queue the request.
 			o.Err = e.deliveries.enqueue(ctx, t.w, t.dl.CarrierID, measured)
 		case StockLevel:
 			// Clause 2.8.1.1: always the terminal's own district. Clause 2.8.2.1 allows a weaker
 			// isolation level: read committed where the engine has one.
-			o, _ = s.client.StockLevel(ctx, s.conn, t.w, t.d, &t.sl, stockLevelIsolation(e.iso))
+			o, _ = s.client.StockLevel(ctx, c, t.w, t.d, &t.sl, stockLevelIsolation(e.iso))
 		}
-		res.Retries += o.Retries
-		res.RolledBack = o.RolledBack
-		res.Err = o.Err
-		if o.Err != nil && op != Delivery && e.db.Classify(o.Err) == driver.ErrConnLost && res.Reconnects < 3 {
-			s.closeConn()
-			continue
-		}
-		s.audit.add(op, t)
-		s.tally.add(measured, res.Err, res.Retries)
-		return res
-	}
+		rolledBack = o.RolledBack
+		return o.Retries, o.Err
+	})
+	res.RolledBack = rolledBack
+	s.audit.add(op, t)
+	s.tally.add(measured, res.Err, res.Retries)
+	return res
 }
 
 // stockLevelIsolation is the level Stock-Level runs at: read committed when the run uses a stronger

@@ -97,7 +97,7 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 		return nil, err
 	}
 	s.spread = spread
-	if s.ex, err = newExecutor(execCtx, s.db, s.o, env.Rec, env.Abort, spread); err != nil {
+	if s.ex, err = newExecutor(execCtx, s.db, s.o, env.Abort, spread); err != nil {
 		return nil, err
 	}
 	o := s.o
