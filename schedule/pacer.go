@@ -8,18 +8,43 @@ import (
 
 // Open-loop pacing (design.md, "Modes": rate). Intended arrival times come from the schedule alone,
 // never from completions, so a slow database cannot slow the arrivals down (that would be
-// coordinated omission). They are computed in two pure steps:
+// coordinated omission). A Pacer gives them as a pure function of the seed and the arrival's index.
+// The pacers of this package (Paced) compute them in two pure steps:
 //
-//  1. The pacer gives arrival i's position in "work", the expected number of arrivals so far:
+//  1. The process gives arrival i's position in "work", the expected number of arrivals so far:
 //     S(i) = Gap(0) + ... + Gap(i), where a gap is 1 for constant arrivals and an exponential draw of
 //     mean 1, a pure function of (seed, i), for Poisson arrivals.
-//  2. The timeline maps work to time for piecewise-constant rates (a warm-up, then steps):
-//     t_i = Λ⁻¹(S(i)) where Λ(t) is the integral of the rate from 0 to t.
+//  2. The timeline maps work to time for the target rate over time (steps of constant rate, ramps
+//     of linearly changing rate): t_i = Λ⁻¹(S(i)) where Λ(t) is the integral of the rate from 0 to t.
 //
 // For one rate R that is t_i = S(i)/R: constant arrivals at 1/R, 2/R, ...; Poisson arrivals with
-// exponential gaps of mean 1/R. Across a change of rate the process carries on where it is (the
-// time-change construction of a non-homogeneous Poisson process), so every step gets exactly its
-// own rate and nothing piles up at the boundary.
+// exponential gaps of mean 1/R. Across a change of rate, or along a ramp, the process carries on
+// where it is (the time-change construction of a non-homogeneous Poisson process), so every stretch
+// gets exactly its own rate's worth of arrivals and nothing piles up at a boundary.
+
+// Pacer says when the arrivals of an open-loop run are intended (vegeta's Pacer, as a value: a new
+// load shape needs no change to the dispatcher).
+type Pacer interface {
+	// Arrival returns arrival i: its intended time since the run's start, its segment and the target
+	// rate there. It is a pure function of seed and i: how the run went never changes it. ok is
+	// false when the pacer has ended before arrival i (and then for every later i too); a.At is then
+	// when it ended (the end of its schedule, or its last arrival's time).
+	//
+	// from, when not nil, is an earlier arrival of the same pacer and seed, which the pacer may carry
+	// on from: the dispatcher passes the previous arrival, so a walk costs O(1) per arrival where
+	// computing an arrival alone may cost O(i) (a Poisson arrival's time is a sum of i+1 gaps). The
+	// result is the same with or without it.
+	Arrival(seed uint64, i int64, from *Arrival) (a Arrival, ok bool)
+}
+
+// Arrival is one intended arrival of a pacer.
+type Arrival struct {
+	I       int64         // its index: 0, 1, 2, ...
+	At      time.Duration // intended time, since the run's start
+	Segment int           // the pacer's segment (step or ramp) holding At
+	Rate    float64       // the target rate at At, arrivals per second
+	Work    float64       // the process's position S(I): expected arrivals up to and including this one
+}
 
 // Process is how arrivals are spaced.
 type Process string
@@ -60,149 +85,160 @@ func splitmix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// Step is a stretch of the schedule at one target rate.
-type Step struct {
-	Rate     float64       // arrivals per second, all operation types together; > 0
-	Duration time.Duration // > 0
+// Paced is process P's arrivals over timeline T: arrival i is at Λ⁻¹(S(i)) (the construction above).
+// It ends with T's last segment.
+type Paced struct {
+	P Process
+	T Timeline
 }
 
-// MaxSteps bounds the number of steps of a run (each step keeps its own histograms while it has
-// work in flight, and its own line in the results).
-const MaxSteps = 100
+var _ Pacer = Paced{}
 
-// Steps returns the steps from `from` to `to` (arrivals per second) by `by`, each lasting every:
-// 100..1000 by 100 is 100, 200, ..., 1000 (ten steps); downwards when from > to; when `to` is not
-// a whole number of steps away, it is added as the last step (100..950 by 100 ends 900, 950).
-func Steps(from, to, by float64, every time.Duration) ([]Step, error) {
-	switch {
-	case !(from > 0) || !(to > 0) || math.IsInf(from, 0) || math.IsInf(to, 0):
-		return nil, fmt.Errorf("rates must be above zero (got %g..%g)", from, to)
-	case !(by > 0) || math.IsInf(by, 0):
-		return nil, fmt.Errorf("the step must be above zero (got %g)", by)
-	case every <= 0:
-		return nil, fmt.Errorf("the step length must be above zero (got %s)", every)
-	}
-	dir := 1.0
-	if to < from {
-		dir = -1
-	}
-	n := math.Floor(math.Abs(to-from)/by*(1+1e-12)) + 1
-	if n > MaxSteps {
-		return nil, fmt.Errorf("%g..%g by %g is %.0f steps, more than %d: take a larger step", from, to, by, n, MaxSteps)
-	}
-	var steps []Step
-	for k := 0; k < int(n); k++ {
-		steps = append(steps, Step{Rate: from + dir*float64(k)*by, Duration: every})
-	}
-	if last := steps[len(steps)-1].Rate; math.Abs(last-to) > 1e-9*to {
-		if len(steps) == MaxSteps {
-			return nil, fmt.Errorf("%g..%g by %g is more than %d steps: take a larger step", from, to, by, MaxSteps)
-		}
-		steps = append(steps, Step{Rate: to, Duration: every})
-	}
-	return steps, nil
+// ConstantPacer is arrivals exactly 1/rate apart, from 1/rate on, forever.
+func ConstantPacer(rate float64) Paced { return Paced{P: Constant, T: steadyTimeline(rate)} }
+
+// PoissonPacer is Poisson arrivals at rate, forever.
+func PoissonPacer(rate float64) Paced { return Paced{P: Poisson, T: steadyTimeline(rate)} }
+
+// StepsPacer is process p's arrivals over steps played back to back from time zero (each at its own
+// rate): it ends with the last step. RunRate's own pacer is StepsPacer(Process, warm-up + Steps).
+func StepsPacer(p Process, steps []Step) Paced { return Paced{P: p, T: NewTimeline(steps)} }
+
+// RampPacer is process p's arrivals at a rate going linearly from `from` to `to` (per second) over
+// d, then ends.
+func RampPacer(p Process, from, to float64, d time.Duration) Paced {
+	return Paced{P: p, T: NewRampTimeline([]Ramp{{From: from, To: to, Duration: d}})}
 }
 
-// Timeline maps work (expected arrivals since time zero) to time for a sequence of segments of
-// constant rate. The zero value has no segments.
-type Timeline struct {
-	segs      []Step
-	startWork []float64       // Λ at each segment's start
-	startTime []time.Duration // each segment's start
-	end       time.Duration
+// Validate reports what makes the pacer unusable (an unknown process, a rate or a duration out of
+// range), in words for the user.
+func (pc Paced) Validate() error {
+	if _, err := ParseProcess(string(pc.P)); err != nil {
+		return err
+	}
+	return pc.T.validate()
 }
 
-// NewTimeline returns the timeline of segs, played back to back from time zero. Segments must
-// have a positive rate and duration.
-func NewTimeline(segs []Step) Timeline {
-	tl := Timeline{segs: append([]Step(nil), segs...)}
+// Arrival implements Pacer.
+func (pc Paced) Arrival(seed uint64, i int64, from *Arrival) (Arrival, bool) {
+	if i < 0 {
+		return Arrival{I: i}, false
+	}
 	var work float64
-	var t time.Duration
-	for _, s := range segs {
-		tl.startWork = append(tl.startWork, work)
-		tl.startTime = append(tl.startTime, t)
-		work += s.Rate * s.Duration.Seconds()
-		t += s.Duration
+	k, seg := int64(0), 0
+	if from != nil && from.I >= 0 && from.I <= i {
+		work, k, seg = from.Work, from.I+1, from.Segment
 	}
-	tl.end = t
-	return tl
+	for ; k <= i; k++ {
+		work += pc.P.Gap(seed, k)
+	}
+	at, seg, rate, ok := pc.T.at(work, seg)
+	if !ok {
+		return Arrival{I: i, At: pc.T.end, Work: work}, false
+	}
+	return Arrival{I: i, At: at, Segment: seg, Rate: rate, Work: work}, true
 }
 
-// End is the end of the last segment.
-func (tl Timeline) End() time.Duration { return tl.end }
-
-// At returns the time at which the work done reaches w (Λ⁻¹(w)), rounded to the nanosecond, and
-// the index of its segment; ok is false when w lies beyond the last segment (or below zero).
-func (tl Timeline) At(w float64) (at time.Duration, seg int, ok bool) {
-	return tl.at(w, 0)
+// Limited is P's first N arrivals: a finite sequence.
+type Limited struct {
+	P Pacer
+	N int64
 }
 
-// at is At, searching forward from segment `from` (arrivals only move forward).
-func (tl Timeline) at(w float64, from int) (time.Duration, int, bool) {
-	if len(tl.segs) == 0 || w < 0 {
-		return 0, 0, false
+var _ Pacer = Limited{}
+
+// Limit returns p's first n arrivals: after them, p ends.
+func Limit(p Pacer, n int64) Limited { return Limited{P: p, N: n} }
+
+// Arrival implements Pacer. Past the N-th arrival it ends at that arrival's time (or when P ended,
+// if sooner).
+func (l Limited) Arrival(seed uint64, i int64, from *Arrival) (Arrival, bool) {
+	if i < l.N {
+		return l.P.Arrival(seed, i, from)
 	}
-	k := min(max(from, 0), len(tl.segs)-1)
-	if w < tl.startWork[k] {
-		k = 0
+	if l.N <= 0 {
+		return Arrival{I: i}, false
 	}
-	for k+1 < len(tl.segs) && w >= tl.startWork[k+1] {
-		k++
+	if from != nil && from.I >= l.N {
+		from = nil
 	}
-	s := tl.segs[k]
-	off := time.Duration(math.Round((w - tl.startWork[k]) / s.Rate * float64(time.Second)))
-	if off >= s.Duration { // rounding up to the next segment's start, or beyond the last
-		if k+1 == len(tl.segs) {
-			return 0, 0, false
-		}
-		return tl.startTime[k+1], k + 1, true
-	}
-	return tl.startTime[k] + off, k, true
+	last, _ := l.P.Arrival(seed, l.N-1, from) // its time, or P's end when P ended sooner
+	return Arrival{I: i, At: last.At}, false
 }
 
-// Segment returns the index of the segment holding time t, or -1 outside the timeline.
-func (tl Timeline) Segment(t time.Duration) int {
-	for k := len(tl.segs) - 1; k >= 0; k-- {
-		if t >= tl.startTime[k] {
-			if t < tl.startTime[k]+tl.segs[k].Duration {
-				return k
-			}
-			return -1
-		}
+// Validate validates P when it can.
+func (l Limited) Validate() error {
+	if v, ok := l.P.(interface{ Validate() error }); ok {
+		return v.Validate()
 	}
-	return -1
+	return nil
 }
 
-// Arrivals walks a pacer over a timeline: arrival 0, 1, 2, ... with their intended times. It is
-// deterministic: the same process, seed and timeline give the same times.
+// Arrivals walks a pacer: arrival 0, 1, 2, ... with their intended times. It is deterministic: the
+// same pacer and seed give the same times.
 type Arrivals struct {
-	p    Process
+	p    Pacer
 	seed uint64
-	tl   Timeline
-	i    int64
-	work float64
-	seg  int
+	prev Arrival
+	next int64 // -1: ended
+	// A Paced pacer is walked here directly, with the same arithmetic as Paced.Arrival (the sum of
+	// the gaps in order, then the timeline): the same times for a fraction of the cost, since one
+	// arrival's gap is computed while the previous one's time still is.
+	paced bool
+	pc    Paced
+	work  float64
+	seg   int
 }
 
 // NewArrivals returns the arrivals of process p (seeded with seed) over tl.
 func NewArrivals(p Process, seed uint64, tl Timeline) *Arrivals {
-	return &Arrivals{p: p, seed: seed, tl: tl}
+	return Walk(Paced{P: p, T: tl}, seed)
 }
 
-// Next returns the next arrival's index, intended time and segment; ok is false once the timeline
-// is over (and stays false).
+// Walk returns the arrivals of pacer p, seeded with seed.
+func Walk(p Pacer, seed uint64) *Arrivals {
+	a := &Arrivals{p: p, seed: seed}
+	a.pc, a.paced = p.(Paced)
+	return a
+}
+
+// Next returns the next arrival's index, intended time and segment; ok is false once the pacer has
+// ended (and stays false).
 func (a *Arrivals) Next() (i int64, at time.Duration, seg int, ok bool) {
-	if a.i < 0 {
-		return 0, 0, 0, false
-	}
-	a.work += a.p.Gap(a.seed, a.i)
-	at, seg, ok = a.tl.at(a.work, a.seg)
+	arr, ok := a.NextArrival()
 	if !ok {
-		a.i = -1
 		return 0, 0, 0, false
 	}
-	i = a.i
-	a.i++
-	a.seg = seg
-	return i, at, seg, true
+	return arr.I, arr.At, arr.Segment, true
+}
+
+// NextArrival returns the next arrival; ok is false once the pacer has ended (and stays false), and
+// the arrival then says when it ended (see Pacer).
+func (a *Arrivals) NextArrival() (Arrival, bool) {
+	if a.next < 0 {
+		return a.prev, false
+	}
+	if a.paced {
+		a.work += a.pc.P.Gap(a.seed, a.next)
+		at, seg, rate, ok := a.pc.T.at(a.work, a.seg)
+		if !ok {
+			a.prev, a.next = Arrival{I: a.next, At: a.pc.T.end, Work: a.work}, -1
+			return a.prev, false
+		}
+		a.seg = seg
+		a.next++
+		return Arrival{I: a.next - 1, At: at, Segment: seg, Rate: rate, Work: a.work}, true
+	}
+	var from *Arrival
+	if a.next > 0 {
+		from = &a.prev
+	}
+	arr, ok := a.p.Arrival(a.seed, a.next, from)
+	a.prev = arr
+	if !ok {
+		a.next = -1
+		return arr, false
+	}
+	a.next++
+	return arr, true
 }
