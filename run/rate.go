@@ -50,14 +50,18 @@ func (r *RunPlan) rateSteps() ([]schedule.Step, error) {
 	if !isRange {
 		return []schedule.Step{{Rate: from, Duration: r.Duration}}, nil
 	}
+	if r.Ramp {
+		// One step over the whole ramp, for the window and its figures, at the ramp's mean rate.
+		return []schedule.Step{{Rate: (from + to) / 2, Duration: r.Duration}}, nil
+	}
 	return schedule.Steps(from, to, r.Step, r.StepEvery)
 }
 
 // validateRate adds the problems of the open-loop flags.
 func (r *RunPlan) validateRate(p *problems) {
 	if r.Mode != workload.ModeRate {
-		if r.Rate != "" || r.Step != 0 || r.StepEvery != 0 {
-			p.add("--rate, --step and --step-every apply to open-loop runs: add --mode rate")
+		if r.Rate != "" || r.Step != 0 || r.StepEvery != 0 || r.Ramp {
+			p.add("--rate, --step, --step-every and --ramp apply to open-loop runs: add --mode rate")
 		}
 		return
 	}
@@ -71,6 +75,11 @@ func (r *RunPlan) validateRate(p *problems) {
 		return
 	}
 	switch {
+	case r.Ramp && !isRange:
+		p.add("--ramp needs a range of rates to ramp over, for example --rate 100..1000 --ramp --duration 5m")
+	case r.Ramp && (r.Step != 0 || r.StepEvery != 0):
+		p.add("--ramp rises linearly over --duration: drop --step and --step-every (or drop --ramp for steps)")
+	case r.Ramp:
 	case isRange && (r.Step <= 0 || r.StepEvery <= 0):
 		p.add("--rate %s is a range: give the step and how long each lasts, for example --step 100 --step-every 30s", r.Rate)
 	case !isRange && (r.Step != 0 || r.StepEvery != 0):
@@ -117,12 +126,27 @@ func (r *RunPlan) rateOptions() workload.RateOptions {
 		return workload.RateOptions{}
 	}
 	steps, _ := r.rateSteps()
-	return workload.RateOptions{Steps: steps, Process: schedule.Process(r.Arrivals), MaxBacklog: r.MaxBacklog}
+	var pacer schedule.Pacer
+	if r.Ramp {
+		// The warm-up at the ramp's first rate, then the ramp over the measurement.
+		from, to, _, _ := ParseRate(r.Rate)
+		var ramps []schedule.Ramp
+		if r.Warmup > 0 {
+			ramps = append(ramps, schedule.Ramp{From: from, To: from, Duration: r.Warmup})
+		}
+		ramps = append(ramps, schedule.Ramp{From: from, To: to, Duration: r.Duration})
+		pacer = schedule.Paced{P: schedule.Process(r.Arrivals), T: schedule.NewRampTimeline(ramps)}
+	}
+	return workload.RateOptions{Pacer: pacer, Steps: steps, Process: schedule.Process(r.Arrivals), MaxBacklog: r.MaxBacklog}
 }
 
 // rateLine describes the open-loop plan in one line (printed when the run starts).
 func (r *RunPlan) rateLine() string {
 	steps, _ := r.rateSteps()
+	if r.Ramp {
+		from, to, _, _ := ParseRate(r.Rate)
+		return fmt.Sprintf("open loop: %s arrivals ramping linearly from %g/s to %g/s over %s (all types together), at most %d waiting for a connection", r.Arrivals, from, to, r.Duration, r.MaxBacklog)
+	}
 	if len(steps) == 1 {
 		return fmt.Sprintf("open loop: %s arrivals at %g/s (all types together), at most %d waiting for a connection", r.Arrivals, steps[0].Rate, r.MaxBacklog)
 	}

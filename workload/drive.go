@@ -41,6 +41,9 @@ type RateOptions struct {
 	MaxBacklog int
 	// OnBacklog, when set, receives each tick's backlog sample (live metrics).
 	OnBacklog func(schedule.BacklogSample)
+	// Pacer, when set, gives the arrivals' times (a ramp) over the warm-up and Steps; nil: Process
+	// over the warm-up at the first step's rate, then the steps.
+	Pacer schedule.Pacer
 }
 
 // Outcome is what Drive measured.
@@ -94,7 +97,7 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 			Source: w.Source, Workers: w.Workers, WorkerGroup: w.WorkerGroup, Exec: w.Exec, Rec: rec,
 			Process: o.Rate.Process, Seed: gen.Derive(o.Seed, name, "arrivals"), Steps: o.Rate.Steps, Warmup: o.Warmup,
 			MaxBacklog: o.Rate.MaxBacklog, Grace: o.Grace, Tick: o.Tick, OnTick: onTick, Start: start,
-			OnBacklog: o.Rate.OnBacklog,
+			OnBacklog: o.Rate.OnBacklog, Pacer: o.Rate.Pacer,
 		})
 	default:
 		out.Summary, err = schedule.Run(runCtx, schedule.Config{

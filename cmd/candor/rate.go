@@ -19,6 +19,7 @@ func addRateFlags(c *cobra.Command, p *run.RunPlan) {
 	fs.StringVar(&p.Rate, "rate", "", "mode rate: operations per second, all types together (500), or a range (100..1000) with --step and --step-every")
 	fs.Float64Var(&p.Step, "step", 0, "mode rate: how much the rate rises (or falls) from one step of a --rate range to the next")
 	fs.DurationVar(&p.StepEvery, "step-every", 0, "mode rate: how long each step of a --rate range lasts (the measurement is all the steps)")
+	fs.BoolVar(&p.Ramp, "ramp", false, "mode rate: a --rate range (100..1000) rises linearly over --duration instead of in steps")
 	fs.StringVar(&p.Arrivals, "arrivals", "poisson", "mode rate: poisson (independent arrivals) or constant (evenly spaced)")
 	fs.IntVar(&p.MaxBacklog, "max-backlog", run.DefaultMaxBacklog, "mode rate: arrivals that may wait for a free connection; past it they are dropped, counted, and the rate is not sustained")
 }
