@@ -6,9 +6,11 @@ import (
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/kv"
 	"github.com/candor-bench/candor/workload/tpcc"
+	"github.com/candor-bench/candor/workload/ycsb"
 )
 
 func init() {
 	workload.Register(workload.Registration{Name: "tpcc", New: tpcc.New})
 	workload.Register(workload.Registration{Name: "kv", New: kv.New})
+	workload.Register(workload.Registration{Name: "ycsb", New: ycsb.New})
 }

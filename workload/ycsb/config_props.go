@@ -51,14 +51,17 @@ type Report struct {
 
 // UnknownProperty is a property name YCSB's core does not know.
 type UnknownProperty struct {
-	Name, Value string
+	Name  string `json:"name"`
+	Value string `json:"value"`
 	// Suggestion is the known name closest to Name (at most two edits away), or "".
-	Suggestion string `json:",omitempty"`
+	Suggestion string `json:"suggestion,omitempty"`
 }
 
 // IgnoredProperty is a YCSB property candor does not apply, and why.
 type IgnoredProperty struct {
-	Name, Value, Reason string
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Reason string `json:"reason"`
 }
 
 // Lines returns one sentence per reported property.

@@ -33,11 +33,22 @@ type Core struct {
 //	hotspot      Hotspot(insertstart, insertstart+insertcount-1, hotspotdatafraction, hotspotopnfraction)
 //	sequential   Sequential(insertstart, insertstart+insertcount-1)
 //	exponential  Exponential(exponential.percentile, recordcount*exponential.frac)
-func NewCore(c Config) (*Core, error) {
+func NewCore(c Config) (*Core, error) { return NewCoreAt(c, c.RecordCount) }
+
+// NewCoreAt is NewCore with the run's inserts numbered from nextInsert (at least RecordCount)
+// instead of RecordCount: the counter's Last starts at nextInsert-1, as if the table had been loaded
+// with nextInsert records. candor passes the number after the records earlier runs on the same
+// data inserted, so a second run never inserts a key that exists (YCSB starts from recordcount on
+// every run, which is the same for the first run on freshly loaded data). With
+// requestdistribution=latest the zipfian is then built over nextInsert-1 items.
+func NewCoreAt(c Config, nextInsert int64) (*Core, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	w := &Core{cfg: c, fieldNames: c.FieldNames(), inserts: NewAcknowledgedCounter(c.RecordCount)}
+	if nextInsert < c.RecordCount {
+		return nil, fmt.Errorf("ycsb: the first insert key %d is below recordcount %d", nextInsert, c.RecordCount)
+	}
+	w := &Core{cfg: c, fieldNames: c.FieldNames(), inserts: NewAcknowledgedCounter(nextInsert)}
 	var err error
 	if w.ops, err = NewOperationChooser(c.Proportions); err != nil {
 		return nil, err
@@ -138,6 +149,13 @@ func (w *Core) KeyName(keynum int64) string { return w.cfg.KeyName(keynum) }
 // NextFieldName draws one field name uniformly (fieldchooser), for reads of one field and writes of
 // one field.
 func (w *Core) NextFieldName(r Source) string { return w.fieldNames[w.fieldChooser.Next(r)] }
+
+// NextFieldIndex draws one field uniformly (fieldchooser), as NextFieldName, and returns its index.
+func (w *Core) NextFieldIndex(r Source) int { return int(w.fieldChooser.Next(r)) }
+
+// PeekInsertKeynum returns the record number the next insert would take, without taking it: after a
+// run, the first record number no insert of the run has taken.
+func (w *Core) PeekInsertKeynum() int64 { return w.inserts.next.Load() }
 
 // NextFieldLength draws the length of one field's value (fieldlengthgenerator).
 func (w *Core) NextFieldLength(r Source) int64 { return w.fieldLength.Next(r) }

@@ -1,0 +1,647 @@
+package ycsb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/gen"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/sqlexec"
+)
+
+// session is one ycsb run (workload.Session, workload.RoundTripper).
+type session struct {
+	db        driver.DB
+	endpoints []driver.DB // db first
+	sc        workload.SessionConfig
+	opts      *options
+	cfg       Config
+	// fromLoad are the data properties taken from the load (not given).
+	fromLoad map[string]bool
+	st       loadstate.State
+	rec      record
+	family   string
+	terms    int
+	conns    int
+	// termsFrom says where the terminals' number came from: "--terminals", "threadcount" or
+	// "default".
+	termsFrom string
+	core      *Core
+	// insertFrom is the insert counter's first value; found counts the inserts of a run that did
+	// not record its end, found by Open (findInserts).
+	insertFrom int64
+	found      int64
+	mix        mix
+	slots      *sqlexec.Slots
+	ex         *executor
+	// recorded: Close has written the run's inserts into the record.
+	recorded bool
+}
+
+var (
+	_ workload.Session      = (*session)(nil)
+	_ workload.RoundTripper = (*session)(nil)
+)
+
+// defaultConcurrency is candor's default number of terminals: twice the CPUs Go may use, as kv's
+// (CockroachDB's --concurrency). YCSB's threadcount defaults to 1, which measures one client's round
+// trips rather than the database; a threadcount property, or --terminals, sets it.
+func defaultConcurrency() int { return 2 * runtime.GOMAXPROCS(0) }
+
+// Open resolves a run against the loaded database: the properties (the load's data properties where
+// none is given), the Core shared by every terminal, and the terminals and connections.
+//
+// Terminals: --terminals, else the threadcount property when one is given (YCSB's client threads),
+// else twice the CPUs (defaultConcurrency). Connections: one per terminal in throughput mode. In rate
+// mode, connections default to the terminals given (--terminals or threadcount) or to twice the CPUs,
+// and the terminals (the pool of random streams arrivals are drawn from, round-robin) to one per
+// connection. Terminals and connections are spread round-robin over the endpoints.
+func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (workload.Session, error) {
+	if c.Mode != workload.ModeThroughput && c.Mode != workload.ModeRate {
+		return nil, userr.Errorf("ycsb runs in --mode throughput or --mode rate, not %q", c.Mode)
+	}
+	fam, _, err := dialectOf(db)
+	if err != nil {
+		return nil, err
+	}
+	st, rec, err := readRecord(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	switch st.Status {
+	case loadstate.NotFound:
+		u := db.Redacted()
+		return nil, userr.Errorf("the database at %s has no candor ycsb data: run `candor ycsb load --db %s` first", u, u)
+	case loadstate.HalfLoaded:
+		return nil, halfLoaded(db, st)
+	}
+	cfg, fromLoad, err := y.runConfig(db, rec)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), sc: c, opts: y.options(), cfg: cfg,
+		fromLoad: fromLoad, st: st, rec: rec, family: fam}
+	for _, e := range c.Endpoints { // the same load everywhere: --db names nodes of one database
+		est, _, err := readRecord(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		if est.Status != loadstate.Completed || est.Seed != st.Seed || !est.StartedAt.Equal(st.StartedAt) {
+			return nil, userr.Errorf("the endpoint %s does not hold the ycsb load of %s (loaded %s UTC): every --db must name a node of the same database", e.Redacted(), db.Redacted(), st.StartedAt.Format(time.DateTime))
+		}
+	}
+	if rec.Running {
+		if err := s.findInserts(ctx); err != nil {
+			return nil, err
+		}
+	}
+	s.insertFrom = max(s.rec.NextInsert, cfg.RecordCount)
+	if s.core, err = NewCoreAt(cfg, s.insertFrom); err != nil {
+		return nil, err
+	}
+	s.mix = mix{core: s.core, readAll: cfg.ReadAllFields, writeAll: cfg.WriteAllFields, integrity: cfg.DataIntegrity,
+		fields: int(cfg.FieldCount), valueLen: int(cfg.FieldLength)}
+
+	threads, from := 0, "default"
+	switch {
+	case c.Terminals > 0:
+		threads, from = c.Terminals, "--terminals"
+	case s.opts.set("threadcount"):
+		threads, from = cfg.ThreadCount, "threadcount"
+	}
+	conc := defaultConcurrency()
+	s.terms, s.conns, s.termsFrom = threads, c.Connections, from
+	if c.Mode == workload.ModeRate {
+		if s.conns == 0 {
+			s.conns = conc
+			if threads > 0 {
+				s.conns = threads
+			}
+		}
+		if s.terms == 0 {
+			s.terms = s.conns
+		}
+	} else {
+		if s.terms == 0 {
+			s.terms = conc
+		}
+		if s.conns == 0 {
+			s.conns = s.terms
+		}
+	}
+	if n := len(s.endpoints); s.conns < n {
+		return nil, userr.Errorf("%d connections cannot reach %d --db endpoints: give --connections %d or more, or fewer --db", s.conns, n, n)
+	}
+	if c.Note != nil {
+		for _, l := range s.notes() {
+			c.Note(l)
+		}
+	}
+	return s, nil
+}
+
+// findInserts finds the inserts of a run that started inserting and never recorded how far it got
+// (it was killed): the records from the recorded NextInsert on, checkBatch record numbers at a time,
+// until a whole batch holds none (inserts run ahead of each other by at most the connections, far
+// fewer). It counts them into the record and moves NextInsert past the last, so this run's inserts
+// take new record numbers.
+func (s *session) findInserts(ctx context.Context) error {
+	c, err := s.db.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	next := max(s.rec.NextInsert, s.cfg.RecordCount)
+	for from := next; ; from += checkBatch {
+		keys := make([]string, checkBatch)
+		for i := range keys {
+			keys[i] = s.cfg.KeyName(from + int64(i))
+		}
+		present, err := presentKeys(ctx, c, s.family, s.cfg.Table, keys)
+		if err != nil {
+			return fmt.Errorf("looking for the inserts of the last run: %w", err)
+		}
+		if len(present) == 0 {
+			break
+		}
+		for i, k := range keys {
+			if present[k] {
+				s.found++
+				next = from + int64(i) + 1
+			}
+		}
+	}
+	if s.sc.Note != nil {
+		s.sc.Note(fmt.Sprintf("the last ycsb run on this data did not record its inserts (it was stopped): found %s, the record numbers from %s on are free", thousands(s.found), thousands(next)))
+	}
+	s.rec.Inserted += s.found
+	s.rec.NextInsert = next
+	s.rec.Running = false
+	return nil
+}
+
+// notes are the lines Open prints: every property not applied as YCSB would, and what candor did
+// with the run-length and client properties.
+func (s *session) notes() []string {
+	o, c := s.opts, s.cfg
+	lines := Report{Unknown: o.rep.Unknown}.Lines()
+	for _, g := range s.notApplied() {
+		lines = append(lines, fmt.Sprintf("ignored property %s=%q: %s", g.Name, g.Value, g.Reason))
+	}
+	switch s.termsFrom {
+	case "threadcount":
+		lines = append(lines, fmt.Sprintf("threadcount=%d (%s): %d terminals", c.ThreadCount, o.origin("threadcount"), s.terms))
+	case "--terminals":
+		if o.set("threadcount") && c.ThreadCount != s.terms {
+			lines = append(lines, fmt.Sprintf("threadcount=%d (%s) is overridden by --terminals %d", c.ThreadCount, o.origin("threadcount"), s.terms))
+		}
+	}
+	if c.TargetOpsPerSec > 0 {
+		lines = append(lines, fmt.Sprintf("target=%s (%s): the open loop's pace is --rate's (the result warns when they differ)", formatRate(c.TargetOpsPerSec), o.origin("target")))
+	}
+	if o.set("operationcount") && c.OperationCount > 0 {
+		what := "the run is bounded by --duration, not by a number of operations"
+		if c.RequestDistribution == DistZipfian && c.Insert > 0 {
+			what += fmt.Sprintf("; as in YCSB it still sizes the zipfian's room for inserts (%s records beyond insertcount)", thousands(c.ExpectedNewKeys()))
+		}
+		lines = append(lines, fmt.Sprintf("operationcount=%d (%s): %s", c.OperationCount, o.origin("operationcount"), what))
+	}
+	return lines
+}
+
+// notApplied are the YCSB properties a run takes and does not apply: YCSB's Report.Ignored, and
+// the properties of Config that candor does its own way (only when set to other than YCSB's default,
+// so that nothing is reported that changes nothing).
+func (s *session) notApplied() []IgnoredProperty {
+	o, c := s.opts, s.cfg
+	out := slices.Clone(o.rep.Ignored)
+	add := func(name, why string) {
+		if o.set(name) {
+			out = append(out, IgnoredProperty{Name: name, Value: o.merged[name], Reason: why})
+		}
+	}
+	if c.MaxExecutionTimeSec > 0 {
+		add("maxexecutiontime", "the run is bounded by --duration")
+	}
+	if c.MeasurementType != "hdrhistogram" {
+		add("measurementtype", "candor always records HdrHistograms of response, service and lag")
+	}
+	for _, n := range []string{"core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval", "core_workload_insertion_keep_going_on_error"} {
+		add(n, "it concerns the load's inserts, and candor's load copies records in bulk")
+	}
+	return out
+}
+
+// runPlan is what result.json's plan stores under "options".
+type runPlan struct {
+	// Workload is the built-in workload the properties started from ("" for -P files alone),
+	// PropertyFiles the -P files and Overrides the -p given, as given.
+	Workload      string   `json:"workload,omitempty"`
+	PropertyFiles []string `json:"property_files,omitempty"`
+	Overrides     []string `json:"overrides,omitempty"`
+	// Properties is the resolved Config, by YCSB's property names.
+	Properties Config `json:"properties"`
+	// LoadSeed is the load's seed.
+	LoadSeed string `json:"load_seed"`
+}
+
+func (s *session) plan() runPlan {
+	return runPlan{Workload: s.opts.builtin, PropertyFiles: s.opts.files(), Overrides: s.opts.overrides(),
+		Properties: s.cfg, LoadSeed: strconv.FormatUint(s.st.Seed, 10)}
+}
+
+func (o *options) files() []string {
+	var out []string
+	for _, l := range o.layers {
+		if strings.HasPrefix(l.name, "-P ") {
+			out = append(out, strings.TrimPrefix(l.name, "-P "))
+		}
+	}
+	return out
+}
+
+func (o *options) overrides() []string {
+	for _, l := range o.layers {
+		if l.name == "-p" {
+			var out []string
+			for _, k := range l.props.Names() {
+				out = append(out, k+"="+l.props[k])
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+func (s *session) Setup() workload.Setup {
+	return workload.Setup{Terminals: s.terms, Connections: s.conns, Describe: s.describe(), Options: s.plan()}
+}
+
+// describe is the run's opening line: "workload a (read 50%, update 50%), zipfian requests, 1,000
+// records of 10 fields of 100 characters".
+func (s *session) describe() string {
+	c := s.cfg
+	name := "property files"
+	if s.opts.builtin != "" {
+		name = "workload " + s.opts.builtin
+	}
+	parts := []string{fmt.Sprintf("%s (%s)", name, mixText(c.Proportions)), string(c.RequestDistribution) + " requests",
+		fmt.Sprintf("%s records of %d fields of %s characters", thousands(c.InsertCount), c.FieldCount, lengthText(c))}
+	if c.Scan > 0 {
+		parts = append(parts, fmt.Sprintf("scans of %d..%d records (%s)", c.MinScanLength, c.MaxScanLength, c.ScanLengthDistribution))
+	}
+	if !c.ReadAllFields {
+		parts = append(parts, "reads of one field")
+	}
+	if c.WriteAllFields {
+		parts = append(parts, "writes of every field")
+	}
+	if c.DataIntegrity {
+		parts = append(parts, "dataintegrity")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// mixText is "read 50%, update 50%": the operations with a share, in YCSB's order.
+func mixText(p Proportions) string {
+	var parts []string
+	for _, op := range Operations() {
+		if sh := p.Share(op); sh > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s%%", OpNames[op], strconv.FormatFloat(100*sh, 'f', -1, 64)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Start records the run on the data, opens the connections and builds the terminals (closed loop)
+// or the arrival source (rate mode).
+func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
+	if s.slots != nil {
+		return nil, fmt.Errorf("ycsb: Start called twice")
+	}
+	slots, err := sqlexec.Open(ctx, s.endpoints, s.conns, env.Abort)
+	if err != nil {
+		return nil, err
+	}
+	// The run is recorded on the data before its first operation: a run with inserts is marked as
+	// inserting until Close records how far its inserts went.
+	rec := s.rec
+	rec.Running = s.cfg.Insert > 0
+	if err := loadstate.SetOptions(ctx, s.db, recordName, rec); err != nil {
+		slots.Close()
+		return nil, err
+	}
+	s.rec = rec
+	if err := loadstate.MarkRun(ctx, s.db, recordName); err != nil {
+		slots.Close()
+		return nil, err
+	}
+	s.slots = slots
+	s.ex = newExecutor(slots, newStatements(s.family, s.cfg, s.cfg.ReadAllFieldsByName || s.cfg.DataIntegrity), &s.mix, s.sc.Isolation)
+	terms := make([]*terminal, s.terms)
+	for i := range terms {
+		terms[i] = &terminal{mix: &s.mix, r: gen.New(gen.Derive(s.sc.Seed, "ycsb", "terminal", i))}
+	}
+	w := &workload.Work{Exec: s.ex, Workers: s.conns, WorkerGroup: slots.Groups()}
+	if s.sc.Mode == workload.ModeRate {
+		w.Source = &source{pool: terms, groups: len(s.endpoints)}
+		return w, nil
+	}
+	w.Terminals = make([]schedule.Terminal, len(terms))
+	for i, t := range terms {
+		w.Terminals[i] = t
+	}
+	w.TerminalGroup = sqlexec.Spread(len(terms), len(s.endpoints))
+	return w, nil
+}
+
+// Details is ycsb's part of result.json ("details").
+type Details struct {
+	// Workload, PropertyFiles and Overrides are where the properties came from (the built-in
+	// workload the layers start from, the -P files, the -p given); Properties the resolved ones by
+	// YCSB's names, and Origins where each property not at YCSB's default was set ("workload a",
+	// "-P FILE", "-p", "the load").
+	Workload      string            `json:"workload,omitempty"`
+	PropertyFiles []string          `json:"property_files,omitempty"`
+	Overrides     []string          `json:"overrides,omitempty"`
+	Properties    Config            `json:"properties"`
+	Origins       map[string]string `json:"origins,omitempty"`
+	// Unknown and Ignored are the properties not applied: unknown to YCSB's core and client (a
+	// binding's, or a typo), or YCSB's own that candor does its own way.
+	Unknown []UnknownProperty `json:"unknown_properties,omitempty"`
+	Ignored []IgnoredProperty `json:"ignored_properties,omitempty"`
+	// Terminals is where the terminals' number came from: --terminals, threadcount or default.
+	TerminalsFrom string `json:"terminals_from"`
+	// OperationCountBoundsRun is false: candor's runs end after --duration, never after
+	// operationcount operations (nor maxexecutiontime seconds).
+	OperationCountBoundsRun bool   `json:"operationcount_bounds_run"`
+	LoadSeed                string `json:"load_seed"`
+	// InsertKeynumAtStart and InsertKeynumAtEnd are the insert counter (YCSB's
+	// transactioninsertkeysequence) at the run's start and end: the record numbers taken by inserts,
+	// warm-up and failed ones included; LastAcknowledged is the highest record number up to which
+	// every record existed or had its insert end, at the end. FoundUnrecorded counts the inserts of
+	// an earlier run that had not recorded them, found before this one.
+	InsertKeynumAtStart int64 `json:"insert_keynum_at_start"`
+	InsertKeynumAtEnd   int64 `json:"insert_keynum_at_end"`
+	LastAcknowledged    int64 `json:"last_acknowledged"`
+	FoundUnrecorded     int64 `json:"found_unrecorded_inserts,omitempty"`
+	// InsertsFailed counts the run's failed inserts (warm-up included), whose records reads may
+	// choose and not find.
+	InsertsFailed int64 `json:"inserts_failed"`
+	// Measured is what the measured operations did, beyond their counts.
+	Measured tally `json:"measured"`
+}
+
+// Finish adds ycsb's headline (operations per second, then per operation with a share), its
+// details, the mix asked and measured, the properties that differ from the workload's, and
+// warnings for what the run did not apply or found amiss.
+func (s *session) Finish(f *workload.Finished) {
+	r := f.Result
+	var t tally
+	var inserted, failed int64
+	if s.ex != nil {
+		for i := range s.ex.per {
+			t.add(&s.ex.per[i].t)
+			inserted += s.ex.per[i].inserted
+			failed += s.ex.per[i].insertFailed
+		}
+	}
+	o := s.opts
+	d := Details{Workload: o.builtin, PropertyFiles: o.files(), Overrides: o.overrides(), Properties: s.cfg,
+		Origins: s.origins(), Unknown: o.rep.Unknown, Ignored: s.notApplied(), TerminalsFrom: s.termsFrom,
+		LoadSeed: strconv.FormatUint(s.st.Seed, 10), InsertKeynumAtStart: s.insertFrom, InsertKeynumAtEnd: s.insertFrom,
+		LastAcknowledged: s.insertFrom - 1, FoundUnrecorded: s.found, InsertsFailed: failed, Measured: t}
+	if s.core != nil {
+		d.InsertKeynumAtEnd, d.LastAcknowledged = s.core.PeekInsertKeynum(), s.core.LastInsertedKeynum()
+	}
+	r.Details = d
+
+	secs := f.Minutes * 60
+	var counts [numOperations]int64
+	var total int64
+	if f.Totals != nil {
+		for op := range numOperations {
+			if int(op) < len(f.Totals.Counts) {
+				counts[op] = f.Totals.Counts[op].Completed
+				total += counts[op]
+			}
+		}
+	}
+	perSec := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	name := "property files"
+	if o.builtin != "" {
+		name = "workload " + o.builtin
+	}
+	r.Headline = append(r.Headline, report.Figure{Name: "throughput", Value: perSec(total), Unit: "operations per second", Note: name})
+	for _, op := range Operations() {
+		if s.cfg.Proportions.Share(op) > 0 {
+			r.Headline = append(r.Headline, report.Figure{Name: OpNames[op], Value: perSec(counts[op]), Unit: OpNames[op] + " operations per second"})
+		}
+	}
+
+	mixRows := [][]string{}
+	for _, op := range Operations() {
+		measured := "-"
+		if total > 0 {
+			measured = fmt.Sprintf("%.1f%%", 100*float64(counts[op])/float64(total))
+		}
+		mixRows = append(mixRows, []string{OpNames[op], fmt.Sprintf("%.1f%%", 100*s.cfg.Proportions.Share(op)), measured, thousands(counts[op])})
+	}
+	notes := []string{fmt.Sprintf("Inserts took record numbers %s to %s (the insert counter); every record up to %s existed or had its insert end at the end.",
+		thousands(d.InsertKeynumAtStart), thousands(d.InsertKeynumAtEnd-1), thousands(d.LastAcknowledged))}
+	if d.InsertKeynumAtEnd == d.InsertKeynumAtStart {
+		notes = []string{fmt.Sprintf("No insert ran; the insert counter stayed at %s.", thousands(d.InsertKeynumAtStart))}
+	}
+	notes = append(notes, fmt.Sprintf("Reads that found no record: %s of %s; read-modify-writes whose read found none: %s of %s; updates that changed no row: %s of %s; scans returned %s records.",
+		thousands(t.ReadsNotFound), thousands(t.Reads), thousands(t.ReadModifyWritesNotFound), thousands(t.ReadModifyWrites),
+		thousands(t.UpdatesNotFound), thousands(t.Updates), thousands(t.ScannedRecords)))
+	if s.cfg.ReadModifyWrite > 0 {
+		notes = append(notes, "A read-modify-write is YCSB's read then update of one record, measured together; at the engine's default isolation they are two transactions, as in YCSB.")
+	}
+	r.Sections = append(r.Sections, report.Section{
+		Title:   "ycsb: the operation mix, asked (the proportions) and measured",
+		Columns: []string{"operation", "asked", "measured", "count"},
+		Rows:    mixRows,
+		Notes:   notes,
+	})
+	if sec, ok := s.differences(); ok {
+		r.Sections = append(r.Sections, sec)
+	}
+	r.Warnings = append(r.Warnings, s.warnings(f, t, failed)...)
+}
+
+// origins says where each property not at YCSB's default was set.
+func (s *session) origins() map[string]string {
+	m := map[string]string{}
+	for _, name := range PropertyNames() {
+		switch {
+		case s.fromLoad[name]:
+			m[name] = "the load"
+		case s.opts.set(name):
+			m[name] = s.opts.origin(name)
+		}
+	}
+	return m
+}
+
+// differences is the table of properties that differ from the built-in workload's (or, with -P
+// files alone, from YCSB's defaults), with where each was set.
+func (s *session) differences() (report.Section, bool) {
+	base, what := DefaultConfig(), "YCSB's defaults"
+	if s.opts.builtin != "" {
+		if p, err := Builtin(s.opts.builtin); err == nil {
+			if c, _, err := FromProperties(p); err == nil {
+				base, what = c, "workload "+s.opts.builtin
+			}
+		}
+	}
+	bm, um := configMap(base), configMap(s.cfg)
+	origins := s.origins()
+	var rows [][]string
+	for _, name := range PropertyNames() {
+		if bm[name] != um[name] {
+			rows = append(rows, []string{name, bm[name], um[name], origins[name]})
+		}
+	}
+	if len(rows) == 0 {
+		return report.Section{}, false
+	}
+	return report.Section{
+		Title:   "ycsb: properties that differ from " + what,
+		Columns: []string{"property", what, "this run", "set by"},
+		Rows:    rows,
+	}, true
+}
+
+// configMap is c's properties as text, by name.
+func configMap(c Config) map[string]string {
+	b, _ := json.Marshal(c)
+	var raw map[string]json.RawMessage
+	_ = json.Unmarshal(b, &raw)
+	m := map[string]string{}
+	for k, v := range raw {
+		var str string
+		if json.Unmarshal(v, &str) == nil {
+			m[k] = str
+		} else {
+			m[k] = string(v)
+		}
+	}
+	return m
+}
+
+// missedShare is the share of reads that may find no record without a warning when inserts ran:
+// an insert in flight is never read (nextKeynum stays at or below the last acknowledged), so none
+// should miss; the allowance covers an insert whose commit was lost with its connection.
+const missedShare = 0.001
+
+// warnings are ycsb's warnings: what was not applied, and reads that found no record where every
+// record read should exist.
+func (s *session) warnings(f *workload.Finished, t tally, failed int64) []report.Warning {
+	o, c := s.opts, s.cfg
+	var w []report.Warning
+	if len(o.rep.Unknown) > 0 {
+		var names []string
+		for _, u := range o.rep.Unknown {
+			n := u.Name
+			if u.Suggestion != "" {
+				n += " (did you mean " + u.Suggestion + "?)"
+			}
+			names = append(names, n)
+		}
+		what := fmt.Sprintf("%d properties are", len(names))
+		if len(names) == 1 {
+			what = "1 property is"
+		}
+		w = append(w, report.Warning{Code: "UNKNOWN_PROPERTIES", Message: fmt.Sprintf(
+			"%s neither YCSB core workload nor client properties and not applied (a database binding's, or a typo): %s",
+			what, strings.Join(names, ", "))})
+	}
+	if ig := s.notApplied(); len(ig) > 0 {
+		var parts []string
+		for _, g := range ig {
+			parts = append(parts, fmt.Sprintf("%s (%s)", g.Name, g.Reason))
+		}
+		w = append(w, report.Warning{Code: "IGNORED_PROPERTIES", Message: "YCSB properties candor does its own way were not applied: " + strings.Join(parts, "; ")})
+	}
+	if o.userSet("operationcount") && c.OperationCount > 0 {
+		w = append(w, report.Warning{Code: "OPERATIONCOUNT_IGNORED", Message: fmt.Sprintf(
+			"operationcount=%d (%s) did not end the run: candor's runs last --duration (the window had %s operations)",
+			c.OperationCount, o.origin("operationcount"), thousands(f.Result.Completed()))})
+	}
+	if rr := f.Result.Rate; c.TargetOpsPerSec > 0 && rr != nil && math.Abs(rr.TargetRate-c.TargetOpsPerSec) > 1e-6*c.TargetOpsPerSec {
+		w = append(w, report.Warning{Code: "TARGET_NOT_RATE", Message: fmt.Sprintf(
+			"target=%s (%s) asked for %s operations per second, but the run's --rate was %s: the rate is what ran",
+			formatRate(c.TargetOpsPerSec), o.origin("target"), formatRate(c.TargetOpsPerSec), formatRate(rr.TargetRate))})
+	}
+	missed := t.ReadsNotFound + t.ReadModifyWritesNotFound + t.UpdatesNotFound
+	reads := t.Reads + t.ReadModifyWrites + t.Updates
+	// Every record a read may choose exists when the load wrote every record from 0 and no insert
+	// ever failed; YCSB has no deletes.
+	holes := s.insertFrom - c.RecordCount - s.rec.Inserted + failed
+	if missed > 0 && c.InsertStart == 0 && c.InsertCount == c.RecordCount && holes == 0 && float64(missed) > missedShare*float64(reads) {
+		w = append(w, report.Warning{Code: "READS_NOT_FOUND", Message: fmt.Sprintf(
+			"%s of the %s reads, updates and read-modify-writes (%.2f%%) found no record, though YCSB's workloads never delete and every record they choose was loaded or inserted: the table is not what was loaded (changed outside candor?): candor ycsb check --full tells",
+			thousands(missed), thousands(reads), 100*float64(missed)/float64(max(reads, 1)))})
+	}
+	if t.VerifyFailed > 0 {
+		w = append(w, report.Warning{Code: "DATA_INTEGRITY_FAILED", Message: fmt.Sprintf(
+			"%s of the %s records read (dataintegrity) held values other than YCSB's deterministic ones: the data was changed outside the workload",
+			thousands(t.VerifyFailed), thousands(t.VerifyChecked))})
+	}
+	return w
+}
+
+// RoundTrips is the round trips of every connection of the run and the operations completed.
+func (s *session) RoundTrips() (trips, ops int64, counted bool) {
+	if s.slots == nil {
+		return 0, 0, false
+	}
+	trips, counted = s.slots.RoundTrips()
+	for i := range s.ex.per {
+		ops += s.ex.per[i].done
+	}
+	return trips, ops, counted
+}
+
+// Close closes the run's connections and records in candor_workloads how far the run's inserts
+// went (the counter's end and the inserts that succeeded), for the next run and for Check.
+func (s *session) Close() error {
+	if s.slots == nil {
+		return nil
+	}
+	err := s.slots.Close()
+	if s.recorded {
+		return err
+	}
+	s.recorded = true
+	rec := s.rec
+	rec.NextInsert, rec.Running = s.core.PeekInsertKeynum(), false
+	for i := range s.ex.per {
+		rec.Inserted += s.ex.per[i].inserted
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if werr := loadstate.SetOptions(ctx, s.db, recordName, rec); werr != nil {
+		return fmt.Errorf("recording the run's inserts in %s: %w", loadstate.Table, werr)
+	}
+	s.rec = rec
+	return err
+}
