@@ -212,6 +212,9 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		fmt.Fprintln(out.Stderr, p.rateLine())
 	}
 
+	if setup.KeyOp != "" {
+		in.KeyOp = setup.KeyOp
+	}
 	prog := newProgress(out, p.Quiet, in, w.Ops())
 	var logErr error
 	o, err := workload.Drive(ctx, in.Name, w.Ops(), sess, workload.DriveOptions{
@@ -231,6 +234,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	mx.done()
 	res := buildResult(&p, db, dbVersion, iso, started, o)
 	res.Setup = setup.Describe
+	res.KeyOp = in.KeyOp
 	sess.Finish(&workload.Finished{Result: res, Totals: o.Totals, Summary: o.Summary, Mode: p.Mode, Minutes: res.MeasureSeconds / 60})
 	if rt, ok := sess.(workload.RoundTripper); ok {
 		if trips, ops, counted := rt.RoundTrips(); counted && ops > 0 {

@@ -114,7 +114,11 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	if !(peakRate > 0) {
 		return finish(fmt.Errorf("the peak probe completed no transaction in %.0f s: see its warnings in %s", pr.MeasureSeconds, peak.Out))
 	}
-	fmt.Fprintf(out.Stderr, "peak: %.1f transactions/s (all types together)\n", peakRate)
+	unit := lp.Base.info().Unit
+	if unit == "" {
+		unit = "operations"
+	}
+	fmt.Fprintf(out.Stderr, "peak: %.1f %s/s (all types together)\n", peakRate, unit)
 
 	for i, pct := range lp.Percents {
 		rp := lp.Base

@@ -107,7 +107,7 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 		pr := judgeProbe(n, rate, dir, r, slos)
 		res.Probes = append(res.Probes, pr)
 		if n == 1 {
-			res.Database, res.Connections, res.Arrivals = r.Database, r.Connections, r.Rate.Arrivals
+			res.Database, res.Connections, res.Arrivals, res.KeyOp = r.Database, r.Connections, r.Rate.Arrivals, r.KeyOp
 		}
 		fmt.Fprintf(out.Stderr, "%s\n", report.ProbeBrief(&pr))
 		return pr.Pass, nil

@@ -185,6 +185,9 @@ type Setup struct {
 	Describe string
 	// Options is the workload's resolved options, stored in result.json's plan under "options".
 	Options any
+	// KeyOp, when set, is the operation this run's short views show instead of Info.KeyOp: a mix
+	// without the usual one (YCSB's workload e scans and inserts, it never reads).
+	KeyOp string
 }
 
 // Session is one run of a workload, between Open and Close.

@@ -155,3 +155,40 @@ func (f workloadFlow) checkResult(t *testing.T, res map[string]any, mode string)
 		t.Errorf("%s run: no consistency check after it", mode)
 	}
 }
+
+var ycsbFlow = workloadFlow{name: "ycsb", loadArgs: []string{"-p", "recordcount=2000"}, slo: "read.p99<=5s",
+	lead: "throughput", ops: []string{"read", "update", "insert", "scan", "read_modify_write"}}
+
+func TestYCSBSQLiteCLI(t *testing.T) {
+	dir := t.TempDir()
+	ycsbFlow.run(t, "sqlite:"+filepath.Join(dir, "ycsb.db"), dir)
+}
+
+func TestYCSBPostgresCLI(t *testing.T) {
+	ycsbFlow.run(t, dbtest.FreshPostgresURL(t, "candor_ycsb_cli"), t.TempDir())
+}
+
+func TestYCSBMySQLCLI(t *testing.T) {
+	ycsbFlow.run(t, dbtest.FreshMySQLURL(t, "candor_ycsb_cli"), t.TempDir())
+}
+
+// TestYCSBWorkloadE: a mix without reads (workload e scans and inserts) shows its scans in the short
+// views (the progress line, the result's key_op), and the table grows by the inserts the check counts.
+func TestYCSBWorkloadE(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "ycsb.db")
+	ycsbFlow.cli(t, 0, "ycsb", "load", "--db", db, "-p", "recordcount=1000")
+	out := ycsbFlow.cli(t, 0, "ycsb", "run", "--db", db, "--workload", "e", "--mode", "throughput", "--duration", "2s",
+		"--warmup", "0s", "--interval", "1s", "--out", filepath.Join(dir, "e"), "--check-full")
+	if !strings.Contains(out, "scan response ms") {
+		t.Errorf("workload e's progress line does not show its scans")
+	}
+	res := readResult(t, filepath.Join(dir, "e"))
+	if res["key_op"] != "scan" {
+		t.Errorf("workload e: key_op %v, want scan", res["key_op"])
+	}
+	ops := res["operations"].(map[string]any)
+	if ops["scan"].(map[string]any)["count"].(float64) == 0 || ops["insert"].(map[string]any)["count"].(float64) == 0 || ops["read"].(map[string]any)["count"].(float64) != 0 {
+		t.Errorf("workload e ran %v", ops)
+	}
+}

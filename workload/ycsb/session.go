@@ -286,7 +286,7 @@ func (o *options) overrides() []string {
 }
 
 func (s *session) Setup() workload.Setup {
-	return workload.Setup{Terminals: s.terms, Connections: s.conns, Describe: s.describe(), Options: s.plan()}
+	return workload.Setup{Terminals: s.terms, Connections: s.conns, Describe: s.describe(), Options: s.plan(), KeyOp: s.keyOp()}
 }
 
 // describe is the run's opening line: "workload a (read 50%, update 50%), zipfian requests, 1,000
@@ -644,4 +644,20 @@ func (s *session) Close() error {
 	}
 	s.rec = rec
 	return err
+}
+
+// keyOp is the operation the run's short views show: read, or the mix's largest share when it has
+// no reads (workload e: scan).
+func (s *session) keyOp() string {
+	p := s.cfg.Proportions
+	if p.Of(OpRead) > 0 {
+		return OpNames[OpRead]
+	}
+	best := OpRead
+	for _, op := range Operations() {
+		if p.Of(op) > p.Of(best) {
+			best = op
+		}
+	}
+	return OpNames[best]
 }
