@@ -60,9 +60,9 @@ type RunPlan struct {
 	StepEveryText string        `json:"step_every,omitempty"`
 	Arrivals      string        `json:"arrivals,omitempty"`
 	// Ramp: a --rate range rises (or falls) linearly over --duration instead of in steps.
-	Ramp bool `json:"ramp,omitempty"`
-	MaxBacklog    int           `json:"max_backlog,omitempty"`
-	DurationGiven bool          `json:"-"` // --duration was given (it must then match the steps)
+	Ramp          bool `json:"ramp,omitempty"`
+	MaxBacklog    int  `json:"max_backlog,omitempty"`
+	DurationGiven bool `json:"-"` // --duration was given (it must then match the steps)
 	// MetricsAddr serves live Prometheus metrics on this HOST:PORT during the run (metrics.go).
 	MetricsAddr string `json:"metrics_addr,omitempty"`
 	// Check runs the workload's consistency check after the run (quick, or full with CheckFull).
