@@ -102,7 +102,7 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	peak.Duration, peak.Warmup = lp.PeakDuration, lp.PeakWarmup
 	peak.Out = filepath.Join(lp.Base.Out, report.PeakDir)
 	peak.Check = false
-	fmt.Fprintf(out.Stderr, "\n== 1/%d: the peak, in throughput mode (a closed loop: each terminal submits as soon as its previous transaction returns)\n", n)
+	fmt.Fprintf(out.Stderr, "\n== 1/%d: the peak, in throughput mode (a closed loop: each terminal submits as soon as its previous operation returns)\n", n)
 	pr, err := Run(ctx, peak, quiet)
 	if pr != nil {
 		runs = append(runs, report.LoadRun{Label: report.PeakLabel, Dir: peak.Out, R: pr})
