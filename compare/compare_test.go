@@ -326,7 +326,8 @@ func TestCompareAnotherWorkload(t *testing.T) {
 }
 
 // TestCompareFormatOne: a run saved in result format 1 compares with one of format 2: its setup
-// line comes from report.Read, TPC-C's own keys are not conditions, the plan still is.
+// line comes from report.Read, TPC-C's own keys are not conditions, the plan still is (its warehouses
+// moved to plan.options, where format 2 keeps them).
 func TestCompareFormatOne(t *testing.T) {
 	base := t.TempDir()
 	dirOld, dirNew := filepath.Join(base, "old"), filepath.Join(base, "new")
@@ -345,7 +346,7 @@ func TestCompareFormatOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := Compare(old, cur, Options{})
-	want := []Difference{{"setup", "2 warehouses, interactive", "1 warehouse, interactive"}, {"plan.warehouses", "2", "(absent)"}}
+	want := []Difference{{"setup", "2 warehouses, interactive", "1 warehouse, interactive"}, {"plan.options.warehouses", "2", "(absent)"}}
 	if len(c.Conditions) != len(want) || c.Conditions[0] != want[0] || c.Conditions[1] != want[1] {
 		t.Errorf("conditions %+v, want %+v", c.Conditions, want)
 	}

@@ -88,6 +88,7 @@ func Load(dir string) (*Run, error) {
 	if _, ok := r.raw["setup"]; !ok && res.Setup != "" {
 		r.raw["setup"] = res.Setup // a result of format 1: report.Read wrote its setup line
 	}
+	upgradePlan(r.raw)
 	logPath := filepath.Join(dir, report.LogFile)
 	f, err := os.Open(logPath)
 	if err != nil {
@@ -214,4 +215,27 @@ func (r *Run) IntervalSeconds() float64 {
 	s := slices.Clone(r.Seconds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// upgradePlan moves the TPC-C options of a format-1 plan (plan.warehouses, plan.procedures) where
+// format 2 keeps them (plan.options.*) and names the workload, so an old baseline and a new run of
+// the same setup show no difference in their plans.
+func upgradePlan(raw map[string]any) {
+	plan, ok := raw["plan"].(map[string]any)
+	if !ok || plan["options"] != nil || raw["workload"] != "tpcc" {
+		return
+	}
+	opts := map[string]any{}
+	for _, k := range []string{"warehouses", "procedures"} {
+		if v, ok := plan[k]; ok {
+			opts[k] = v
+			delete(plan, k)
+		}
+	}
+	if len(opts) > 0 {
+		plan["options"] = opts
+	}
+	if _, ok := plan["workload"]; !ok {
+		plan["workload"] = "tpcc"
+	}
 }

@@ -123,7 +123,7 @@ var (
 	descProbe = prometheus.NewDesc("candor_search_probe",
 		"candor WORKLOAD search: the probe running now (or last run), from 1 in the order tried. The counters and histograms add up every probe so far.", nil, nil)
 	descProbeRate = prometheus.NewDesc("candor_search_probe_rate_per_second",
-		"candor tpcc search: the arrival rate the probe running now (or last run) offers, all types together.", nil, nil)
+		"candor WORKLOAD search: the arrival rate the probe running now (or last run) offers, all types together.", nil, nil)
 )
 
 // Describe sends every metric's description.

@@ -39,6 +39,34 @@ func TPCCSetup(warehouses int, procedures bool) string {
 	return fmt.Sprintf("%d warehouse%s, %s", warehouses, plural(warehouses), TxPath(procedures))
 }
 
+// TPCCSetupLine is TPCCSetup and, when Stock-Level runs at another level than the run (clause 2.8.2.1
+// allows a weaker one), that level.
+func TPCCSetupLine(warehouses int, procedures bool, isolation, stockLevel string) string {
+	s := TPCCSetup(warehouses, procedures)
+	if stockLevel != "" && stockLevel != isolation {
+		s += "; stock_level at " + stockLevel + " (clause 2.8.2.1 allows a weaker level)"
+	}
+	return s
+}
+
+// TPCCHeadline is TPC-C's headline: tpmC, and efficiency in spec mode (eff not nil).
+func TPCCHeadline(tpmC float64, eff *float64) []Figure {
+	f := Figure{Name: "tpmC", Value: tpmC, Unit: "new-orders per minute"}
+	if eff == nil {
+		f.Note = "efficiency applies only in spec mode"
+		return []Figure{f}
+	}
+	return []Figure{f, {Name: "efficiency", Value: *eff, Unit: "%", Note: "of the 12.86 x W spec ceiling", Bad: *eff > 100}}
+}
+
+// TPCCVerdictRule is a verdict's rule with the clause it comes from (5.2.5.3 when it names none).
+func TPCCVerdictRule(rule string) string {
+	if strings.Contains(rule, "clause") {
+		return rule
+	}
+	return rule + " (clause 5.2.5.3)"
+}
+
 // DeferredSection is the section of the deferred Delivery (clause 2.7.2): the districts it
 // processed, those it skipped for want of an undelivered order, its failures, the ones unfinished
 // within the grace period, and the Delivery result file (clause 2.7.4.2) when the run wrote one.
@@ -162,20 +190,10 @@ func (r *Result) upgrade() {
 		r.KeyOp = FormatOneKeyOp
 	}
 	if r.Setup == "" {
-		r.Setup = TPCCSetup(r.Warehouses, r.Procedures)
-		if r.StockLevelIsolation != "" && r.StockLevelIsolation != r.Isolation {
-			r.Setup += "; stock_level at " + r.StockLevelIsolation + " (clause 2.8.2.1 allows a weaker level)"
-		}
+		r.Setup = TPCCSetupLine(r.Warehouses, r.Procedures, r.Isolation, r.StockLevelIsolation)
 	}
 	if len(r.Headline) == 0 {
-		tpmC := Figure{Name: "tpmC", Value: r.TpmC, Unit: "new-orders per minute"}
-		if r.Efficiency == nil {
-			tpmC.Note = "efficiency applies only in spec mode"
-		}
-		r.Headline = []Figure{tpmC}
-		if r.Efficiency != nil {
-			r.Headline = append(r.Headline, Figure{Name: "efficiency", Value: *r.Efficiency, Unit: "%", Note: "of the 12.86 x W spec ceiling", Bad: *r.Efficiency > 100})
-		}
+		r.Headline = TPCCHeadline(r.TpmC, r.Efficiency)
 	}
 	if len(r.Sections) == 0 {
 		if r.DeliveryDeferred != nil {
@@ -186,9 +204,7 @@ func (r *Result) upgrade() {
 		}
 	}
 	for i, v := range r.Verdicts {
-		if !strings.Contains(v.Rule, "clause") {
-			r.Verdicts[i].Rule += " (clause 5.2.5.3)"
-		}
+		r.Verdicts[i].Rule = TPCCVerdictRule(v.Rule)
 	}
 	r.FormatVersion = FormatVersion
 }

@@ -236,6 +236,9 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	res.Setup = setup.Describe
 	res.KeyOp = in.KeyOp
 	sess.Finish(&workload.Finished{Result: res, Totals: o.Totals, Summary: o.Summary, Mode: p.Mode, Minutes: res.MeasureSeconds / 60})
+	// The warnings every workload shares, once the workload has said which operations are parts of
+	// others (TxResult.PartOf), so none is counted twice.
+	res.Warnings = append(warnings(res, &p), res.Warnings...)
 	if rt, ok := sess.(workload.RoundTripper); ok {
 		if trips, ops, counted := rt.RoundTrips(); counted && ops > 0 {
 			res.Driver.RoundTrips, res.Driver.RoundTripsPerTx = trips, float64(trips)/float64(ops)
@@ -353,7 +356,6 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 		r.Operations[name] = tx
 	}
 	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder) // rate.go
-	r.Warnings = append(r.Warnings, warnings(r, p)...)
 	return r
 }
 

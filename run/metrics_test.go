@@ -29,6 +29,13 @@ type urlWriter struct {
 	urls chan string
 }
 
+// String is what was written so far.
+func (u *urlWriter) String() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.buf.String()
+}
+
 func (u *urlWriter) Write(b []byte) (int, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()

@@ -20,7 +20,7 @@ import (
 const DefaultMaxBacklog = 10000
 
 // rateSyntax is the expected form, quoted in errors.
-const rateSyntax = "a number of transactions per second (--rate 500) or a range with --step and --step-every (--rate 100..1000 --step 100 --step-every 30s)"
+const rateSyntax = "a number of operations per second, all types together (--rate 500) or a range with --step and --step-every (--rate 100..1000 --step 100 --step-every 30s)"
 
 // ParseRate reads a --rate value: "R" or "A..B" (transactions per second, all types together).
 func ParseRate(s string) (from, to float64, isRange bool, err error) {
@@ -183,9 +183,6 @@ func rateResult(rs *schedule.RateSummary, measureSeconds float64, ops []string) 
 		}
 		for op := 0; op < len(ops) && op < len(s.Ops); op++ {
 			o := s.Ops[op]
-			if o.Completed == 0 && o.Errors == 0 {
-				continue // an operation the arrivals never draw (TPC-C's deferred Delivery)
-			}
 			st.Transactions[ops[op]] = &report.StepTx{Count: o.Completed, Errors: o.Errors,
 				PerSecond: float64(o.Completed) / s.Seconds(), ResponseMs: o.Response, ServiceMs: o.Service}
 		}

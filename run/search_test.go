@@ -154,12 +154,12 @@ func searchLiveMetrics(t *testing.T, url string) {
 	select {
 	case murl = <-w.urls:
 	case err := <-done:
-		t.Fatalf("the search ended (%v) without saying where its metrics are: %s", err, w.buf.String())
+		t.Fatalf("the search ended (%v) without saying where its metrics are: %s", err, w.String())
 	case <-time.After(30 * time.Second):
 		t.Fatal("no metrics URL printed within 30 s")
 	}
-	if !strings.Contains(w.buf.String(), "during the search") {
-		t.Errorf("the metrics line does not say it serves the search: %s", w.buf.String())
+	if !strings.Contains(w.String(), "during the search") {
+		t.Errorf("the metrics line does not say it serves the search: %s", w.String())
 	}
 
 	rateOf := map[int]float64{}    // probe -> rate seen

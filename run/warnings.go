@@ -34,10 +34,13 @@ func warnings(r *report.Result, p *RunPlan) []report.Warning {
 	}
 	var count, errs, retries, incomplete int64
 	for _, t := range r.Operations {
+		incomplete += t.Incomplete
+		if t.PartOf != "" {
+			continue // a part of another operation (TPC-C's deferred Delivery): counted with it
+		}
 		count += t.Count + t.Errors
 		errs += t.Errors
 		retries += t.Retries
-		incomplete += t.Incomplete
 	}
 	if count > 0 && float64(errs) > 0.01*float64(count) {
 		add("ERROR_RATE", "%.2f%% of %s failed (%d of %d): the throughput and latencies leave them out", 100*float64(errs)/float64(count), unit, errs, count)

@@ -1,5 +1,5 @@
 // Package search finds the highest arrival rate whose steady-state tails meet every latency budget
-// (`candor tpcc search`). It is pure: budgets are parsed from text and judged against percentiles,
+// (`candor NAME search`). It is pure: budgets are parsed from text and judged against percentiles,
 // and the search steps up and then bisects over a probe function it is given, so both are tested
 // with tables and a fake probe. Package run does the probing (one open-loop run per probe).
 package search
@@ -25,8 +25,15 @@ type SLO struct {
 	Strict bool          // "<" rather than "<="
 }
 
-// Syntax is the expected form of a budget, quoted in errors.
-const Syntax = "TYPE.PERCENTILE<=DURATION, for example --slo 'new_order.p99<=50ms' (percentiles p50 p90 p95 p99 p99.9 p99.99 max; TYPE.service.p99<=... for service time)"
+// Syntax is the expected form of a budget, quoted in errors, with an example on the first of types
+// (the workload's operations; new_order when none are given).
+func Syntax(types []string) string {
+	ex := "new_order"
+	if len(types) > 0 {
+		ex = types[0]
+	}
+	return "TYPE.PERCENTILE<=DURATION, for example --slo '" + ex + ".p99<=50ms' (percentiles p50 p90 p95 p99 p99.9 p99.99 max; TYPE.service.p99<=... for service time)"
+}
 
 var pcts = []string{"p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"}
 
@@ -34,7 +41,7 @@ var pcts = []string{"p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"}
 func ParseSLO(s string, types []string) (SLO, error) {
 	slo, why := parseSLO(s, types)
 	if why != "" {
-		return SLO{}, userr.Errorf("--slo %q %s: write %s", s, why, Syntax)
+		return SLO{}, userr.Errorf("--slo %q %s: write %s", s, why, Syntax(types))
 	}
 	return slo, nil
 }
@@ -42,7 +49,7 @@ func ParseSLO(s string, types []string) (SLO, error) {
 // ParseSLOs reads every budget, reporting every bad one at once.
 func ParseSLOs(texts []string, types []string) ([]SLO, error) {
 	if len(texts) == 0 {
-		return nil, userr.Errorf("give at least one budget: %s", Syntax)
+		return nil, userr.Errorf("give at least one budget: %s", Syntax(types))
 	}
 	var slos []SLO
 	var errs []string
@@ -55,7 +62,7 @@ func ParseSLOs(texts []string, types []string) ([]SLO, error) {
 		slos = append(slos, s)
 	}
 	if len(errs) > 0 {
-		return nil, userr.Errorf("%s: write %s", strings.Join(errs, "; "), Syntax)
+		return nil, userr.Errorf("%s: write %s", strings.Join(errs, "; "), Syntax(types))
 	}
 	return slos, nil
 }
@@ -78,7 +85,7 @@ func parseSLO(s string, types []string) (SLO, string) {
 		return SLO{}, "does not name a type and a percentile"
 	}
 	if !slices.Contains(types, typ) {
-		return SLO{}, fmt.Sprintf("names no transaction type (known: %s)", strings.Join(types, ", "))
+		return SLO{}, fmt.Sprintf("names no operation of the workload (known: %s)", strings.Join(types, ", "))
 	}
 	kind := "response"
 	for _, k := range []string{"response.", "service."} {

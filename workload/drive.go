@@ -66,16 +66,17 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 		o.Measure = schedule.MeasureOf(o.Rate.Steps) // the window is the steps
 	}
 	rec := measure.NewRecorder(ops, 0)
-	start := time.Now()
-	measureStart := start.Add(o.Warmup)
-	rec.Begin(start, measureStart, measureStart.Add(o.Measure))
-
 	runCtx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
-	w, err := s.Start(runCtx, Env{Rec: rec, Abort: abort, Start: start})
+	w, err := s.Start(runCtx, Env{Rec: rec, Abort: abort})
 	if err != nil {
 		return nil, err
 	}
+	// The run's clock starts once the session is ready (its connections open, its marks written),
+	// so none of that is in the warm-up or the window.
+	start := time.Now()
+	measureStart := start.Add(o.Warmup)
+	rec.Begin(start, measureStart, measureStart.Add(o.Measure))
 	var completed int64
 	onTick := func(iv *measure.Interval) {
 		completed += iv.Completed()

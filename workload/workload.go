@@ -213,8 +213,6 @@ type Env struct {
 	// Abort ends the run early with a cause (the database is lost): it ends as partial, with
 	// the cause as its reason.
 	Abort context.CancelCauseFunc
-	// Start is the run's time zero; the window is [Start+Warmup, Start+Warmup+Measure).
-	Start time.Time
 }
 
 // Work is what the scheduler runs.

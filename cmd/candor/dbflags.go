@@ -25,7 +25,7 @@ func (d *dbFlags) add(c *cobra.Command, def string, many bool) {
 	}
 	usage := dbUsage + "; given more than once, the first is used"
 	if many {
-		usage = dbUsage + "; repeat it for several endpoints (nodes) of one database: the terminals are spread over them (TPC-C's by warehouse)"
+		usage = dbUsage + "; repeat it for several endpoints (nodes) of one database: the terminals are spread over them"
 	}
 	c.Flags().StringArrayVar(&d.urls, "db", defs, usage)
 	c.Flags().StringVar(&d.dialect, "dialect", "", "the engine, when the URL's scheme does not name it: postgres, cockroachdb or yugabytedb (PostgreSQL wire protocol); mysql, mariadb, tidb or dolt (MySQL wire protocol)")

@@ -83,7 +83,7 @@ quick ones; --check-full for all, --no-check to skip): a violated one is exit st
 	fs.Float64Var(&sp.StartRate, "start-rate", 50, "the first rate probed, per second (all types together)")
 	fs.Float64Var(&sp.Precision, "precision", 0.05, "stop bisecting once the highest passing and lowest failing rates are this close (0.05: 5%)")
 	fs.IntVar(&sp.MaxProbes, "max-probes", 12, "at most this many probes")
-	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections (default: "+orWorkloads(in.ConnectionsHelp)+")")
+	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections (default: as in rate mode, "+orWorkloads(in.ConnectionsHelp)+")")
 	fs.IntVar(&f.plan.Terminals, "terminals", 0, "terminal states arrivals are drawn from (default: "+orWorkloads(in.TerminalsHelp)+")")
 	w.Flags(fs, workload.CmdRun)
 	fs.StringVar(&f.plan.Arrivals, "arrivals", "poisson", "poisson or constant")

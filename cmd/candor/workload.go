@@ -82,6 +82,9 @@ var modeHelp = map[workload.Mode]string{
 	workload.ModeRate:       "open-loop arrivals at --rate",
 }
 
+// fullHelp names a workload's expensive conditions in `check --full`'s help.
+var fullHelp = map[string]string{"tpcc": " (5, 6, 7, 10, 12)"}
+
 // orWorkloads is a workload's own words on a default, or "the workload's".
 func orWorkloads(help string) string {
 	if help == "" {
@@ -247,6 +250,6 @@ func newCheck(out run.Out, reg workload.Registration) *cobra.Command {
 		},
 	}
 	db.add(c, "", false)
-	c.Flags().BoolVar(&full, "full", false, "also the expensive conditions")
+	c.Flags().BoolVar(&full, "full", false, "also the expensive conditions"+fullHelp[w.Info().Name])
 	return c
 }

@@ -184,7 +184,7 @@ func TestLoadRunCheck(t *testing.T) {
 				}
 			}
 			var aborted error
-			w, err := s.Start(ctx, workload.Env{Abort: func(err error) { aborted = err }, Start: time.Now()})
+			w, err := s.Start(ctx, workload.Env{Abort: func(err error) { aborted = err }})
 			if err != nil {
 				t.Fatal(err)
 			}

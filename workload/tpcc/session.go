@@ -63,11 +63,11 @@ func newSession(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions, 
 func (s *session) Setup() workload.Setup {
 	return workload.Setup{
 		Terminals: s.o.Terminals, Connections: s.o.Connections,
-		Describe: report.TPCCSetup(s.o.Warehouses, s.o.Procedures),
+		Describe: report.TPCCSetupLine(s.o.Warehouses, s.o.Procedures, string(s.o.Isolation), string(s.stockLevel)),
 		Options: struct {
 			Options
 			DeliveryWorkers int `json:"delivery_workers"`
-		}{Options{Warehouses: s.o.Warehouses, Procedures: s.o.Procedures}, s.o.DeliveryWorkers},
+		}{Options{Warehouses: s.o.Warehouses, Procedures: s.o.Procedures}, s.deliveryWorkers()},
 	}
 }
 
@@ -170,4 +170,17 @@ func (s *session) Close() error {
 		s.deliveries = nil
 	}
 	return nil
+}
+
+// deliveryWorkers is the number of deferred-Delivery workers the run has (or will have: at most one
+// per warehouse, a multiple of the endpoints; endpoints.go).
+func (s *session) deliveryWorkers() int {
+	if s.dq != nil {
+		return len(s.dq.queues)
+	}
+	n := max(1, min(s.o.DeliveryWorkers, s.o.Warehouses))
+	if e := 1 + len(s.o.Endpoints); n%e != 0 {
+		n += e - n%e
+	}
+	return n
 }

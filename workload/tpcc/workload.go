@@ -221,6 +221,8 @@ func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 		DeliveryWorkers: max(1, W/10+1), Warmup: c.Warmup, Measure: c.Measure, Grace: c.Grace,
 		Seed: c.Seed, Isolation: c.Isolation, Procedures: w.Procedures, Endpoints: c.Endpoints}
 	switch {
+	case c.Mode == workload.ModeSpec && c.Terminals != 0 && c.Terminals != TerminalsPerWarehouse*W:
+		return nil, userr.Errorf("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d for the %d loaded): drop --terminals or use --mode throughput", c.Terminals, TerminalsPerWarehouse*W, W)
 	case c.Mode == workload.ModeSpec:
 		o.Terminals = TerminalsPerWarehouse * W
 	case o.Terminals == 0 && c.Mode == workload.ModeRate:

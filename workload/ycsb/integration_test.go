@@ -320,7 +320,7 @@ func TestLoadRunCheck(t *testing.T) {
 				t.Errorf("notes %q", n)
 			}
 			var aborted error
-			w, err := s.Start(ctx, workload.Env{Abort: func(err error) { aborted = err }, Start: time.Now()})
+			w, err := s.Start(ctx, workload.Env{Abort: func(err error) { aborted = err }})
 			if err != nil {
 				t.Fatal(err)
 			}
