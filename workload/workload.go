@@ -244,6 +244,29 @@ type Finished struct {
 	Minutes float64
 }
 
+// Completed is the operations of the first n types (Ops order) completed in the measured window,
+// by type, and their total; zeros without totals.
+func (f *Finished) Completed(n int) (counts []int64, total int64) {
+	counts = make([]int64, n)
+	if f.Totals == nil {
+		return counts, 0
+	}
+	for op := range min(n, len(f.Totals.Counts)) {
+		counts[op] = f.Totals.Counts[op].Completed
+		total += counts[op]
+	}
+	return counts, total
+}
+
+// PerSecond is n operations over the measured window, per second; 0 when nothing was measured.
+func (f *Finished) PerSecond(n int64) float64 {
+	secs := f.Minutes * 60
+	if secs <= 0 {
+		return 0
+	}
+	return float64(n) / secs
+}
+
 // Checker is an optional ability: consistency conditions on the database after a load or a run.
 // full also runs the expensive ones.
 type Checker interface {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/report"
-	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload/checklist"
 	"github.com/candor-bench/candor/workload/loadstate"
 	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
 )
 
 // checkBatch is the keys one query of the loaded-keys check asks for.
@@ -31,17 +31,13 @@ const checkBatch = 500
 //  6. every loaded key is there (the keys of sequence numbers 0 to insert-count-1; skipped once a
 //     run has deleted keys).
 func (k *KV) Check(ctx context.Context, db driver.DB, full bool) ([]report.Check, error) {
-	fam, _, err := dialectOf(db)
+	fam, _, err := sqlexec.Dialect(db, "kv")
 	if err != nil {
 		return nil, err
 	}
-	st, rec, err := readRecord(ctx, db)
+	st, rec, err := loadstate.ForCheck(ctx, db, readRecord)
 	if err != nil {
 		return nil, err
-	}
-	if st.Status == loadstate.NotFound {
-		u := db.Redacted()
-		return nil, userr.Errorf("the database at %s has no candor kv data to check: run `candor kv load --db %s` first", u, u)
 	}
 	c, err := db.Connect(ctx)
 	if err != nil {
@@ -49,48 +45,24 @@ func (k *KV) Check(ctx context.Context, db driver.DB, full bool) ([]report.Check
 	}
 	defer c.Close()
 
-	var out []report.Check
-	add := func(name string, fn func(ch *report.Check) error) error {
-		ch := report.Check{Condition: len(out) + 1, Name: name}
-		t0 := time.Now()
-		err := fn(&ch)
-		ch.Seconds = time.Since(t0).Seconds()
-		ch.OK = err == nil && !ch.Skipped && len(ch.Violations) == 0
-		out = append(out, ch)
-		return err
-	}
-	violate := func(ch *report.Check, format string, a ...any) {
-		ch.Violations = append(ch.Violations, fmt.Sprintf(format, a...))
-	}
-
-	add("the load completed", func(ch *report.Check) error {
-		if st.Status != loadstate.Completed {
-			violate(ch, "the load started %s UTC never completed: reload with candor kv load --drop", st.StartedAt.Format(time.DateTime))
-		}
-		return nil
-	})
+	var out checklist.List
+	out.LoadCompleted(st)
 	var has bool
-	if err := add("the table kv exists", func(ch *report.Check) error {
+	if err := out.Add("the table kv exists", func(ch *report.Check) error {
 		has, err = loadstate.TableExists(ctx, c, fam, table)
 		if err == nil && !has {
-			violate(ch, "there is no table kv: reload with candor kv load --drop")
+			checklist.Violate(ch, "there is no table kv: reload with candor kv load --drop")
 		}
 		return err
 	}); err != nil {
 		return out, err
 	}
-	skipAll := func(name string) {
-		add(name, func(ch *report.Check) error {
-			ch.Skipped, ch.Reason = true, "no table kv"
-			return nil
-		})
-	}
 	if !has {
-		skipAll("at least the loaded rows")
-		skipAll("every key within the generator's range")
+		out.Skip("at least the loaded rows", "no table kv")
+		out.Skip("every key within the generator's range", "no table kv")
 		if full {
-			skipAll("every value's length within the block sizes")
-			skipAll("every loaded key present")
+			out.Skip("every value's length within the block sizes", "no table kv")
+			out.Skip("every loaded key present", "no table kv")
 		}
 		return out, nil
 	}
@@ -100,38 +72,38 @@ func (k *KV) Check(ctx context.Context, db driver.DB, full bool) ([]report.Check
 	if err := c.QueryRow(ctx, "SELECT count(*), min(k), max(k) FROM kv").Scan(&rows, &minK, &maxK); err != nil {
 		return out, fmt.Errorf("counting the rows of kv: %w", err)
 	}
-	add("at least the loaded rows", func(ch *report.Check) error {
+	out.Add("at least the loaded rows", func(ch *report.Check) error {
 		if rec.Deleted {
-			ch.Skipped, ch.Reason = true, fmt.Sprintf("a run has deleted keys (--del-percent), so fewer than the %s rows loaded may remain; the table holds %s", thousands(rec.InsertCount), thousands(rows))
+			ch.Skipped, ch.Reason = true, fmt.Sprintf("a run has deleted keys (--del-percent), so fewer than the %s rows loaded may remain; the table holds %s", textfmt.Thousands(rec.InsertCount), textfmt.Thousands(rows))
 			return nil
 		}
 		if rows < rec.InsertCount {
-			violate(ch, "the table holds %s rows, fewer than the %s loaded (runs without deletes only add rows)", thousands(rows), thousands(rec.InsertCount))
+			checklist.Violate(ch, "the table holds %s rows, fewer than the %s loaded (runs without deletes only add rows)", textfmt.Thousands(rows), textfmt.Thousands(rec.InsertCount))
 		}
 		return nil
 	})
-	add("every key within the generator's range", func(ch *report.Check) error {
+	out.Add("every key within the generator's range", func(ch *report.Check) error {
 		lo, hi := keyBounds(rec.Distribution, rec.CycleLength)
 		if rec.Distribution.hashed() {
 			ch.Reason = "hashed uniform keys may take any BIGINT value"
 			return nil
 		}
 		if minK != nil && *minK < lo {
-			violate(ch, "the smallest key is %d, below %d", *minK, lo)
+			checklist.Violate(ch, "the smallest key is %d, below %d", *minK, lo)
 		}
 		if maxK != nil && *maxK > hi {
-			violate(ch, "the largest key is %d, above %d (--cycle-length %d)", *maxK, hi, rec.CycleLength)
+			checklist.Violate(ch, "the largest key is %d, above %d (--cycle-length %d)", *maxK, hi, rec.CycleLength)
 		}
 		return nil
 	})
 	if !full {
 		return out, nil
 	}
-	if err := add("every value's length within the block sizes", func(ch *report.Check) error {
+	if err := out.Add("every value's length within the block sizes", func(ch *report.Check) error {
 		if !rec.Values {
 			ch.Reason = "no values written"
 			if rows > 0 {
-				violate(ch, "%s rows though neither the load nor a run wrote values", thousands(rows))
+				checklist.Violate(ch, "%s rows though neither the load nor a run wrote values", textfmt.Thousands(rows))
 			}
 			return nil
 		}
@@ -144,13 +116,13 @@ func (k *KV) Check(ctx context.Context, db driver.DB, full bool) ([]report.Check
 			return fmt.Errorf("measuring the values of kv: %w", err)
 		}
 		if bad > 0 {
-			violate(ch, "%s values are outside %s bytes (the sizes written by the load and every run since), from %d to %d bytes", thousands(bad), blockRange(lo, hi), deref(minL), deref(maxL))
+			checklist.Violate(ch, "%s values are outside %s bytes (the sizes written by the load and every run since), from %d to %d bytes", textfmt.Thousands(bad), blockRange(lo, hi), deref(minL), deref(maxL))
 		}
 		return nil
 	}); err != nil {
 		return out, err
 	}
-	err = add("every loaded key present", func(ch *report.Check) error {
+	err = out.Add("every loaded key present", func(ch *report.Check) error {
 		if rec.Deleted {
 			ch.Skipped, ch.Reason = true, "a run has deleted keys (--del-percent)"
 			return nil
@@ -160,7 +132,7 @@ func (k *KV) Check(ctx context.Context, db driver.DB, full bool) ([]report.Check
 			return err
 		}
 		if missing > 0 {
-			violate(ch, "%s of the %s loaded keys are missing, the first %s", thousands(missing), thousands(rec.InsertCount), strings.Join(first, ", "))
+			checklist.Violate(ch, "%s of the %s loaded keys are missing, the first %s", textfmt.Thousands(missing), textfmt.Thousands(rec.InsertCount), strings.Join(first, ", "))
 		}
 		return nil
 	})

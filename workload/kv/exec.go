@@ -10,8 +10,8 @@ import (
 )
 
 // executor runs the terminals' operations on the workers' connections (schedule.Executor): one
-// statement each, with retries (sqlexec.Statement), reconnecting when a connection is lost
-// (sqlexec.Slots).
+// statement each, with retries, reconnecting when a connection is lost (sqlexec.Slots.RunStatement),
+// and counting the operations completed (Slots.Done, for the round trips per operation).
 type executor struct {
 	iso   driver.Isolation
 	stmts *statements
@@ -32,8 +32,6 @@ type slotState struct {
 	v        []byte
 	// rows is the last statement's rows: found by a read, counted by a scan, deleted by a delete.
 	rows int64
-	// done counts the operations completed without error, warm-up included (round trips per op).
-	done int64
 	// t tallies the measured operations that completed.
 	t tally
 }
@@ -93,14 +91,11 @@ func (e *executor) Execute(ctx context.Context, i int, t schedule.Terminal, op i
 	case OpDelete:
 		fn = func(ctx context.Context, c driver.Conn) error { return e.del(ctx, c, s, in) }
 	}
-	readOnly := op == OpRead || op == OpScan
-	out := e.slots.Run(ctx, i, func(ctx context.Context, c driver.Conn) (int, error) {
-		return sqlexec.Statement(ctx, e.slots.DB(i), c, e.iso, readOnly, fn)
-	})
+	out := e.slots.RunStatement(ctx, i, e.iso, op == OpRead || op == OpScan, fn)
 	if out.Err != nil {
 		return out
 	}
-	s.done++
+	e.slots.Done(i)
 	if measured {
 		s.count(op, in)
 	}

@@ -20,8 +20,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
 // Disclaimer is printed with every kv summary.
@@ -337,12 +337,8 @@ func (k *KV) Validate(v workload.Validation) []string {
 			add("--insert-count %d is above --cycle-length %d, the number of distinct keys the generator makes: load at most %d rows or raise --cycle-length", o.InsertCount, o.CycleLength, o.CycleLength)
 		}
 	}
-	if v.DB != "" {
-		if d, ok := driver.URLDialect(v.DB); ok {
-			if fam := d.SQLFamily(); !supportedFamily(fam) {
-				add("kv has no SQL for the database kind %q: use PostgreSQL (or CockroachDB, YugabyteDB), MySQL/MariaDB or SQLite", d.Name)
-			}
-		}
+	if problem := sqlexec.DialectProblem(v.DB, "kv"); problem != "" {
+		p = append(p, problem)
 	}
 	return p
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/textfmt"
 )
 
 // newTestKV is kv with its flags for cmd parsed from args, as the CLI does.
@@ -172,14 +173,6 @@ func TestInfo(t *testing.T) {
 	}
 }
 
-func TestThousands(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1000: "-1,000"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // A run takes the load's key distribution, cycle length and block sizes unless given, and refuses
 // given ones that do not fit the loaded keys.
 func TestRunOptionsFromLoad(t *testing.T) {
@@ -234,7 +227,7 @@ func TestReadsMissedWarning(t *testing.T) {
 	} {
 		s := &session{o: tc.o, rec: record{Deleted: tc.deleted}}
 		w, ok := s.missedWarning(tally{ReadKeys: tc.keys, ReadFound: tc.found})
-		if ok != tc.warn || ok && (w.Code != "READS_MISSED" || !strings.Contains(w.Message, thousands(tc.keys-tc.found)+" of the")) {
+		if ok != tc.warn || ok && (w.Code != "READS_MISSED" || !strings.Contains(w.Message, textfmt.Thousands(tc.keys-tc.found)+" of the")) {
 			t.Errorf("%s: %v %+v", tc.name, ok, w)
 		}
 	}

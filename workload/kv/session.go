@@ -4,18 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/gen"
 	"github.com/candor-bench/candor/report"
-	"github.com/candor-bench/candor/schedule"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/loadstate"
 	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
 )
 
 // session is one kv run (workload.Session, workload.RoundTripper).
@@ -42,9 +41,6 @@ var (
 	_ workload.RoundTripper = (*session)(nil)
 )
 
-// defaultConcurrency is CockroachDB's default --concurrency: twice the CPUs Go may use.
-func defaultConcurrency() int { return 2 * runtime.GOMAXPROCS(0) }
-
 // Open resolves a run against the loaded database. The key distribution, cycle length and block
 // sizes not given take the load's; given ones must fit the loaded keys. Terminals default to
 // CockroachDB's concurrency, twice the CPUs (GOMAXPROCS); connections to one per terminal in
@@ -55,20 +51,13 @@ func (k *KV) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (
 	if c.Mode != workload.ModeThroughput && c.Mode != workload.ModeRate {
 		return nil, userr.Errorf("kv runs in --mode throughput or --mode rate, not %q", c.Mode)
 	}
-	fam, engine, err := dialectOf(db)
+	fam, engine, err := sqlexec.Dialect(db, "kv")
 	if err != nil {
 		return nil, err
 	}
-	st, rec, err := readRecord(ctx, db)
+	st, rec, err := loadstate.ForRun(ctx, db, readRecord)
 	if err != nil {
 		return nil, err
-	}
-	switch st.Status {
-	case loadstate.NotFound:
-		u := db.Redacted()
-		return nil, userr.Errorf("the database at %s has no candor kv data: run `candor kv load --db %s` first", u, u)
-	case loadstate.HalfLoaded:
-		return nil, halfLoaded(db, st)
 	}
 	o, err := k.runOptions(rec)
 	if err != nil {
@@ -76,34 +65,15 @@ func (k *KV) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (
 	}
 	s := &session{db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), cfg: c, o: o, st: st, rec: rec,
 		family: fam, engine: engine, seqStart: rec.InsertCount}
-	for _, e := range c.Endpoints { // the same load everywhere: --db names nodes of one database
-		est, erec, err := readRecord(ctx, e)
-		if err != nil {
-			return nil, err
-		}
-		if est.Status != loadstate.Completed || est.Seed != st.Seed || erec.InsertCount != rec.InsertCount || !est.StartedAt.Equal(st.StartedAt) {
-			return nil, userr.Errorf("the endpoint %s does not hold the kv load of %s (loaded %s UTC): every --db must name a node of the same database", e.Redacted(), db.Redacted(), st.StartedAt.Format("2006-01-02 15:04:05"))
-		}
+	sameKeys := func(erec record) bool { return erec.InsertCount == rec.InsertCount }
+	if err := loadstate.SameLoad(ctx, db, st, c.Endpoints, readRecord, sameKeys); err != nil {
+		return nil, err
 	}
-	conc := defaultConcurrency()
-	s.terms, s.conns = c.Terminals, c.Connections
-	if c.Mode == workload.ModeRate {
-		if s.conns == 0 {
-			s.conns = conc
-		}
-		if s.terms == 0 {
-			s.terms = s.conns
-		}
-	} else {
-		if s.terms == 0 {
-			s.terms = conc
-		}
-		if s.conns == 0 {
-			s.conns = s.terms
-		}
-	}
-	if n := len(s.endpoints); s.conns < n {
-		return nil, userr.Errorf("%d connections cannot reach %d --db endpoints: give --connections %d or more, or fewer --db", s.conns, n, n)
+	conc := sqlexec.DefaultConcurrency()
+	s.terms, s.conns, err = sqlexec.Sizing{Mode: c.Mode, Terminals: c.Terminals, Connections: c.Connections,
+		DefaultTerminals: conc, RateConnections: conc, Endpoints: len(s.endpoints)}.Resolve()
+	if err != nil {
+		return nil, err
 	}
 	s.mix = mix{read: o.ReadPercent, del: o.DelPercent, span: o.SpanPercent, spanLimit: o.SpanLimit, batch: o.Batch,
 		minBytes: o.MinBlockBytes, maxBytes: o.MaxBlockBytes}
@@ -161,7 +131,7 @@ func (s *session) Setup() workload.Setup {
 // keys".
 func (s *session) describe() string {
 	o := &s.o
-	parts := []string{o.mixName(), "batch " + strconv.Itoa(o.Batch), thousands(o.InsertCount) + " keys loaded",
+	parts := []string{o.mixName(), "batch " + strconv.Itoa(o.Batch), textfmt.Thousands(o.InsertCount) + " keys loaded",
 		"blocks " + blockRange(o.MinBlockBytes, o.MaxBlockBytes) + " bytes"}
 	switch o.Distribution {
 	case Zipfian:
@@ -170,11 +140,11 @@ func (s *session) describe() string {
 		parts = append(parts, string(o.Distribution)+" keys")
 	}
 	if o.CycleLength != math.MaxInt64 {
-		parts = append(parts, "cycle "+thousands(o.CycleLength))
+		parts = append(parts, "cycle "+textfmt.Thousands(o.CycleLength))
 	}
 	if o.SpanPercent > 0 {
 		if o.SpanLimit > 0 {
-			parts = append(parts, "scans of "+thousands(int64(o.SpanLimit))+" rows")
+			parts = append(parts, "scans of "+textfmt.Thousands(int64(o.SpanLimit))+" rows")
 		} else {
 			parts = append(parts, "scans of the whole table")
 		}
@@ -216,17 +186,7 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 		r := gen.New(gen.Derive(s.cfg.Seed, "kv", "terminal", i))
 		terms[i] = &terminal{mix: &s.mix, g: newKeyGen(s.o.Distribution, s.seq, s.st.Seed, r, s.o.ZipfianS, s.o.ZipfianV)}
 	}
-	w := &workload.Work{Exec: s.ex, Workers: s.conns, WorkerGroup: slots.Groups()}
-	if s.cfg.Mode == workload.ModeRate {
-		w.Source = &source{pool: terms, groups: len(s.endpoints)}
-		return w, nil
-	}
-	w.Terminals = make([]schedule.Terminal, len(terms))
-	for i, t := range terms {
-		w.Terminals[i] = t
-	}
-	w.TerminalGroup = sqlexec.Spread(len(terms), len(s.endpoints))
-	return w, nil
+	return sqlexec.Work(s.cfg.Mode, s.ex, slots, terms), nil
 }
 
 // Details is kv's part of result.json ("details").
@@ -260,23 +220,8 @@ func (s *session) Finish(f *workload.Finished) {
 	d.Measured = t
 	r.Details = d
 
-	secs := f.Minutes * 60
-	var counts [numOps]int64
-	var total int64
-	if f.Totals != nil {
-		for op := range numOps {
-			if op < len(f.Totals.Counts) {
-				counts[op] = f.Totals.Counts[op].Completed
-				total += counts[op]
-			}
-		}
-	}
-	perSec := func(n int64) float64 {
-		if secs <= 0 {
-			return 0
-		}
-		return float64(n) / secs
-	}
+	counts, total := f.Completed(numOps)
+	perSec := f.PerSecond
 	r.Headline = append(r.Headline,
 		report.Figure{Name: "throughput", Value: perSec(total), Unit: "operations per second", Note: s.o.mixName()},
 		report.Figure{Name: "reads", Value: perSec(counts[OpRead]), Unit: "reads per second"},
@@ -292,13 +237,13 @@ func (s *session) Finish(f *workload.Finished) {
 		Title:   "kv: keys and rows of the measured operations",
 		Columns: []string{"operation", "statements", "keys", "rows"},
 		Rows: [][]string{
-			{"read", thousands(t.ReadStatements), thousands(t.ReadKeys), thousands(t.ReadFound) + " found"},
-			{"write", thousands(t.WriteStatements), thousands(t.WriteKeys), ""},
-			{"scan", thousands(t.ScanStatements), "", thousands(t.ScanRows) + " counted"},
-			{"delete", thousands(t.DeleteStatements), thousands(t.DeleteKeys), thousands(t.Deleted) + " deleted"},
+			{"read", textfmt.Thousands(t.ReadStatements), textfmt.Thousands(t.ReadKeys), textfmt.Thousands(t.ReadFound) + " found"},
+			{"write", textfmt.Thousands(t.WriteStatements), textfmt.Thousands(t.WriteKeys), ""},
+			{"scan", textfmt.Thousands(t.ScanStatements), "", textfmt.Thousands(t.ScanRows) + " counted"},
+			{"delete", textfmt.Thousands(t.DeleteStatements), textfmt.Thousands(t.DeleteKeys), textfmt.Thousands(t.Deleted) + " deleted"},
 		},
 		Notes: []string{fmt.Sprintf("Keys are distinct keys per statement. The written-key counter went from %s (the keys loaded) to %s.",
-			thousands(d.KeysAtStart), thousands(d.KeysAtEnd))},
+			textfmt.Thousands(d.KeysAtStart), textfmt.Thousands(d.KeysAtEnd))},
 	})
 	if w, ok := s.missedWarning(t); ok {
 		r.Warnings = append(r.Warnings, w)
@@ -324,54 +269,14 @@ func (s *session) missedWarning(t tally) (report.Warning, bool) {
 	}
 	return report.Warning{Code: "READS_MISSED", Message: fmt.Sprintf(
 		"%s of the %s keys read (%.2f%%) found no row, though reads pick keys whose write was drawn before them: writes that failed, were dropped, or still waited in the backlog explain a few; beyond that the table is not what was loaded and written (changed outside candor?): candor kv check --full tells",
-		thousands(missed), thousands(t.ReadKeys), 100*share)}, true
+		textfmt.Thousands(missed), textfmt.Thousands(t.ReadKeys), 100*share)}, true
 }
 
 // RoundTrips is the round trips of every connection of the run and the operations completed.
-func (s *session) RoundTrips() (trips, ops int64, counted bool) {
-	if s.slots == nil {
-		return 0, 0, false
-	}
-	trips, counted = s.slots.RoundTrips()
-	for i := range s.ex.per {
-		ops += s.ex.per[i].done
-	}
-	return trips, ops, counted
-}
+func (s *session) RoundTrips() (trips, ops int64, counted bool) { return s.slots.Trips() }
 
 // Close closes the run's connections.
-func (s *session) Close() error {
-	if s.slots != nil {
-		return s.slots.Close()
-	}
-	return nil
-}
-
-// thousands formats n with commas: 1,234,567.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	return b.String()
-}
+func (s *session) Close() error { return s.slots.Close() }
 
 // blockRange is "1..100".
 func blockRange(lo, hi int) string { return strconv.Itoa(lo) + ".." + strconv.Itoa(hi) }
-
-// joinList is "a, b and c".
-func joinList(s []string) string {
-	if len(s) <= 1 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
-}

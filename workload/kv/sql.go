@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
@@ -23,26 +22,14 @@ import (
 
 const table = "kv"
 
-const (
-	familyPostgres  = driver.FamilyPostgres
-	familyMySQL     = driver.FamilyMySQL
-	familySQLite    = "sqlite"
-	engineCockroach = "cockroachdb"
-	engineYugabyte  = "yugabytedb"
-)
-
-func supportedFamily(f string) bool {
-	return f == familyPostgres || f == familyMySQL || f == familySQLite
-}
-
 // createSQL is the table's DDL. The value column is each family's bytes type: BYTEA (PostgreSQL;
 // CockroachDB takes it as BYTES), LONGBLOB (MySQL: values up to --max-block-bytes, stored off the
 // row when large), BLOB (SQLite, whose INTEGER PRIMARY KEY makes k the rowid, the table's own key).
 func createSQL(family string) string {
 	switch family {
-	case familyMySQL:
+	case sqlexec.FamilyMySQL:
 		return "CREATE TABLE kv (\n  k BIGINT NOT NULL PRIMARY KEY,\n  v LONGBLOB NOT NULL\n) ENGINE=InnoDB"
-	case familySQLite:
+	case sqlexec.FamilySQLite:
 		return "CREATE TABLE kv (\n  k INTEGER NOT NULL PRIMARY KEY,\n  v BLOB NOT NULL\n)"
 	}
 	return "CREATE TABLE kv (\n  k BIGINT NOT NULL PRIMARY KEY,\n  v BYTEA NOT NULL\n)"
@@ -90,7 +77,7 @@ func scanSQL(limit int) string {
 // write is the upsert of n rows (k, v): parameters $1, $2 for the first row, and so on.
 func (s *statements) write(n int) string {
 	var b strings.Builder
-	if s.engine == engineCockroach {
+	if s.engine == sqlexec.EngineCockroach {
 		b.WriteString("UPSERT INTO kv (k, v) VALUES ")
 	} else {
 		b.WriteString("INSERT INTO kv (k, v) VALUES ")
@@ -104,8 +91,8 @@ func (s *statements) write(n int) string {
 		b.WriteByte(')')
 	}
 	switch {
-	case s.engine == engineCockroach:
-	case s.family == familyMySQL:
+	case s.engine == sqlexec.EngineCockroach:
+	case s.family == sqlexec.FamilyMySQL:
 		// VALUES(v) rather than MySQL 8's row alias, which MariaDB does not have.
 		b.WriteString(" ON DUPLICATE KEY UPDATE v = VALUES(v)")
 	default:
@@ -114,26 +101,9 @@ func (s *statements) write(n int) string {
 	return sqlexec.Placeholders(s.family, b.String())
 }
 
-// statsSQL is the statistics step after a load, per engine.
-func statsSQL(family, engine string) []string {
-	switch {
-	case family == familySQLite:
-		// Statistics for the planner, and the WAL folded into the database file so the run does not
-		// start with a checkpoint of the whole load.
-		return []string{"ANALYZE", "PRAGMA wal_checkpoint(TRUNCATE)"}
-	case family == familyMySQL:
-		return []string{"ANALYZE TABLE kv"}
-	case engine == engineCockroach || engine == engineYugabyte:
-		return []string{"ANALYZE kv"}
-	}
-	// VACUUM (ANALYZE) rather than ANALYZE alone: the visibility map and hint bits now, and no
-	// autovacuum of the whole table in the run's first minutes.
-	return []string{"VACUUM (ANALYZE) kv"}
-}
-
 // lengthSQL is the byte length of v (SQLite's length counts characters of a TEXT value).
 func lengthSQL(family string) string {
-	if family == familySQLite {
+	if family == sqlexec.FamilySQLite {
 		return "length(CAST(v AS BLOB))"
 	}
 	return "length(v)"

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
 // inputs are one operation's drawn inputs: its type, its keys (--batch of them for a read, a write
@@ -26,14 +27,14 @@ type mix struct {
 // terminal is one emulated client (CockroachDB's worker, kvOp): its key generator (which holds its
 // random stream, derived from the run's seed and its index) and the inputs it last drew. Between
 // operations it keeps nothing else. A job record of the open loop is a terminal without a
-// generator: Source.Draw fills its inputs from a terminal of the pool.
+// generator: sqlexec.Source.Draw fills its inputs from a terminal of the pool (DrawInto).
 type terminal struct {
 	mix *mix
 	g   *keyGen
 	in  inputs
 }
 
-var _ schedule.Terminal = (*terminal)(nil)
+var _ sqlexec.Drawer = (*terminal)(nil)
 
 // Next draws the terminal's next operation into its inputs; there is no keying time.
 func (t *terminal) Next() (int, time.Duration) { return t.draw(&t.in), 0 }
@@ -82,24 +83,8 @@ func (t *terminal) draw(in *inputs) int {
 	return in.op
 }
 
-// source is the open loop's arrivals (schedule.Source): arrival i is drawn by terminal i mod N of
-// a pool, round-robin, into a job record of its own, so each terminal's stream gives the same
-// inputs whatever the database did (dropped arrivals are drawn too). With several endpoints, the
-// terminal's endpoint group runs it.
-type source struct {
-	pool   []*terminal
-	groups int
-}
+// NewJob is a job record of the open loop (sqlexec.Source): a terminal without a generator.
+func (t *terminal) NewJob() schedule.Terminal { return &terminal{mix: t.mix} }
 
-var _ schedule.Source = (*source)(nil)
-
-func (s *source) NewJob() schedule.Terminal { return &terminal{mix: s.pool[0].mix} }
-
-func (s *source) Draw(i int64, job schedule.Terminal) (op, group int) {
-	k := int(i % int64(len(s.pool)))
-	op = s.pool[k].draw(&job.(*terminal).in)
-	if s.groups > 1 {
-		group = k % s.groups
-	}
-	return op, group
-}
+// DrawInto draws the terminal's next operation into job's inputs.
+func (t *terminal) DrawInto(job schedule.Terminal) int { return t.draw(&job.(*terminal).in) }

@@ -78,7 +78,7 @@ func (s State) Decode(v any) error {
 func createSQL(family string) string {
 	name, text, ts := "varchar(64)", "text", "timestamp"
 	switch family {
-	case "sqlite":
+	case sqlexec.FamilySQLite:
 		name, text, ts = "TEXT", "TEXT", "TIMESTAMP"
 	case driver.FamilyMySQL:
 		name, text, ts = "VARCHAR(64)", "TEXT", "DATETIME(6)"
@@ -97,7 +97,7 @@ func createSQL(family string) string {
 // existsSQL counts the tables named $1 that unqualified names resolve to, in family's SQL.
 func existsSQL(family string) string {
 	switch family {
-	case "sqlite":
+	case sqlexec.FamilySQLite:
 		return "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = $1"
 	case driver.FamilyMySQL:
 		return "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1"
@@ -109,12 +109,23 @@ func existsSQL(family string) string {
 
 // family is db's SQL family, or a user error for one candor has no SQL for.
 func family(db driver.DB) (string, error) {
-	switch f := db.Dialect().SQLFamily(); f {
-	case driver.FamilyPostgres, driver.FamilyMySQL, "sqlite":
-		return f, nil
-	default:
+	if f := db.Dialect().SQLFamily(); !sqlexec.Supported(f) {
 		return "", userr.Errorf("candor has no SQL for the database kind %q: use PostgreSQL (or CockroachDB, YugabyteDB), MySQL/MariaDB or SQLite", f)
 	}
+	return db.Dialect().SQLFamily(), nil
+}
+
+// connect is db's SQL family and a new connection to it, which the caller closes.
+func connect(ctx context.Context, db driver.DB) (string, driver.Conn, error) {
+	fam, err := family(db)
+	if err != nil {
+		return "", nil, err
+	}
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	return fam, c, nil
 }
 
 // TableExists reports whether a table named name exists where c's unqualified names resolve, asked
@@ -198,11 +209,7 @@ func SetOptions(ctx context.Context, db driver.DB, workload string, options any)
 // update sets columns of workload's row; the set clause uses $1.. for args, and the workload is the
 // last parameter. A missing row is an error.
 func update(ctx context.Context, db driver.DB, workload, set string, args ...any) error {
-	fam, err := family(db)
-	if err != nil {
-		return err
-	}
-	c, err := db.Connect(ctx)
+	fam, c, err := connect(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -229,11 +236,7 @@ func update(ctx context.Context, db driver.DB, workload, set string, args ...any
 // Read returns what is recorded about workload: Status NotFound when nothing is (no table, or no
 // row), else its row.
 func Read(ctx context.Context, db driver.DB, workload string) (State, error) {
-	fam, err := family(db)
-	if err != nil {
-		return State{}, err
-	}
-	c, err := db.Connect(ctx)
+	fam, c, err := connect(ctx, db)
 	if err != nil {
 		return State{}, err
 	}
@@ -267,11 +270,7 @@ func Read(ctx context.Context, db driver.DB, workload string) (State, error) {
 // Drop forgets workload's load (its row); the table stays for the other workloads. Nothing recorded
 // is not an error.
 func Drop(ctx context.Context, db driver.DB, workload string) error {
-	fam, err := family(db)
-	if err != nil {
-		return err
-	}
-	c, err := db.Connect(ctx)
+	fam, c, err := connect(ctx, db)
 	if err != nil {
 		return err
 	}

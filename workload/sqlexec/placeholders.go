@@ -21,7 +21,7 @@ import (
 // when a workload builds them, not per execution.
 func Placeholders(family, sql string) string {
 	switch family {
-	case "sqlite":
+	case FamilySQLite:
 		return rewrite(sql, func(n int, b *strings.Builder) { b.WriteByte('?'); b.WriteString(strconv.Itoa(n)) })
 	case driver.FamilyMySQL:
 		next := 1

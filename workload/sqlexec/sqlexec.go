@@ -2,7 +2,10 @@
 // per scheduler worker (slot), spread over the database's endpoints; re-opening a lost connection
 // and running the operation again, a bounded number of times; a lost-database detector that ends
 // the run when reconnecting keeps failing; the round trips of every connection; single statements
-// run with driver.Retry; and the rewriting of $n placeholders for each SQL family (placeholders.go).
+// run with driver.Retry; the rewriting of $n placeholders for each SQL family (placeholders.go), and
+// the families and engines the workloads write SQL for (dialect.go); and a run's work from its
+// terminals: their number and the connections', the closed loop's terminals or the open loop's
+// round-robin source, spread over the endpoints (work.go).
 //
 // It is the part of workload/tpcc's executor (runner.go) that is not TPC-C's, for kv, ycsb and the
 // workloads after them.
@@ -43,7 +46,8 @@ type Slots struct {
 	lostStreak atomic.Int32
 }
 
-// slot is one worker's connection and the round trips of its connections closed so far.
+// slot is one worker's connection, the round trips of its connections closed so far and the
+// operations it completed.
 type slot struct {
 	db   driver.DB
 	conn driver.Conn // nil after it was lost, until the next operation reconnects
@@ -51,6 +55,8 @@ type slot struct {
 	// them (driver.RoundTripCounter).
 	trips   int64
 	counted bool
+	// done counts the operations the workload said completed (Done).
+	done int64
 }
 
 // Open opens n connections, connection i to endpoints[i % len(endpoints)] (round-robin, so every
@@ -98,6 +104,9 @@ func (s *Slots) Group(i int) int {
 	}
 	return s.groups[i]
 }
+
+// Endpoints is the number of endpoints the slots' connections go to.
+func (s *Slots) Endpoints() int { return len(s.endpoints) }
 
 // Groups is every slot's endpoint index, for schedule's WorkerGroup; nil with one endpoint.
 func (s *Slots) Groups() []int { return s.groups }
@@ -153,6 +162,19 @@ func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c d
 	}
 }
 
+// RunStatement runs fn on slot i as Run does, with Statement's retries at iso (read-only when
+// readOnly): one statement, or statements meant as one transaction at a level other than the
+// engine's default.
+func (s *Slots) RunStatement(ctx context.Context, i int, iso driver.Isolation, readOnly bool, fn func(ctx context.Context, c driver.Conn) error) schedule.Outcome {
+	db := s.slots[i].db
+	return s.Run(ctx, i, func(ctx context.Context, c driver.Conn) (int, error) {
+		return Statement(ctx, db, c, iso, readOnly, fn)
+	})
+}
+
+// Done counts one operation completed without error on slot i; only the slot's worker calls it.
+func (s *Slots) Done(i int) { s.slots[i].done++ }
+
 // closeConn closes the slot's connection, keeping its round trips.
 func (sl *slot) closeConn() {
 	if n, ok := driver.RoundTrips(sl.conn); ok {
@@ -177,8 +199,26 @@ func (s *Slots) RoundTrips() (n int64, counted bool) {
 	return n, counted
 }
 
-// Close closes every connection (keeping their round trips); safe to call more than once.
+// Trips is what workload.RoundTripper asks: the round trips of every slot's connections, the
+// operations counted by Done, and whether the engine counts round trips. Nil Slots (a session that
+// never started) have none. Call it once the workers have stopped.
+func (s *Slots) Trips() (trips, ops int64, counted bool) {
+	if s == nil {
+		return 0, 0, false
+	}
+	trips, counted = s.RoundTrips()
+	for i := range s.slots {
+		ops += s.slots[i].done
+	}
+	return trips, ops, counted
+}
+
+// Close closes every connection (keeping their round trips); safe to call more than once, and on
+// nil Slots.
 func (s *Slots) Close() error {
+	if s == nil {
+		return nil
+	}
 	for i := range s.slots {
 		if s.slots[i].conn != nil {
 			s.slots[i].closeConn()

@@ -5,13 +5,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/report"
-	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload/checklist"
 	"github.com/candor-bench/candor/workload/loadstate"
 	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
 )
 
 // checkBatch is the keys one query of the loaded-keys check (and findInserts) asks for.
@@ -32,17 +32,13 @@ const checkBatch = 500
 //  5. every field's length is within the field-length bounds (no field is NULL);
 //  6. with dataintegrity, every value is the one YCSB derives from the key and field name.
 func (y *YCSB) Check(ctx context.Context, db driver.DB, full bool) ([]report.Check, error) {
-	fam, _, err := dialectOf(db)
+	fam, _, err := sqlexec.Dialect(db, recordName)
 	if err != nil {
 		return nil, err
 	}
-	st, rec, err := readRecord(ctx, db)
+	st, rec, err := loadstate.ForCheck(ctx, db, readRecord)
 	if err != nil {
 		return nil, err
-	}
-	if st.Status == loadstate.NotFound {
-		u := db.Redacted()
-		return nil, userr.Errorf("the database at %s has no candor ycsb data to check: run `candor ycsb load --db %s` first", u, u)
 	}
 	cfg, err := rec.config()
 	if err != nil {
@@ -54,64 +50,40 @@ func (y *YCSB) Check(ctx context.Context, db driver.DB, full bool) ([]report.Che
 	}
 	defer c.Close()
 
-	var out []report.Check
-	add := func(name string, fn func(ch *report.Check) error) error {
-		ch := report.Check{Condition: len(out) + 1, Name: name}
-		t0 := time.Now()
-		err := fn(&ch)
-		ch.Seconds = time.Since(t0).Seconds()
-		ch.OK = err == nil && !ch.Skipped && len(ch.Violations) == 0
-		out = append(out, ch)
-		return err
-	}
-	violate := func(ch *report.Check, format string, a ...any) {
-		ch.Violations = append(ch.Violations, fmt.Sprintf(format, a...))
-	}
+	var out checklist.List
 	table := cfg.Table
-
-	add("the load completed", func(ch *report.Check) error {
-		if st.Status != loadstate.Completed {
-			violate(ch, "the load started %s UTC never completed: reload with candor ycsb load --drop", st.StartedAt.Format(time.DateTime))
-		}
-		return nil
-	})
+	out.LoadCompleted(st)
 	var has bool
-	if err := add("the table "+table+" exists with YCSB_KEY and the field columns", func(ch *report.Check) error {
+	if err := out.Add("the table "+table+" exists with YCSB_KEY and the field columns", func(ch *report.Check) error {
 		cols, err := tableColumns(ctx, c, fam, storedName(fam, table))
 		if err != nil {
 			return err
 		}
 		if len(cols) == 0 {
-			violate(ch, "there is no table %s: reload with candor ycsb load --drop", table)
+			checklist.Violate(ch, "there is no table %s: reload with candor ycsb load --drop", table)
 			return nil
 		}
 		has = true
 		want := append([]string{keyColumn}, columnNames(cfg)...)
 		if len(cols) != len(want) || !equalFoldAll(cols, want) {
-			violate(ch, "the table %s has the columns %s, not %s", table, strings.Join(cols, ", "), strings.Join(want, ", "))
+			checklist.Violate(ch, "the table %s has the columns %s, not %s", table, strings.Join(cols, ", "), strings.Join(want, ", "))
 		}
 		return nil
 	}); err != nil {
 		return out, err
 	}
-	skip := func(name, why string) {
-		add(name, func(ch *report.Check) error {
-			ch.Skipped, ch.Reason = true, why
-			return nil
-		})
-	}
 	names := []string{"the loaded records plus the runs' inserts", "every loaded record present", "every field's length within the field-length bounds", "every value as dataintegrity derives it"}
 	if !has {
-		skip(names[0], "no table "+table)
+		out.Skip(names[0], "no table "+table)
 		if full {
 			for _, n := range names[1:] {
-				skip(n, "no table "+table)
+				out.Skip(n, "no table "+table)
 			}
 		}
 		return out, nil
 	}
 
-	add(names[0], func(ch *report.Check) error {
+	out.Add(names[0], func(ch *report.Check) error {
 		var rows int64
 		if err := c.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&rows); err != nil {
 			return fmt.Errorf("counting the records of %s: %w", table, err)
@@ -119,33 +91,33 @@ func (y *YCSB) Check(ctx context.Context, db driver.DB, full bool) ([]report.Che
 		lo := cfg.InsertCount + rec.Inserted
 		hi := cfg.InsertCount + max(0, rec.NextInsert-cfg.RecordCount)
 		ch.Reason = fmt.Sprintf("%s records: %s loaded, %s inserted by runs (%s record numbers taken by inserts)",
-			thousands(rows), thousands(cfg.InsertCount), thousands(rec.Inserted), thousands(max(0, rec.NextInsert-cfg.RecordCount)))
+			textfmt.Thousands(rows), textfmt.Thousands(cfg.InsertCount), textfmt.Thousands(rec.Inserted), textfmt.Thousands(max(0, rec.NextInsert-cfg.RecordCount)))
 		switch {
 		case rows < lo:
-			violate(ch, "the table holds %s records, fewer than the %s loaded and inserted (YCSB's workloads never delete)", thousands(rows), thousands(lo))
+			checklist.Violate(ch, "the table holds %s records, fewer than the %s loaded and inserted (YCSB's workloads never delete)", textfmt.Thousands(rows), textfmt.Thousands(lo))
 		case rec.Running:
 			ch.Reason += "; a run did not record its inserts (it was stopped), so only the least is checked"
 		case rows > hi:
-			violate(ch, "the table holds %s records, more than the %s loaded plus every record number inserts took", thousands(rows), thousands(hi))
+			checklist.Violate(ch, "the table holds %s records, more than the %s loaded plus every record number inserts took", textfmt.Thousands(rows), textfmt.Thousands(hi))
 		}
 		return nil
 	})
 	if !full {
 		return out, nil
 	}
-	if err := add(names[1], func(ch *report.Check) error {
+	if err := out.Add(names[1], func(ch *report.Check) error {
 		missing, first, err := missingLoaded(ctx, c, fam, cfg)
 		if err != nil {
 			return err
 		}
 		if missing > 0 {
-			violate(ch, "%s of the %s loaded records are missing, the first %s", thousands(missing), thousands(cfg.InsertCount), strings.Join(first, ", "))
+			checklist.Violate(ch, "%s of the %s loaded records are missing, the first %s", textfmt.Thousands(missing), textfmt.Thousands(cfg.InsertCount), strings.Join(first, ", "))
 		}
 		return nil
 	}); err != nil {
 		return out, err
 	}
-	if err := add(names[2], func(ch *report.Check) error {
+	if err := out.Add(names[2], func(ch *report.Check) error {
 		lo, hi := lengthBounds(cfg)
 		var conds []string
 		for _, col := range columnNames(cfg) {
@@ -162,13 +134,13 @@ func (y *YCSB) Check(ctx context.Context, db driver.DB, full bool) ([]report.Che
 			if err != nil {
 				return err
 			}
-			violate(ch, "%s records have a field outside %d..%d characters (or NULL), the first %s", thousands(bad), lo, hi, strings.Join(first, ", "))
+			checklist.Violate(ch, "%s records have a field outside %d..%d characters (or NULL), the first %s", textfmt.Thousands(bad), lo, hi, strings.Join(first, ", "))
 		}
 		return nil
 	}); err != nil {
 		return out, err
 	}
-	return out, add(names[3], func(ch *report.Check) error {
+	err = out.Add(names[3], func(ch *report.Check) error {
 		if !cfg.DataIntegrity {
 			ch.Skipped, ch.Reason = true, "the values are random (dataintegrity=false)"
 			return nil
@@ -178,10 +150,11 @@ func (y *YCSB) Check(ctx context.Context, db driver.DB, full bool) ([]report.Che
 			return err
 		}
 		if bad > 0 {
-			violate(ch, "%s records hold values other than YCSB's deterministic ones, the first %s", thousands(bad), strings.Join(first, ", "))
+			checklist.Violate(ch, "%s records hold values other than YCSB's deterministic ones, the first %s", textfmt.Thousands(bad), strings.Join(first, ", "))
 		}
 		return nil
 	})
+	return out, err
 }
 
 func equalFoldAll(a, b []string) bool {

@@ -3,8 +3,12 @@ package ycsb
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/candor-bench/candor/driver"
 )
 
 // CoreWorkloadClass is YCSB's class name of the core workload, the workload property's value in
@@ -150,10 +154,10 @@ func FromProperties(p Properties) (Config, Report, error) {
 			continue
 		}
 		if reason, ok := ignoredReason(name); ok {
-			rep.Ignored = append(rep.Ignored, IgnoredProperty{Name: name, Value: value, Reason: reason})
+			rep.Ignored = append(rep.Ignored, IgnoredProperty{Name: name, Value: RedactValue(name, value), Reason: reason})
 			continue
 		}
-		rep.Unknown = append(rep.Unknown, UnknownProperty{Name: name, Value: value, Suggestion: suggest(name)})
+		rep.Unknown = append(rep.Unknown, UnknownProperty{Name: name, Value: RedactValue(name, value), Suggestion: suggest(name)})
 	}
 	c.DeriveDefaults()
 	if err := c.Validate(); err != nil {
@@ -361,3 +365,23 @@ func (c Config) InsertionRetryInterval() time.Duration {
 
 // RateMode reports whether a target throughput asks for an open-loop run.
 func (c Config) RateMode() bool { return c.TargetOpsPerSec > 0 }
+
+// secretName matches the names of properties that hold secrets in YCSB's bindings (db.passwd,
+// jdbc.password, ...), whose values candor never prints nor stores.
+var secretName = regexp.MustCompile(`(?i)(passw|secret|token|credential|apikey|api\.key|auth)`)
+
+// RedactValue is a property's value as candor may print and store it: hidden for a secret's name,
+// a URL with its password removed (db.url=jdbc:postgresql://user:pw@host/db), as it is otherwise.
+func RedactValue(name, value string) string {
+	if secretName.MatchString(name) {
+		return "xxxxx"
+	}
+	if i := strings.Index(value, "://"); i >= 0 {
+		prefix := ""
+		if j := strings.LastIndex(value[:i], ":"); j >= 0 && strings.HasPrefix(value, "jdbc:") {
+			prefix, value = value[:j+1], value[j+1:] // jdbc:postgresql://... -> postgresql://...
+		}
+		return prefix + driver.Redact(value)
+	}
+	return value
+}

@@ -342,3 +342,27 @@ func TestConfigBuiltInGo(t *testing.T) {
 		t.Errorf("durations %v %v", c.MaxExecutionTime(), c.InsertionRetryInterval())
 	}
 }
+
+// TestRedactValue: a binding's secrets never reach the console or result.json.
+func TestRedactValue(t *testing.T) {
+	for _, c := range []struct{ name, value, want string }{
+		{"db.passwd", "s3cret", "xxxxx"},
+		{"jdbc.password", "s3cret", "xxxxx"},
+		{"db.url", "jdbc:postgresql://bob:s3cret@127.0.0.1:5432/ycsb", "jdbc:postgresql://bob:xxxxx@127.0.0.1:5432/ycsb"},
+		{"db.user", "bob", "bob"},
+		{"jdbc.fetchsize", "10", "10"},
+	} {
+		if got := RedactValue(c.name, c.value); strings.Contains(got, "s3cret") || (c.want != "" && got != c.want && !strings.Contains(got, "xxxxx")) {
+			t.Errorf("RedactValue(%s, %s) = %q, want %q", c.name, c.value, got, c.want)
+		}
+	}
+	_, rep, err := FromProperties(Properties{"recordcount": "10", "db.passwd": "s3cret", "db.url": "jdbc:mysql://u:s3cret@h/db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range rep.Lines() {
+		if strings.Contains(l, "s3cret") {
+			t.Errorf("the report prints a password: %s", l)
+		}
+	}
+}

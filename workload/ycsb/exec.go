@@ -11,7 +11,8 @@ import (
 
 // executor runs the terminals' operations on the workers' connections (schedule.Executor), as YCSB's
 // JDBC binding sends them: each operation one statement (a read-modify-write two: the read, then the
-// update), with retries (sqlexec.Statement), reconnecting when a connection is lost (sqlexec.Slots).
+// update), with retries, reconnecting when a connection is lost (sqlexec.Slots.RunStatement), and
+// counting the operations completed (Slots.Done, for the round trips per operation).
 //
 // A read-modify-write is YCSB's two calls, db.read then db.update, measured together as one
 // READ-MODIFY-WRITE: at the engine's default isolation each statement is its own transaction, so
@@ -42,10 +43,9 @@ type slotState struct {
 	found     bool
 	rows      int64
 	badValues int
-	// done counts the operations completed without error, warm-up included (round trips per op);
-	// inserted and insertFailed count the run's inserts, warm-up and grace included (the record
-	// of the data in candor_workloads keeps them).
-	done, inserted, insertFailed int64
+	// inserted and insertFailed count the run's inserts, warm-up and grace included (the record of
+	// the data in candor_workloads keeps them).
+	inserted, insertFailed int64
 	// t tallies the measured operations that completed.
 	t tally
 }
@@ -125,21 +125,15 @@ func (e *executor) Execute(ctx context.Context, i int, t schedule.Terminal, op i
 			return e.update(ctx, c, s, in)
 		}
 	}
-	out := e.run(ctx, i, readOnly, fn)
+	out := e.slots.RunStatement(ctx, i, e.iso, readOnly, fn)
 	if out.Err != nil {
 		return out
 	}
-	s.done++
+	e.slots.Done(i)
 	if measured {
 		s.count(Operation(op), in, e.mix.integrity)
 	}
 	return out
-}
-
-func (e *executor) run(ctx context.Context, i int, readOnly bool, fn func(ctx context.Context, c driver.Conn) error) schedule.Outcome {
-	return e.slots.Run(ctx, i, func(ctx context.Context, c driver.Conn) (int, error) {
-		return sqlexec.Statement(ctx, e.slots.DB(i), c, e.iso, readOnly, fn)
-	})
 }
 
 // insert is doTransactionInsert: the next record number from the shared insert counter, the
@@ -164,7 +158,7 @@ func (e *executor) insert(ctx context.Context, i int, s *slotState, in *inputs, 
 	for _, v := range in.vals {
 		s.args = append(s.args, v)
 	}
-	out := e.run(ctx, i, false, func(ctx context.Context, c driver.Conn) error {
+	out := e.slots.RunStatement(ctx, i, e.iso, false, func(ctx context.Context, c driver.Conn) error {
 		var err error
 		s.rows, err = c.Exec(ctx, e.stmts.insert, s.args...)
 		return err
@@ -176,7 +170,7 @@ func (e *executor) insert(ctx context.Context, i int, s *slotState, in *inputs, 
 		s.insertFailed++
 		return out
 	}
-	s.done++
+	e.slots.Done(i)
 	s.inserted++
 	if measured {
 		s.t.Inserts++

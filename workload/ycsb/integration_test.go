@@ -19,6 +19,7 @@ import (
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
 // The integration tests run on every engine: a SQLite file always, PostgreSQL and MariaDB on the
@@ -451,7 +452,7 @@ func TestTerminalsFromThreadcount(t *testing.T) {
 	ctx := ctxFor(t)
 	db := drivertest.Open(t, testDBs[0].url(t))
 	mustLoad(t, db, 1, "-p", "recordcount=50")
-	conc := defaultConcurrency()
+	conc := sqlexec.DefaultConcurrency()
 	for _, tc := range []struct {
 		args        []string
 		mode        workload.Mode
@@ -563,9 +564,9 @@ func TestCheckFindsDamage(t *testing.T) {
 // placeholder is parameter n in family's SQL.
 func placeholder(fam string, n int) string {
 	switch fam {
-	case familyMySQL:
+	case sqlexec.FamilyMySQL:
 		return "?"
-	case familySQLite:
+	case sqlexec.FamilySQLite:
 		return "?" + string(rune('0'+n))
 	}
 	return "$" + string(rune('0'+n))

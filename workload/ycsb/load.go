@@ -6,19 +6,21 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/gen"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
 )
 
 // The load (YCSB's load phase, CoreWorkload.doInsert for every record): the table, then the records
 // insertstart .. insertstart+insertcount-1 in parallel through the engine's bulk path
-// (driver.Conn.CopyFrom), recorded in candor_workloads (package loadstate) under "ycsb". The load is
+// (driver.Conn.CopyFrom, package bulkload), recorded in candor_workloads (package loadstate) under "ycsb". The load is
 // cut into chunks of consecutive record numbers; chunk c's values come from its own stream,
 // gen.Derive(seed, "ycsb", "load", c), record by record and field by field (each field's length
 // from the field-length generator, then its characters), so the same seed and properties give the
@@ -103,43 +105,15 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 		return workload.LoadResult{}, userr.Errorf("%s", strings.Join(opts.problems, "; "))
 	}
 	cfg := opts.cfg
-	fam, engine, err := dialectOf(db)
+	fam, _, err := sqlexec.Dialect(db, recordName)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	ctl, err := db.Connect(ctx)
+	ctl, err := room(fam, cfg.Table).Open(ctx, db, o.Drop)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
 	defer ctl.Close()
-	has, err := loadstate.TableExists(ctx, ctl, fam, storedName(fam, cfg.Table))
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
-	st, err := loadstate.Read(ctx, db, recordName)
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
-	if has || st.Status != loadstate.NotFound {
-		if !o.Drop {
-			return workload.LoadResult{}, refusal(db, cfg.Table, has, st)
-		}
-		tables := []string{cfg.Table}
-		var old record
-		if st.Status != loadstate.NotFound && st.Decode(&old) == nil {
-			if t := old.Properties["table"]; identifier.MatchString(t) && !strings.EqualFold(t, cfg.Table) {
-				tables = append(tables, t)
-			}
-		}
-		for _, t := range tables {
-			if _, err := ctl.Exec(ctx, dropSQL(t)); err != nil {
-				return workload.LoadResult{}, fmt.Errorf("dropping the old table %s: %w", t, err)
-			}
-		}
-		if err := loadstate.Drop(ctx, db, recordName); err != nil {
-			return workload.LoadResult{}, err
-		}
-	}
 	rec := record{Properties: dataOf(cfg), Workload: opts.builtin, NextInsert: cfg.RecordCount}
 	if _, err := loadstate.Begin(ctx, db, recordName, rec, o.Seed, o.ToolVersion); err != nil {
 		return workload.LoadResult{}, err
@@ -152,48 +126,58 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 			o.Note(l)
 		}
 	}
-	progress := o.Progress
-	if progress == nil {
-		progress = func(int64) {}
-	}
-	loaders := max(1, o.Loaders)
-	if db.Dialect().SingleWriter {
-		loaders = 1 // one writer at a time: more connections would only wait for its lock
-	}
 	spec, err := newLoadSpec(cfg, o.Seed)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	setup := []string(nil)
-	if fam == familyPostgres && engine != engineCockroach && engine != engineYugabyte {
-		// Safe: the load is recorded complete only by Complete's synchronous commit, whose WAL flush
-		// covers these transactions too; a crash before it leaves the load half-done, and seen so.
-		setup = []string{"SET synchronous_commit = off"}
-	}
-	table, cols := storedName(fam, cfg.Table), []string{storedName(fam, keyColumn)}
+	cols := []string{storedName(fam, keyColumn)}
 	for _, c := range columnNames(cfg) {
 		cols = append(cols, storedName(fam, c))
 	}
-	rows, err := loadRows(ctx, db, spec, table, cols, loaders, setup, progress)
+	rows, err := bulkload.Run(ctx, db, o, bulkload.Copy{Workload: recordName, Table: storedName(fam, cfg.Table), Columns: cols,
+		Chunks: spec.chunks(), Rows: cfg.InsertCount,
+		Chunk: func(c int64) driver.RowSource { return makeChunk(spec, c) },
+		Failed: func(c int64, src driver.RowSource, err error) error {
+			from := cfg.InsertStart + c*spec.chunk
+			return fmt.Errorf("loading records %d to %d: %w", from, from+int64(src.(*chunkRows).N)-1, err)
+		}})
 	if err != nil {
-		if ctx.Err() != nil {
-			return workload.LoadResult{}, fmt.Errorf("the load was interrupted (%w); the database holds an incomplete load: reload with candor ycsb load --drop", context.Cause(ctx))
-		}
 		return workload.LoadResult{}, err
 	}
-	for _, q := range statsSQL(fam, engine, cfg.Table) {
-		if _, err := ctl.Exec(ctx, q); err != nil {
-			return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
-		}
-	}
-	if _, err := loadstate.Complete(ctx, db, recordName); err != nil {
+	res, err := bulkload.Finish(ctx, db, ctl, recordName, cfg.Table, rows)
+	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	res := workload.LoadResult{Rows: rows, Summary: loadSummary(cfg, opts.builtin)}
-	if bp, ok := db.(interface{ BulkPath() string }); ok && rows > 0 {
-		res.BulkPath = bp.BulkPath()
-	}
+	res.Summary = loadSummary(cfg, opts.builtin)
 	return res, nil
+}
+
+// room is what a load into table replaces: the table, the table of the recorded load (when it is
+// another), and ycsb's record.
+func room(fam, table string) bulkload.Room {
+	return bulkload.Room{Workload: recordName, Table: storedName(fam, table), Name: table, Hint: ", or -p table=NAME for another table",
+		Describe: func(st loadstate.State) string {
+			var r record
+			if st.Decode(&r) != nil {
+				return ""
+			}
+			return fmt.Sprintf(" (%s records in %s, loaded %s UTC)", r.Properties["insertcount"], r.Properties["table"], st.StartedAt.Format(time.DateTime))
+		},
+		DropTables: func(ctx context.Context, ctl driver.Conn, st loadstate.State) error {
+			tables := []string{table}
+			var old record
+			if st.Status != loadstate.NotFound && st.Decode(&old) == nil {
+				if t := old.Properties["table"]; identifier.MatchString(t) && !strings.EqualFold(t, table) {
+					tables = append(tables, t)
+				}
+			}
+			for _, t := range tables {
+				if _, err := ctl.Exec(ctx, dropSQL(t)); err != nil {
+					return fmt.Errorf("dropping the old table %s: %w", t, err)
+				}
+			}
+			return nil
+		}}
 }
 
 // loadNotes are the lines a load prints about properties it does not apply: the ones no YCSB
@@ -216,9 +200,9 @@ func loadNotes(o *options) []string {
 
 // loadSummary is "1,000 records of 10 fields of 100 characters (workload a)".
 func loadSummary(c Config, builtin string) string {
-	s := thousands(c.InsertCount) + " records"
+	s := textfmt.Thousands(c.InsertCount) + " records"
 	if c.InsertStart > 0 {
-		s += fmt.Sprintf(" (%s to %s)", thousands(c.InsertStart), thousands(c.InsertStart+c.InsertCount-1))
+		s += fmt.Sprintf(" (%s to %s)", textfmt.Thousands(c.InsertStart), textfmt.Thousands(c.InsertStart+c.InsertCount-1))
 	}
 	s += fmt.Sprintf(" of %d fields of %s characters", c.FieldCount, lengthText(c))
 	if c.DataIntegrity {
@@ -237,35 +221,6 @@ func lengthText(c Config) string {
 		return strconv.FormatInt(hi, 10)
 	}
 	return fmt.Sprintf("%d..%d (%s)", lo, hi, c.FieldLengthDistribution)
-}
-
-// refusal is the user error for a database that holds the table or ycsb's record while Drop is off.
-func refusal(db driver.DB, table string, has bool, st loadstate.State) error {
-	u := db.Redacted()
-	switch st.Status {
-	case loadstate.Completed:
-		var r record
-		what := ""
-		if st.Decode(&r) == nil {
-			what = fmt.Sprintf(" (%s records in %s, loaded %s UTC)", r.Properties["insertcount"], r.Properties["table"], st.StartedAt.Format(time.DateTime))
-		}
-		return userr.Errorf("the database at %s already holds ycsb data%s: pass --drop to replace it", u, what)
-	case loadstate.HalfLoaded:
-		return userr.Errorf("the database at %s holds an incomplete ycsb load (started %s UTC): pass --drop to replace it", u, st.StartedAt.Format(time.DateTime))
-	}
-	if has {
-		return userr.Errorf("the database at %s already has a table %s that candor did not record loading: pass --drop to replace it, or -p table=NAME for another table", u, table)
-	}
-	return userr.Errorf("the database at %s already holds ycsb data: pass --drop to replace it", u)
-}
-
-// dialectOf is db's SQL family and engine, or a user error for an engine ycsb has no SQL for.
-func dialectOf(db driver.DB) (family, engine string, err error) {
-	d := db.Dialect()
-	if !supportedFamily(d.SQLFamily()) {
-		return "", "", userr.Errorf("ycsb has no SQL for the database kind %q: use PostgreSQL (or CockroachDB, YugabyteDB), MySQL/MariaDB or SQLite", d.Name)
-	}
-	return d.SQLFamily(), d.Name, nil
 }
 
 // loadSpec is what the rows are made from.
@@ -293,11 +248,11 @@ func (s *loadSpec) chunks() int64 { return (s.cfg.InsertCount + s.chunk - 1) / s
 
 // chunkRows is one chunk's rows, sorted by key, as a driver.RowSource.
 type chunkRows struct {
+	bulkload.Cursor
 	keys   []string
 	vals   []string // fields per row, row by row in record order
 	order  []int    // record indexes in key order
 	fields int
-	i      int
 	row    []any
 }
 
@@ -309,7 +264,7 @@ func makeChunk(s *loadSpec, c int64) *chunkRows {
 	n := int(min(s.chunk, s.cfg.InsertCount-first))
 	nf := len(s.names)
 	r := gen.New(gen.Derive(s.seed, "ycsb", "load", c))
-	ch := &chunkRows{keys: make([]string, n), fields: nf, row: make([]any, 1+nf)}
+	ch := &chunkRows{Cursor: bulkload.Cursor{N: n}, keys: make([]string, n), fields: nf, row: make([]any, 1+nf)}
 	_, hi := lengthBounds(s.cfg)
 	buf := make([]byte, 0, int64(n*nf)*hi)
 	ends := make([]int, 0, n*nf)
@@ -340,100 +295,13 @@ func makeChunk(s *loadSpec, c int64) *chunkRows {
 	return ch
 }
 
-func (c *chunkRows) Next() bool {
-	if c.i >= len(c.order) {
-		return false
-	}
-	c.i++
-	return true
-}
-
 func (c *chunkRows) Values() ([]any, error) {
-	k := c.order[c.i-1]
+	k := c.order[c.Row()]
 	c.row[0] = c.keys[k]
 	for f := range c.fields {
 		c.row[1+f] = c.vals[k*c.fields+f]
 	}
 	return c.row, nil
-}
-
-func (c *chunkRows) Err() error { return nil }
-
-// loadRows copies the chunks on `loaders` connections, each chunk in one CopyFrom, and returns the
-// rows written. The first error stops every loader.
-func loadRows(ctx context.Context, db driver.DB, s *loadSpec, table string, cols []string, loaders int, setup []string, progress func(int64)) (int64, error) {
-	chunks := s.chunks()
-	if chunks == 0 {
-		return 0, nil
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	work := make(chan int64)
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		rows  int64
-		first error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if first == nil {
-			first = err
-			cancel(err)
-		}
-		mu.Unlock()
-	}
-	for range min(int64(loaders), chunks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := db.Connect(ctx)
-			if err != nil {
-				fail(err)
-				return
-			}
-			defer c.Close()
-			for _, q := range setup {
-				if _, err := c.Exec(ctx, q); err != nil {
-					fail(err)
-					return
-				}
-			}
-			for ch := range work {
-				src := makeChunk(s, ch)
-				n, err := c.CopyFrom(ctx, table, cols, src)
-				if err != nil {
-					from := s.cfg.InsertStart + ch*s.chunk
-					fail(fmt.Errorf("loading records %d to %d: %w", from, from+int64(len(src.keys))-1, err))
-					return
-				}
-				mu.Lock()
-				rows += n
-				mu.Unlock()
-				progress(n)
-			}
-		}()
-	}
-feed:
-	for ch := range chunks {
-		select {
-		case work <- ch:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
-	if first != nil {
-		return rows, first
-	}
-	if err := context.Cause(ctx); err != nil {
-		return rows, err
-	}
-	if rows != s.cfg.InsertCount {
-		return rows, fmt.Errorf("the load wrote %d rows, not %d", rows, s.cfg.InsertCount)
-	}
-	return rows, nil
 }
 
 // Loaded reports whether db holds a complete ycsb load agreeing with the data properties given
@@ -451,21 +319,13 @@ func (y *YCSB) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 		if len(opts.problems) > 0 {
 			return false, nil // Load reports them
 		}
-		fam, _, err := dialectOf(db)
+		fam, _, err := sqlexec.Dialect(db, recordName)
 		if err != nil {
 			return false, err
 		}
-		c, err := db.Connect(ctx)
-		if err != nil {
-			return false, err
-		}
-		defer c.Close()
-		if has, err := loadstate.TableExists(ctx, c, fam, storedName(fam, opts.cfg.Table)); err != nil || !has {
-			return false, err
-		}
-		return false, userr.Errorf("the database at %s has a table %s that candor did not record loading: replace it with candor ycsb load --drop --db %s", db.Redacted(), opts.cfg.Table, db.Redacted())
+		return false, room(fam, opts.cfg.Table).Unrecorded(ctx, db)
 	case loadstate.HalfLoaded:
-		return false, halfLoaded(db, st)
+		return false, loadstate.HalfLoadedError(db, st)
 	}
 	if _, _, err := y.runConfig(db, rec); err != nil {
 		return false, err
@@ -501,11 +361,11 @@ func (y *YCSB) runConfig(db driver.DB, rec record) (Config, map[string]bool, err
 		}
 	}
 	if len(diff) > 0 {
-		return Config{}, nil, userr.Errorf("the ycsb data at %s was loaded with other properties: %s; drop those properties to use the loaded data, or reload with candor ycsb load --drop --db %s", db.Redacted(), joinList(diff), db.Redacted())
+		return Config{}, nil, userr.Errorf("the ycsb data at %s was loaded with other properties: %s; drop those properties to use the loaded data, or reload with candor ycsb load --drop --db %s", db.Redacted(), textfmt.List(diff), db.Redacted())
 	}
 	cfg, _, err := FromProperties(o.merge(loaded))
 	if err != nil {
-		return cfg, nil, userr.Errorf("the properties given with the load's (%s) are not a workload: %v: give others, or reload with candor ycsb load --drop --db %s and the properties you mean", joinList(loadedList(rec)), err, db.Redacted())
+		return cfg, nil, userr.Errorf("the properties given with the load's (%s) are not a workload: %v: give others, or reload with candor ycsb load --drop --db %s and the properties you mean", textfmt.List(loadedList(rec)), err, db.Redacted())
 	}
 	if p := sqlProblems(cfg, o.origin); len(p) > 0 {
 		return cfg, nil, userr.Errorf("%s", strings.Join(p, "; "))
@@ -524,52 +384,17 @@ func loadedList(rec record) []string {
 	return out
 }
 
-func halfLoaded(db driver.DB, st loadstate.State) error {
-	return userr.Errorf("the ycsb load of %s never completed (started %s UTC): it is half-loaded and must not be used; reload with candor ycsb load --drop --db %s",
-		db.Redacted(), st.StartedAt.Format(time.DateTime), db.Redacted())
-}
-
 // readRecord reads ycsb's row of candor_workloads and its options.
 func readRecord(ctx context.Context, db driver.DB) (loadstate.State, record, error) {
-	if _, _, err := dialectOf(db); err != nil {
+	if _, _, err := sqlexec.Dialect(db, recordName); err != nil {
 		return loadstate.State{}, record{}, err
 	}
-	st, err := loadstate.Read(ctx, db, recordName)
+	st, rec, err := loadstate.ReadRecord[record](ctx, db, recordName)
 	if err != nil || st.Status == loadstate.NotFound {
-		return st, record{}, err
-	}
-	var rec record
-	if err := st.Decode(&rec); err != nil {
-		return st, record{}, userr.Errorf("%v", err)
+		return st, rec, err
 	}
 	if rec.Properties == nil {
 		return st, record{}, userr.Errorf("the ycsb load recorded in %s has no properties: reload with candor ycsb load --drop", loadstate.Table)
 	}
 	return st, rec, nil
-}
-
-// thousands formats n with commas: 1,234,567.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	return b.String()
-}
-
-// joinList is "a, b and c".
-func joinList(s []string) string {
-	if len(s) <= 1 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }

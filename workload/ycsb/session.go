@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,11 +13,11 @@ import (
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/gen"
 	"github.com/candor-bench/candor/report"
-	"github.com/candor-bench/candor/schedule"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/loadstate"
 	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
 )
 
 // session is one ycsb run (workload.Session, workload.RoundTripper).
@@ -55,16 +54,13 @@ var (
 	_ workload.RoundTripper = (*session)(nil)
 )
 
-// defaultConcurrency is candor's default number of terminals: twice the CPUs Go may use, as kv's
-// (CockroachDB's --concurrency). YCSB's threadcount defaults to 1, which measures one client's round
-// trips rather than the database; a threadcount property, or --terminals, sets it.
-func defaultConcurrency() int { return 2 * runtime.GOMAXPROCS(0) }
-
 // Open resolves a run against the loaded database: the properties (the load's data properties where
 // none is given), the Core shared by every terminal, and the terminals and connections.
 //
 // Terminals: --terminals, else the threadcount property when one is given (YCSB's client threads),
-// else twice the CPUs (defaultConcurrency). Connections: one per terminal in throughput mode. In rate
+// else twice the CPUs (sqlexec.DefaultConcurrency, as kv's: YCSB's threadcount defaults to 1, which
+// measures one client's round trips rather than the database). Connections: one per terminal in
+// throughput mode. In rate
 // mode, connections default to the terminals given (--terminals or threadcount) or to twice the CPUs,
 // and the terminals (the pool of random streams arrivals are drawn from, round-robin) to one per
 // connection. Terminals and connections are spread round-robin over the endpoints.
@@ -72,20 +68,13 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 	if c.Mode != workload.ModeThroughput && c.Mode != workload.ModeRate {
 		return nil, userr.Errorf("ycsb runs in --mode throughput or --mode rate, not %q", c.Mode)
 	}
-	fam, _, err := dialectOf(db)
+	fam, _, err := sqlexec.Dialect(db, recordName)
 	if err != nil {
 		return nil, err
 	}
-	st, rec, err := readRecord(ctx, db)
+	st, rec, err := loadstate.ForRun(ctx, db, readRecord)
 	if err != nil {
 		return nil, err
-	}
-	switch st.Status {
-	case loadstate.NotFound:
-		u := db.Redacted()
-		return nil, userr.Errorf("the database at %s has no candor ycsb data: run `candor ycsb load --db %s` first", u, u)
-	case loadstate.HalfLoaded:
-		return nil, halfLoaded(db, st)
 	}
 	cfg, fromLoad, err := y.runConfig(db, rec)
 	if err != nil {
@@ -93,14 +82,8 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 	}
 	s := &session{db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), sc: c, opts: y.options(), cfg: cfg,
 		fromLoad: fromLoad, st: st, rec: rec, family: fam}
-	for _, e := range c.Endpoints { // the same load everywhere: --db names nodes of one database
-		est, _, err := readRecord(ctx, e)
-		if err != nil {
-			return nil, err
-		}
-		if est.Status != loadstate.Completed || est.Seed != st.Seed || !est.StartedAt.Equal(st.StartedAt) {
-			return nil, userr.Errorf("the endpoint %s does not hold the ycsb load of %s (loaded %s UTC): every --db must name a node of the same database", e.Redacted(), db.Redacted(), st.StartedAt.Format(time.DateTime))
-		}
+	if err := loadstate.SameLoad(ctx, db, st, c.Endpoints, readRecord, nil); err != nil {
+		return nil, err
 	}
 	if rec.Running {
 		if err := s.findInserts(ctx); err != nil {
@@ -121,28 +104,16 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 	case s.opts.set("threadcount"):
 		threads, from = cfg.ThreadCount, "threadcount"
 	}
-	conc := defaultConcurrency()
-	s.terms, s.conns, s.termsFrom = threads, c.Connections, from
-	if c.Mode == workload.ModeRate {
-		if s.conns == 0 {
-			s.conns = conc
-			if threads > 0 {
-				s.conns = threads
-			}
-		}
-		if s.terms == 0 {
-			s.terms = s.conns
-		}
-	} else {
-		if s.terms == 0 {
-			s.terms = conc
-		}
-		if s.conns == 0 {
-			s.conns = s.terms
-		}
+	conc := sqlexec.DefaultConcurrency()
+	rateConns := conc
+	if threads > 0 {
+		rateConns = threads // the open loop's connections default to the terminals given
 	}
-	if n := len(s.endpoints); s.conns < n {
-		return nil, userr.Errorf("%d connections cannot reach %d --db endpoints: give --connections %d or more, or fewer --db", s.conns, n, n)
+	s.termsFrom = from
+	s.terms, s.conns, err = sqlexec.Sizing{Mode: c.Mode, Terminals: threads, Connections: c.Connections,
+		DefaultTerminals: conc, RateConnections: rateConns, Endpoints: len(s.endpoints)}.Resolve()
+	if err != nil {
+		return nil, err
 	}
 	if c.Note != nil {
 		for _, l := range s.notes() {
@@ -184,7 +155,7 @@ func (s *session) findInserts(ctx context.Context) error {
 		}
 	}
 	if s.sc.Note != nil {
-		s.sc.Note(fmt.Sprintf("the last ycsb run on this data did not record its inserts (it was stopped): found %s, the record numbers from %s on are free", thousands(s.found), thousands(next)))
+		s.sc.Note(fmt.Sprintf("the last ycsb run on this data did not record its inserts (it was stopped): found %s, the record numbers from %s on are free", textfmt.Thousands(s.found), textfmt.Thousands(next)))
 	}
 	s.rec.Inserted += s.found
 	s.rec.NextInsert = next
@@ -214,7 +185,7 @@ func (s *session) notes() []string {
 	if o.set("operationcount") && c.OperationCount > 0 {
 		what := "the run is bounded by --duration, not by a number of operations"
 		if c.RequestDistribution == DistZipfian && c.Insert > 0 {
-			what += fmt.Sprintf("; as in YCSB it still sizes the zipfian's room for inserts (%s records beyond insertcount)", thousands(c.ExpectedNewKeys()))
+			what += fmt.Sprintf("; as in YCSB it still sizes the zipfian's room for inserts (%s records beyond insertcount)", textfmt.Thousands(c.ExpectedNewKeys()))
 		}
 		lines = append(lines, fmt.Sprintf("operationcount=%d (%s): %s", c.OperationCount, o.origin("operationcount"), what))
 	}
@@ -298,7 +269,7 @@ func (s *session) describe() string {
 		name = "workload " + s.opts.builtin
 	}
 	parts := []string{fmt.Sprintf("%s (%s)", name, mixText(c.Proportions)), string(c.RequestDistribution) + " requests",
-		fmt.Sprintf("%s records of %d fields of %s characters", thousands(c.InsertCount), c.FieldCount, lengthText(c))}
+		fmt.Sprintf("%s records of %d fields of %s characters", textfmt.Thousands(c.InsertCount), c.FieldCount, lengthText(c))}
 	if c.Scan > 0 {
 		parts = append(parts, fmt.Sprintf("scans of %d..%d records (%s)", c.MinScanLength, c.MaxScanLength, c.ScanLengthDistribution))
 	}
@@ -354,17 +325,7 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 	for i := range terms {
 		terms[i] = &terminal{mix: &s.mix, r: gen.New(gen.Derive(s.sc.Seed, "ycsb", "terminal", i))}
 	}
-	w := &workload.Work{Exec: s.ex, Workers: s.conns, WorkerGroup: slots.Groups()}
-	if s.sc.Mode == workload.ModeRate {
-		w.Source = &source{pool: terms, groups: len(s.endpoints)}
-		return w, nil
-	}
-	w.Terminals = make([]schedule.Terminal, len(terms))
-	for i, t := range terms {
-		w.Terminals[i] = t
-	}
-	w.TerminalGroup = sqlexec.Spread(len(terms), len(s.endpoints))
-	return w, nil
+	return sqlexec.Work(s.sc.Mode, s.ex, slots, terms), nil
 }
 
 // Details is ycsb's part of result.json ("details").
@@ -428,23 +389,8 @@ func (s *session) Finish(f *workload.Finished) {
 	}
 	r.Details = d
 
-	secs := f.Minutes * 60
-	var counts [numOperations]int64
-	var total int64
-	if f.Totals != nil {
-		for op := range numOperations {
-			if int(op) < len(f.Totals.Counts) {
-				counts[op] = f.Totals.Counts[op].Completed
-				total += counts[op]
-			}
-		}
-	}
-	perSec := func(n int64) float64 {
-		if secs <= 0 {
-			return 0
-		}
-		return float64(n) / secs
-	}
+	counts, total := f.Completed(int(numOperations))
+	perSec := f.PerSecond
 	name := "property files"
 	if o.builtin != "" {
 		name = "workload " + o.builtin
@@ -462,16 +408,16 @@ func (s *session) Finish(f *workload.Finished) {
 		if total > 0 {
 			measured = fmt.Sprintf("%.1f%%", 100*float64(counts[op])/float64(total))
 		}
-		mixRows = append(mixRows, []string{OpNames[op], fmt.Sprintf("%.1f%%", 100*s.cfg.Proportions.Share(op)), measured, thousands(counts[op])})
+		mixRows = append(mixRows, []string{OpNames[op], fmt.Sprintf("%.1f%%", 100*s.cfg.Proportions.Share(op)), measured, textfmt.Thousands(counts[op])})
 	}
 	notes := []string{fmt.Sprintf("Inserts took record numbers %s to %s (the insert counter); every record up to %s existed or had its insert end at the end.",
-		thousands(d.InsertKeynumAtStart), thousands(d.InsertKeynumAtEnd-1), thousands(d.LastAcknowledged))}
+		textfmt.Thousands(d.InsertKeynumAtStart), textfmt.Thousands(d.InsertKeynumAtEnd-1), textfmt.Thousands(d.LastAcknowledged))}
 	if d.InsertKeynumAtEnd == d.InsertKeynumAtStart {
-		notes = []string{fmt.Sprintf("No insert ran; the insert counter stayed at %s.", thousands(d.InsertKeynumAtStart))}
+		notes = []string{fmt.Sprintf("No insert ran; the insert counter stayed at %s.", textfmt.Thousands(d.InsertKeynumAtStart))}
 	}
 	notes = append(notes, fmt.Sprintf("Reads that found no record: %s of %s; read-modify-writes whose read found none: %s of %s; updates that changed no row: %s of %s; scans returned %s records.",
-		thousands(t.ReadsNotFound), thousands(t.Reads), thousands(t.ReadModifyWritesNotFound), thousands(t.ReadModifyWrites),
-		thousands(t.UpdatesNotFound), thousands(t.Updates), thousands(t.ScannedRecords)))
+		textfmt.Thousands(t.ReadsNotFound), textfmt.Thousands(t.Reads), textfmt.Thousands(t.ReadModifyWritesNotFound), textfmt.Thousands(t.ReadModifyWrites),
+		textfmt.Thousands(t.UpdatesNotFound), textfmt.Thousands(t.Updates), textfmt.Thousands(t.ScannedRecords)))
 	if s.cfg.ReadModifyWrite > 0 {
 		notes = append(notes, "A read-modify-write is YCSB's read then update of one record, measured together; at the engine's default isolation they are two transactions, as in YCSB.")
 	}
@@ -584,7 +530,7 @@ func (s *session) warnings(f *workload.Finished, t tally, failed int64) []report
 	if o.userSet("operationcount") && c.OperationCount > 0 {
 		w = append(w, report.Warning{Code: "OPERATIONCOUNT_IGNORED", Message: fmt.Sprintf(
 			"operationcount=%d (%s) did not end the run: candor's runs last --duration (the window had %s operations)",
-			c.OperationCount, o.origin("operationcount"), thousands(f.Result.Completed()))})
+			c.OperationCount, o.origin("operationcount"), textfmt.Thousands(f.Result.Completed()))})
 	}
 	if rr := f.Result.Rate; c.TargetOpsPerSec > 0 && rr != nil && math.Abs(rr.TargetRate-c.TargetOpsPerSec) > 1e-6*c.TargetOpsPerSec {
 		w = append(w, report.Warning{Code: "TARGET_NOT_RATE", Message: fmt.Sprintf(
@@ -599,27 +545,18 @@ func (s *session) warnings(f *workload.Finished, t tally, failed int64) []report
 	if missed > 0 && c.InsertStart == 0 && c.InsertCount == c.RecordCount && holes == 0 && float64(missed) > missedShare*float64(reads) {
 		w = append(w, report.Warning{Code: "READS_NOT_FOUND", Message: fmt.Sprintf(
 			"%s of the %s reads, updates and read-modify-writes (%.2f%%) found no record, though YCSB's workloads never delete and every record they choose was loaded or inserted: the table is not what was loaded (changed outside candor?): candor ycsb check --full tells",
-			thousands(missed), thousands(reads), 100*float64(missed)/float64(max(reads, 1)))})
+			textfmt.Thousands(missed), textfmt.Thousands(reads), 100*float64(missed)/float64(max(reads, 1)))})
 	}
 	if t.VerifyFailed > 0 {
 		w = append(w, report.Warning{Code: "DATA_INTEGRITY_FAILED", Message: fmt.Sprintf(
 			"%s of the %s records read (dataintegrity) held values other than YCSB's deterministic ones: the data was changed outside the workload",
-			thousands(t.VerifyFailed), thousands(t.VerifyChecked))})
+			textfmt.Thousands(t.VerifyFailed), textfmt.Thousands(t.VerifyChecked))})
 	}
 	return w
 }
 
 // RoundTrips is the round trips of every connection of the run and the operations completed.
-func (s *session) RoundTrips() (trips, ops int64, counted bool) {
-	if s.slots == nil {
-		return 0, 0, false
-	}
-	trips, counted = s.slots.RoundTrips()
-	for i := range s.ex.per {
-		ops += s.ex.per[i].done
-	}
-	return trips, ops, counted
-}
+func (s *session) RoundTrips() (trips, ops int64, counted bool) { return s.slots.Trips() }
 
 // Close closes the run's connections and records in candor_workloads how far the run's inserts
 // went (the counter's end and the inserts that succeeded), for the next run and for Check.

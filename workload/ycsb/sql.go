@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
@@ -36,18 +35,6 @@ import (
 
 const keyColumn = "YCSB_KEY"
 
-const (
-	familyPostgres  = driver.FamilyPostgres
-	familyMySQL     = driver.FamilyMySQL
-	familySQLite    = "sqlite"
-	engineCockroach = "cockroachdb"
-	engineYugabyte  = "yugabytedb"
-)
-
-func supportedFamily(f string) bool {
-	return f == familyPostgres || f == familyMySQL || f == familySQLite
-}
-
 // mysqlTextMax is the most characters MySQL's TEXT holds (65,535 bytes of ASCII).
 const mysqlTextMax = 65535
 
@@ -65,7 +52,7 @@ func columnNames(c Config) []string {
 // family fold it to lower case; MySQL and SQLite keep it as written (and compare column names
 // without case).
 func storedName(family, ident string) string {
-	if family == familyPostgres {
+	if family == sqlexec.FamilyPostgres {
 		return strings.ToLower(ident)
 	}
 	return ident
@@ -74,7 +61,7 @@ func storedName(family, ident string) string {
 // createSQL is the table's DDL for family.
 func createSQL(family string, c Config) string {
 	text := "TEXT"
-	if family == familyMySQL && c.FieldLength > mysqlTextMax {
+	if family == sqlexec.FamilyMySQL && c.FieldLength > mysqlTextMax {
 		text = "LONGTEXT"
 	}
 	var b strings.Builder
@@ -149,26 +136,9 @@ func newStatements(family string, c Config, byName bool) *statements {
 	return s
 }
 
-// statsSQL is the statistics step after a load, per engine (as kv's).
-func statsSQL(family, engine, table string) []string {
-	switch {
-	case family == familySQLite:
-		// Statistics for the planner, and the WAL folded into the database file so the run does not
-		// start with a checkpoint of the whole load.
-		return []string{"ANALYZE", "PRAGMA wal_checkpoint(TRUNCATE)"}
-	case family == familyMySQL:
-		return []string{"ANALYZE TABLE " + table}
-	case engine == engineCockroach || engine == engineYugabyte:
-		return []string{"ANALYZE " + table}
-	}
-	// VACUUM (ANALYZE): the visibility map and hint bits now, and no autovacuum of the whole table
-	// in the run's first minutes.
-	return []string{"VACUUM (ANALYZE) " + table}
-}
-
 // lengthSQL is the length in characters of a text column.
 func lengthSQL(family, col string) string {
-	if family == familyMySQL {
+	if family == sqlexec.FamilyMySQL {
 		return "CHAR_LENGTH(" + col + ")"
 	}
 	return "length(" + col + ")"
@@ -177,9 +147,9 @@ func lengthSQL(family, col string) string {
 // columnsSQL lists the columns of the table named $1, in order, in family's SQL.
 func columnsSQL(family string) string {
 	switch family {
-	case familySQLite:
+	case sqlexec.FamilySQLite:
 		return "SELECT name FROM pragma_table_info($1) ORDER BY cid"
-	case familyMySQL:
+	case sqlexec.FamilyMySQL:
 		return "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = $1 ORDER BY ordinal_position"
 	}
 	return "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position"

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
 func testConfig(t testing.TB, args ...string) Config {
@@ -21,29 +22,19 @@ func testConfig(t testing.TB, args ...string) Config {
 func TestDDLPerFamily(t *testing.T) {
 	c := testConfig(t, "-p", "fieldcount=3")
 	want := "CREATE TABLE usertable (\n  YCSB_KEY VARCHAR(255) PRIMARY KEY,\n  FIELD0 TEXT,\n  FIELD1 TEXT,\n  FIELD2 TEXT\n)"
-	for _, fam := range []string{familyPostgres, familyMySQL, familySQLite} {
+	for _, fam := range []string{sqlexec.FamilyPostgres, sqlexec.FamilyMySQL, sqlexec.FamilySQLite} {
 		if got := createSQL(fam, c); got != want {
 			t.Errorf("%s DDL:\n got %s\nwant %s", fam, got, want)
 		}
 	}
 	long := testConfig(t, "-p", "fieldcount=1", "-p", "fieldlength=70000", "-p", "table=t2", "-p", "fieldnameprefix=col_")
-	if got := createSQL(familyMySQL, long); got != "CREATE TABLE t2 (\n  YCSB_KEY VARCHAR(255) PRIMARY KEY,\n  COL_0 LONGTEXT\n)" {
+	if got := createSQL(sqlexec.FamilyMySQL, long); got != "CREATE TABLE t2 (\n  YCSB_KEY VARCHAR(255) PRIMARY KEY,\n  COL_0 LONGTEXT\n)" {
 		t.Errorf("MySQL DDL of long fields: %s", got)
 	}
-	if got := createSQL(familyPostgres, long); !strings.Contains(got, "COL_0 TEXT") {
+	if got := createSQL(sqlexec.FamilyPostgres, long); !strings.Contains(got, "COL_0 TEXT") {
 		t.Errorf("PostgreSQL DDL of long fields: %s", got)
 	}
-	for _, tc := range []struct{ fam, engine, first string }{
-		{familyPostgres, "postgres", "VACUUM (ANALYZE) usertable"},
-		{familyPostgres, engineCockroach, "ANALYZE usertable"},
-		{familyMySQL, "mariadb", "ANALYZE TABLE usertable"},
-		{familySQLite, "sqlite", "ANALYZE"},
-	} {
-		if got := statsSQL(tc.fam, tc.engine, "usertable"); got[0] != tc.first {
-			t.Errorf("%s/%s statistics: %v", tc.fam, tc.engine, got)
-		}
-	}
-	if storedName(familyPostgres, "FIELD0") != "field0" || storedName(familyMySQL, "FIELD0") != "FIELD0" || storedName(familySQLite, "UserTable") != "UserTable" {
+	if storedName(sqlexec.FamilyPostgres, "FIELD0") != "field0" || storedName(sqlexec.FamilyMySQL, "FIELD0") != "FIELD0" || storedName(sqlexec.FamilySQLite, "UserTable") != "UserTable" {
 		t.Error("storedName")
 	}
 }
@@ -56,7 +47,7 @@ func TestStatementsPerFamily(t *testing.T) {
 		updateAll, updateOne, insert, readAllByName string
 	}{
 		{
-			family:        familyPostgres,
+			family:        sqlexec.FamilyPostgres,
 			readAll:       "SELECT * FROM usertable WHERE YCSB_KEY = $1",
 			readOne:       "SELECT FIELD1 FROM usertable WHERE YCSB_KEY = $1",
 			scanAll:       "SELECT * FROM usertable WHERE YCSB_KEY >= $1 ORDER BY YCSB_KEY LIMIT $2",
@@ -67,7 +58,7 @@ func TestStatementsPerFamily(t *testing.T) {
 			readAllByName: "SELECT FIELD0, FIELD1 FROM usertable WHERE YCSB_KEY = $1",
 		},
 		{
-			family:        familyMySQL,
+			family:        sqlexec.FamilyMySQL,
 			readAll:       "SELECT * FROM usertable WHERE YCSB_KEY = ?",
 			readOne:       "SELECT FIELD1 FROM usertable WHERE YCSB_KEY = ?",
 			scanAll:       "SELECT * FROM usertable WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?",
@@ -78,7 +69,7 @@ func TestStatementsPerFamily(t *testing.T) {
 			readAllByName: "SELECT FIELD0, FIELD1 FROM usertable WHERE YCSB_KEY = ?",
 		},
 		{
-			family:        familySQLite,
+			family:        sqlexec.FamilySQLite,
 			readAll:       "SELECT * FROM usertable WHERE YCSB_KEY = ?1",
 			readOne:       "SELECT FIELD1 FROM usertable WHERE YCSB_KEY = ?1",
 			scanAll:       "SELECT * FROM usertable WHERE YCSB_KEY >= ?1 ORDER BY YCSB_KEY LIMIT ?2",

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/gen"
+	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
 // draw takes the inputs from the terminal's stream in CoreWorkload's order: replaying the same
@@ -87,7 +88,7 @@ func TestSourceRoundRobin(t *testing.T) {
 	m := &mix{core: core, readAll: true, fields: int(cfg.FieldCount)}
 	pool := []*terminal{{mix: m, r: gen.New(1)}, {mix: m, r: gen.New(2)}, {mix: m, r: gen.New(3)}}
 	twins := []*terminal{{mix: m, r: gen.New(1)}, {mix: m, r: gen.New(2)}, {mix: m, r: gen.New(3)}}
-	src := &source{pool: pool, groups: 2}
+	src := &sqlexec.Source[*terminal]{Pool: pool, Groups: 2}
 	job := src.NewJob()
 	for i := range int64(30) {
 		op, g := src.Draw(i, job)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
 // The workload contract's side of the package (`candor ycsb`): ycsb.go (flags, the layers of
@@ -328,10 +328,8 @@ func (y *YCSB) Validate(v workload.Validation) []string {
 				o.merged["target"], o.origin("target"), formatRate(t), formatRate(t)))
 		}
 	}
-	if v.DB != "" {
-		if d, ok := driver.URLDialect(v.DB); ok && !supportedFamily(d.SQLFamily()) {
-			p = append(p, fmt.Sprintf("ycsb has no SQL for the database kind %q: use PostgreSQL (or CockroachDB, YugabyteDB), MySQL/MariaDB or SQLite", d.Name))
-		}
+	if problem := sqlexec.DialectProblem(v.DB, "ycsb"); problem != "" {
+		p = append(p, problem)
 	}
 	return p
 }

@@ -1,0 +1,277 @@
+// Package bulkload is what the workloads' loads share: making room for a load (refusing, or with
+// --drop replacing, an earlier one), the parallel chunked copy through the engine's bulk path
+// (driver.Conn.CopyFrom) with progress and first-error cancellation, and the closing steps
+// (statistics, the load recorded complete in candor_workloads, the bulk path taken).
+package bulkload
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/sqlexec"
+)
+
+// Room is what a load of a workload replaces: its table and its record in candor_workloads.
+type Room struct {
+	// Workload is the workload's name in candor_workloads and in messages (kv, ycsb).
+	Workload string
+	// Table is the table as the engine stores it (loadstate.TableExists), Name as the user names it.
+	Table, Name string
+	// Hint ends the refusal of a table candor did not record loading (", or -p table=NAME for
+	// another table"); may be empty.
+	Hint string
+	// Describe is what a completed load holds, for the refusal (" (1,000 keys, uniform, loaded
+	// 2024-01-02 03:04:05 UTC)"), or "" when unknown.
+	Describe func(st loadstate.State) string
+	// DropTables drops the earlier load's tables on ctl (st is its record, Status NotFound when there
+	// is none).
+	DropTables func(ctx context.Context, ctl driver.Conn, st loadstate.State) error
+}
+
+// Open opens the load's control connection on db (for its DDL; the caller closes it) and makes
+// room for the load: when the table exists or a load is recorded, it refuses (a user error naming
+// --drop) unless drop; with drop, it drops the tables and forgets the recorded load.
+func (r Room) Open(ctx context.Context, db driver.DB, drop bool) (driver.Conn, error) {
+	ctl, err := db.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.make(ctx, db, ctl, drop); err != nil {
+		ctl.Close()
+		return nil, err
+	}
+	return ctl, nil
+}
+
+func (r Room) make(ctx context.Context, db driver.DB, ctl driver.Conn, drop bool) error {
+	has, err := loadstate.TableExists(ctx, ctl, db.Dialect().SQLFamily(), r.Table)
+	if err != nil {
+		return err
+	}
+	st, err := loadstate.Read(ctx, db, r.Workload)
+	if err != nil {
+		return err
+	}
+	if !has && st.Status == loadstate.NotFound {
+		return nil
+	}
+	if !drop {
+		return r.refusal(db, has, st)
+	}
+	if err := r.DropTables(ctx, ctl, st); err != nil {
+		return err
+	}
+	return loadstate.Drop(ctx, db, r.Workload)
+}
+
+// refusal is the user error for a database that holds the table or the workload's record while
+// drop is off.
+func (r Room) refusal(db driver.DB, has bool, st loadstate.State) error {
+	u := db.Redacted()
+	switch st.Status {
+	case loadstate.Completed:
+		return userr.Errorf("the database at %s already holds %s data%s: pass --drop to replace it", u, r.Workload, r.Describe(st))
+	case loadstate.HalfLoaded:
+		return userr.Errorf("the database at %s holds an incomplete %s load (started %s UTC): pass --drop to replace it", u, r.Workload, st.StartedAt.Format(time.DateTime))
+	}
+	if has {
+		return userr.Errorf("the database at %s already has a table %s that candor did not record loading: pass --drop to replace it%s", u, r.Name, r.Hint)
+	}
+	return userr.Errorf("the database at %s already holds %s data: pass --drop to replace it", u, r.Workload)
+}
+
+// Unrecorded is, for a database with no recorded load (Workload.Loaded), the user error for a table
+// candor did not record loading, or nil when there is no such table.
+func (r Room) Unrecorded(ctx context.Context, db driver.DB) error {
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if has, err := loadstate.TableExists(ctx, c, db.Dialect().SQLFamily(), r.Table); err != nil || !has {
+		return err
+	}
+	return userr.Errorf("the database at %s has a table %s that candor did not record loading: replace it with candor %s load --drop --db %s", db.Redacted(), r.Name, r.Workload, db.Redacted())
+}
+
+// Copy is a load's rows: Chunks chunks, Rows rows in all, into Table's Columns (as the engine
+// stores their names).
+type Copy struct {
+	// Workload names the workload in the error of an interrupted load.
+	Workload string
+	Table    string
+	Columns  []string
+	Chunks   int64
+	Rows     int64
+	// Chunk makes chunk c's rows, the same whichever loader copies it.
+	Chunk func(c int64) driver.RowSource
+	// Failed is the error of chunk c's copy (src its rows), naming the rows.
+	Failed func(c int64, src driver.RowSource, err error) error
+}
+
+// Run copies the chunks on o.Loaders connections (one on an engine with a single writer), each
+// chunk in one CopyFrom (its own transaction), and returns the rows written; o.Progress gets each
+// chunk's rows as it is in. On PostgreSQL (not CockroachDB or YugabyteDB) the loaders commit
+// asynchronously: the load is recorded complete only by loadstate.Complete's synchronous commit
+// (Finish), whose WAL flush covers them too, so a crash before it leaves the load half-done, and
+// seen so. The first error stops every loader; an interrupted load is an error naming the reload.
+func Run(ctx context.Context, db driver.DB, o workload.LoadOptions, cp Copy) (int64, error) {
+	progress := o.Progress
+	if progress == nil {
+		progress = func(int64) {}
+	}
+	loaders := max(1, o.Loaders)
+	d := db.Dialect()
+	if d.SingleWriter {
+		loaders = 1 // one writer at a time: more connections would only wait for its lock
+	}
+	var setup []string
+	if d.SQLFamily() == sqlexec.FamilyPostgres && d.Name != sqlexec.EngineCockroach && d.Name != sqlexec.EngineYugabyte {
+		setup = []string{"SET synchronous_commit = off"}
+	}
+	rows, err := copyChunks(ctx, db, cp, loaders, setup, progress)
+	if err != nil && ctx.Err() != nil {
+		return rows, fmt.Errorf("the load was interrupted (%w); the database holds an incomplete load: reload with candor %s load --drop", context.Cause(ctx), cp.Workload)
+	}
+	return rows, err
+}
+
+// copyChunks copies the chunks on `loaders` connections, each first running setup. The first
+// error stops every loader.
+func copyChunks(ctx context.Context, db driver.DB, cp Copy, loaders int, setup []string, progress func(int64)) (int64, error) {
+	if cp.Chunks == 0 {
+		return 0, nil
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	work := make(chan int64)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		rows  int64
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+			cancel(err)
+		}
+		mu.Unlock()
+	}
+	for range min(int64(loaders), cp.Chunks) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := db.Connect(ctx)
+			if err != nil {
+				fail(err)
+				return
+			}
+			defer c.Close()
+			for _, q := range setup {
+				if _, err := c.Exec(ctx, q); err != nil {
+					fail(err)
+					return
+				}
+			}
+			for ch := range work {
+				src := cp.Chunk(ch)
+				n, err := c.CopyFrom(ctx, cp.Table, cp.Columns, src)
+				if err != nil {
+					fail(cp.Failed(ch, src, err))
+					return
+				}
+				mu.Lock()
+				rows += n
+				mu.Unlock()
+				progress(n)
+			}
+		}()
+	}
+feed:
+	for ch := range cp.Chunks {
+		select {
+		case work <- ch:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if first != nil {
+		return rows, first
+	}
+	if err := context.Cause(ctx); err != nil {
+		return rows, err
+	}
+	if rows != cp.Rows {
+		return rows, fmt.Errorf("the load wrote %d rows, not %d", rows, cp.Rows)
+	}
+	return rows, nil
+}
+
+// Finish closes a load of rows rows into table: it runs the statistics statements (StatsSQL) on
+// ctl, records the load of the workload name complete (loadstate.Complete) and returns the result
+// with the rows and, when the engine had a choice, its bulk path.
+func Finish(ctx context.Context, db driver.DB, ctl driver.Conn, name, table string, rows int64) (workload.LoadResult, error) {
+	d := db.Dialect()
+	for _, q := range StatsSQL(d.SQLFamily(), d.Name, table) {
+		if _, err := ctl.Exec(ctx, q); err != nil {
+			return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
+		}
+	}
+	if _, err := loadstate.Complete(ctx, db, name); err != nil {
+		return workload.LoadResult{}, err
+	}
+	res := workload.LoadResult{Rows: rows}
+	if bp, ok := db.(interface{ BulkPath() string }); ok && rows > 0 {
+		res.BulkPath = bp.BulkPath()
+	}
+	return res, nil
+}
+
+// StatsSQL is the statistics step after a load of table, per SQL family and engine.
+func StatsSQL(family, engine, table string) []string {
+	switch {
+	case family == sqlexec.FamilySQLite:
+		// Statistics for the planner, and the WAL folded into the database file so the run does not
+		// start with a checkpoint of the whole load.
+		return []string{"ANALYZE", "PRAGMA wal_checkpoint(TRUNCATE)"}
+	case family == sqlexec.FamilyMySQL:
+		return []string{"ANALYZE TABLE " + table}
+	case engine == sqlexec.EngineCockroach || engine == sqlexec.EngineYugabyte:
+		return []string{"ANALYZE " + table}
+	}
+	// VACUUM (ANALYZE) rather than ANALYZE alone: the visibility map and hint bits now, and no
+	// autovacuum of the whole table in the run's first minutes.
+	return []string{"VACUUM (ANALYZE) " + table}
+}
+
+// Cursor is the position of a driver.RowSource over N rows held in memory (a chunk): the chunk
+// embeds it for Next and Err, and its Values reads row Row.
+type Cursor struct {
+	N int
+	i int
+}
+
+// Next moves to the next row, if there is one.
+func (c *Cursor) Next() bool {
+	if c.i >= c.N {
+		return false
+	}
+	c.i++
+	return true
+}
+
+// Row is the current row's index.
+func (c *Cursor) Row() int { return c.i - 1 }
+
+// Err is nil: rows in memory cannot fail.
+func (c *Cursor) Err() error { return nil }

@@ -1,0 +1,84 @@
+package loadstate
+
+import (
+	"context"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/userr"
+)
+
+// What the workloads' load, run and check share about their record: reading it with its options
+// decoded, and the user errors for data that is missing, half-loaded or not the same on every
+// endpoint.
+
+// ReadRecord reads workload's row (Read) and decodes its options into a value of R. When nothing
+// is recorded it returns Status NotFound and R's zero value; unreadable options are a user error.
+func ReadRecord[R any](ctx context.Context, db driver.DB, workload string) (State, R, error) {
+	var rec R
+	st, err := Read(ctx, db, workload)
+	if err != nil || st.Status == NotFound {
+		return st, rec, err
+	}
+	if err := st.Decode(&rec); err != nil {
+		var zero R
+		return st, zero, userr.Errorf("%v", err)
+	}
+	return st, rec, nil
+}
+
+// NotLoadedError is the user error for a database with no load of workload: its data is needed
+// for what (" to check"; "" for a run).
+func NotLoadedError(db driver.DB, workload, what string) error {
+	u := db.Redacted()
+	return userr.Errorf("the database at %s has no candor %s data%s: run `candor %s load --db %s` first", u, workload, what, workload, u)
+}
+
+// HalfLoadedError is the user error for a load (st) that never completed.
+func HalfLoadedError(db driver.DB, st State) error {
+	return userr.Errorf("the %s load of %s never completed (started %s UTC): it is half-loaded and must not be used; reload with candor %s load --drop --db %s",
+		st.Workload, db.Redacted(), st.StartedAt.Format(time.DateTime), st.Workload, db.Redacted())
+}
+
+// ForRun reads the load a run uses with read (the workload's reading of its record, whose errors
+// are returned as they are) and refuses one that is not complete: nothing loaded, or a half-loaded
+// database, is a user error.
+func ForRun[R any](ctx context.Context, db driver.DB, read func(context.Context, driver.DB) (State, R, error)) (State, R, error) {
+	st, rec, err := read(ctx, db)
+	if err != nil {
+		return st, rec, err
+	}
+	switch st.Status {
+	case NotFound:
+		return st, rec, NotLoadedError(db, st.Workload, "")
+	case HalfLoaded:
+		return st, rec, HalfLoadedError(db, st)
+	}
+	return st, rec, nil
+}
+
+// ForCheck reads the load a check examines with read, as ForRun does; nothing loaded is a user
+// error, a half-loaded database is returned for the check to report.
+func ForCheck[R any](ctx context.Context, db driver.DB, read func(context.Context, driver.DB) (State, R, error)) (State, R, error) {
+	st, rec, err := read(ctx, db)
+	if err == nil && st.Status == NotFound {
+		err = NotLoadedError(db, st.Workload, " to check")
+	}
+	return st, rec, err
+}
+
+// SameLoad checks that every endpoint holds db's load st: --db names nodes of one database. read is
+// the workload's reading of its record (its errors are returned as they are), and same, when not
+// nil, compares what it decoded with db's record. Another load, or none, is a user error.
+func SameLoad[R any](ctx context.Context, db driver.DB, st State, endpoints []driver.DB, read func(context.Context, driver.DB) (State, R, error), same func(R) bool) error {
+	for _, e := range endpoints {
+		est, erec, err := read(ctx, e)
+		if err != nil {
+			return err
+		}
+		if est.Status != Completed || est.Seed != st.Seed || !est.StartedAt.Equal(st.StartedAt) || same != nil && !same(erec) {
+			return userr.Errorf("the endpoint %s does not hold the %s load of %s (loaded %s UTC): every --db must name a node of the same database", e.Redacted(), st.Workload, db.Redacted(), st.StartedAt.Format(time.DateTime))
+		}
+	}
+	return nil
+}
