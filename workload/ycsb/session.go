@@ -248,7 +248,7 @@ func (o *options) overrides() []string {
 		if l.name == "-p" {
 			var out []string
 			for _, k := range l.props.Names() {
-				out = append(out, k+"="+l.props[k])
+				out = append(out, k+"="+RedactValue(k, l.props[k])) // a binding's password never reaches result.json
 			}
 			return out
 		}
