@@ -45,6 +45,9 @@ type record struct {
 	ValueMinBytes int  `json:"value_min_bytes"`
 	ValueMaxBytes int  `json:"value_max_bytes"`
 	Deleted       bool `json:"deleted,omitempty"`
+	// KeyMax is the largest key a run since the load may have written, when a run's keys reached
+	// past the load's range (a larger --cycle-length, or --zipfian on dense keys); 0: none did.
+	KeyMax int64 `json:"key_max,omitempty"`
 }
 
 // wrote widens the recorded value sizes by values of [lo, hi] bytes.
