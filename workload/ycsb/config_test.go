@@ -366,3 +366,18 @@ func TestRedactValue(t *testing.T) {
 		}
 	}
 }
+
+// TestTableNames: a reserved word or another workload's table as `table` is refused before anything
+// connects (an unquoted CREATE TABLE order fails; a load --drop of table=kv would drop kv's table).
+func TestTableNames(t *testing.T) {
+	for _, name := range []string{"order", "select", "kv", "warehouse"} {
+		c := DefaultConfig()
+		c.Table = name
+		if p := sqlProblems(c, func(string) string { return "-p" }); len(p) != 1 || !strings.Contains(p[0], "table="+name) {
+			t.Errorf("table=%s: problems %v, want one naming it", name, p)
+		}
+	}
+	if p := sqlProblems(DefaultConfig(), func(string) string { return "-p" }); len(p) != 0 {
+		t.Errorf("usertable: %v", p)
+	}
+}

@@ -60,16 +60,18 @@ func newYCSB() *YCSB {
 // Info describes ycsb.
 func (*YCSB) Info() workload.Info {
 	return workload.Info{
-		Name:       "ycsb",
-		Title:      "YCSB core workloads",
-		Short:      "YCSB's core workloads A-F (reads, updates, inserts, scans, read-modify-writes) on a usertable, from YCSB's own property files",
-		Disclaimer: Disclaimer,
-		Modes:      []workload.Mode{workload.ModeThroughput, workload.ModeRate},
-		DefaultDB:  "sqlite:candor-ycsb.db",
-		KeyOp:      "read",
-		ShortNames: []string{"rd", "up", "in", "sc", "rmw"},
-		SLOExample: "read.p99<=2ms",
-		Unit:       "operations",
+		Name:            "ycsb",
+		Title:           "YCSB core workloads",
+		Short:           "YCSB's core workloads A-F (reads, updates, inserts, scans, read-modify-writes) on a usertable, from YCSB's own property files",
+		Disclaimer:      Disclaimer,
+		Modes:           []workload.Mode{workload.ModeThroughput, workload.ModeRate},
+		DefaultDB:       "sqlite:candor-ycsb.db",
+		KeyOp:           "read",
+		ShortNames:      []string{"rd", "up", "in", "sc", "rmw"},
+		SLOExample:      "read.p99<=2ms",
+		Unit:            "operations",
+		TerminalsHelp:   "the threadcount property when given, else 2 per CPU (GOMAXPROCS); in rate mode one per connection",
+		ConnectionsHelp: "one per terminal; in rate mode the terminals given, else 2 per CPU",
 	}
 }
 
@@ -280,6 +282,28 @@ const (
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // sqlProblems are the limits of candor's SQL on a valid Config.
+// reservedWords are SQL words PostgreSQL, MySQL/MariaDB or SQLite reserve, which an unquoted table
+// name may not be (the common ones a property file could hold; the engine's error names any other).
+var reservedWords = setOf("all", "alter", "and", "any", "as", "asc", "between", "by", "case", "check",
+	"column", "constraint", "create", "cross", "current", "default", "delete", "desc", "distinct", "drop",
+	"else", "end", "exists", "false", "for", "foreign", "from", "full", "grant", "group", "having", "in",
+	"index", "inner", "insert", "into", "is", "join", "key", "left", "like", "limit", "not", "null",
+	"offset", "on", "or", "order", "outer", "primary", "references", "right", "row", "rows", "select",
+	"set", "table", "then", "to", "true", "union", "unique", "update", "user", "using", "values", "when",
+	"where", "with")
+
+// otherTables are the tables of candor's other workloads, which a ycsb load --drop must not drop.
+var otherTables = setOf("kv", "warehouse", "district", "customer", "history", "new_order", "orders",
+	"order_line", "item", "stock")
+
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
 func sqlProblems(c Config, origin func(string) string) []string {
 	var p []string
 	bad := func(name string, value any, format string, a ...any) {
@@ -289,6 +313,10 @@ func sqlProblems(c Config, origin func(string) string) []string {
 		bad("table", c.Table, "candor creates the table unquoted, so give a plain SQL name (letters, digits and _, not starting with a digit, at most %d characters)", maxIdentifier)
 	} else if strings.HasPrefix(strings.ToLower(c.Table), "candor_") {
 		bad("table", c.Table, "names starting with candor_ are candor's own tables: choose another name")
+	} else if reservedWords[strings.ToLower(c.Table)] {
+		bad("table", c.Table, "%s is a reserved word of SQL, and candor creates the table unquoted: choose another name (YCSB's default is usertable)", c.Table)
+	} else if otherTables[strings.ToLower(c.Table)] {
+		bad("table", c.Table, "%s is a table of another candor workload (TPC-C or kv), which load --drop would drop: choose another name", c.Table)
 	}
 	last := c.FieldNamePrefix + strconv.FormatInt(max(c.FieldCount-1, 0), 10)
 	if !identifier.MatchString(c.FieldNamePrefix) || len(last) > maxIdentifier {
