@@ -66,7 +66,7 @@ func TestDialectTiDBOnMariaDB(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run by tidb://: exit %d", code)
 	}
-	if !strings.Contains(out, "mode throughput · 1 warehouse, interactive ·") || !strings.Contains(out, "(tidb)") || !strings.Contains(out, "commits/s") {
+	if !strings.Contains(out, "mode throughput · 1 warehouse, interactive") || !strings.Contains(out, "(tidb)") || !strings.Contains(out, "commits/s") {
 		t.Errorf("the summary does not name the engine tidb and the server's commit rate")
 	}
 	res := readResult(t, dir)
