@@ -9,6 +9,7 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
 // candor's own table, candor_load, holds one row describing the load: what was loaded, with which
@@ -67,17 +68,9 @@ const metaInsertSQL = "INSERT INTO " + metaTable +
 const metaSelectSQL = "SELECT warehouses, seed, c_last, c_id, ol_i_id, tool_version, loaders, started_at," +
 	" completed_at, runs FROM " + metaTable + " WHERE workload = 'tpcc'"
 
-// placeholders rewrites $n parameters to the dialect's form (SQLite takes ?NNN, which also keeps
-// the numbering).
-func placeholders(dialect, sql string) string {
-	if dialect == dialectMySQL {
-		return mysqlPlaceholders(sql) // schema_mysql.go
-	}
-	if dialect != dialectSQLite {
-		return sql
-	}
-	return strings.ReplaceAll(sql, "$", "?")
-}
+// placeholders rewrites $n parameters to the dialect's form (sqlexec.Placeholders: SQLite takes
+// ?NNN, which also keeps the numbering; MySQL plain ?, in order; quoted text is left alone).
+func placeholders(dialect, sql string) string { return sqlexec.Placeholders(dialect, sql) }
 
 // noDataError is the user error for a database without (complete) candor TPC-C tables.
 func noDataError(db driver.DB) error {

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"strconv"
-	"strings"
 )
 
 // The MySQL dialect's schema (MySQL, MariaDB and engines speaking their SQL): the exact types of
@@ -38,30 +37,6 @@ func (c column) mysqlType() string {
 		return "CHAR(" + strconv.Itoa(c.n) + ")"
 	}
 	return "DATETIME(6)"
-}
-
-// mysqlPlaceholders rewrites $1, $2, ... to MySQL's positional ?. MySQL cannot number its
-// parameters, so they must appear in order, each once; anything else is a programming error.
-func mysqlPlaceholders(sql string) string {
-	var b strings.Builder
-	next := 1
-	for i := 0; i < len(sql); i++ {
-		if sql[i] != '$' || i+1 == len(sql) || sql[i+1] < '0' || sql[i+1] > '9' {
-			b.WriteByte(sql[i])
-			continue
-		}
-		j := i + 1
-		for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
-			j++
-		}
-		if n, _ := strconv.Atoi(sql[i+1 : j]); n != next {
-			panic("tpcc: MySQL statement with parameter $" + sql[i+1:j] + " where $" + strconv.Itoa(next) + " was due: " + sql)
-		}
-		next++
-		b.WriteByte('?')
-		i = j - 1
-	}
-	return b.String()
 }
 
 // mysqlTablesSQL lists which of the named tables exist in the connection's database.

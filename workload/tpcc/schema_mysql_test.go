@@ -43,7 +43,7 @@ func TestSchemaMySQL(t *testing.T) {
 }
 
 func TestMySQLPlaceholders(t *testing.T) {
-	if got := mysqlPlaceholders("UPDATE t SET a = $1, b = '$x' WHERE c = $2 AND d = $3"); got != "UPDATE t SET a = ?, b = '$x' WHERE c = ? AND d = ?" {
+	if got := placeholders(dialectMySQL, "UPDATE t SET a = $1, b = '$x' WHERE c = $2 AND d = $3"); got != "UPDATE t SET a = ?, b = '$x' WHERE c = ? AND d = ?" {
 		t.Errorf("mysqlPlaceholders = %q", got)
 	}
 	if got := placeholders(dialectMySQL, metaInsertSQL); strings.Count(got, "?") != 8 || strings.Contains(got, "$") {
@@ -54,7 +54,7 @@ func TestMySQLPlaceholders(t *testing.T) {
 			t.Error("parameters out of order did not panic")
 		}
 	}()
-	mysqlPlaceholders("SELECT $2, $1")
+	placeholders(dialectMySQL, "SELECT $2, $1")
 }
 
 // TestMySQLStatementTexts: every statement text is built once and has as many parameters as the
