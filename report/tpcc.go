@@ -118,22 +118,7 @@ func AuditSection(a *Audit) Section {
 }
 
 // count writes an integer with commas between thousands (1,234,567).
-func count(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func count(n int64) string { return Grouped(n, ",") }
 
 // FormatOneFigures are the top-level keys of format 1 (TPC-C's, kept in format 2) whose content the
 // envelope carries again: transactions and delivery_deferred in Operations, tpmC and efficiency in

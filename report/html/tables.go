@@ -410,22 +410,7 @@ func fmtRate(v float64) string {
 }
 
 // fmtCount writes an integer with thin spaces between thousands.
-func fmtCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteString("\u202f")
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func fmtCount(n int64) string { return report.Grouped(n, "\u202f") }
 
 func fmtDur(sec float64) string {
 	switch {

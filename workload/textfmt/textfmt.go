@@ -3,27 +3,13 @@
 package textfmt
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/candor-bench/candor/report"
 )
 
 // Thousands formats n with commas: 1,234,567.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	return b.String()
-}
+func Thousands(n int64) string { return report.Grouped(n, ",") }
 
 // List joins s as "a, b and c".
 func List(s []string) string {
