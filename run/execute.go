@@ -219,7 +219,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	var logErr error
 	o, err := workload.Drive(ctx, in.Name, w.Ops(), sess, workload.DriveOptions{
 		Mode: p.Mode, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval, Seed: p.Seed,
-		Rate: mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
+		Rate:  mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
 		Parts: in.Parts,
 		OnTick: func(iv *measure.Interval) {
 			prog.line(iv, started)
