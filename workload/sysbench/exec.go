@@ -32,7 +32,7 @@ type executor struct {
 	stmts []*statements // by table number (index 0 unused)
 	// rec is each operation's index in the recorder (Ops: the operations the test uses).
 	rec [numOps]int
-	per   []slotState
+	per []slotState
 }
 
 var _ schedule.Executor = (*executor)(nil)
