@@ -1,7 +1,8 @@
 """sysbench-compare.py DIR PAIRS "TESTS" [PREFIX]: the figures of scripts/bench's section 7 from the
 files its runs left in DIR (PREFIX-TOOL-TEST-N.{out,cpu,calls} and candor's results directory
 PREFIX-candor-TEST-N): per run tx/s, latency, statements per transaction as the server counted them
-(.calls) and the driver's CPU per transaction (.cpu); per test candor's tx/s over sysbench's."""
+(.calls), the driver's CPU per transaction and the host's load average at the run's end (.cpu); per
+test candor's tx/s over sysbench's."""
 import json
 import re
 import statistics
@@ -14,7 +15,7 @@ for t in tests:
     for i in range(1, pairs + 1):
         for tool in ("sysbench", "candor"):
             b = "%s/%s-%s-%s-%d" % (tmp, prefix, tool, t, i)
-            cpu = float(open(b + ".cpu").read())
+            cpu, load = (float(x) for x in open(b + ".cpu").read().split())
             calls = int(open(b + ".calls").read().strip() or 0)
             if tool == "sysbench":
                 out = open(b + ".out").read()
@@ -30,7 +31,7 @@ for t in tests:
                 # every transaction the server saw: the window's, and the few still running at its end
                 done = tx["count"] + tx["errors"] + tx["incomplete"]
             tps[tool].append(rate)
-            print("%-18s %-8s run %d: %8.1f tx/s  %s  statements/tx %5.2f  driver CPU %5.0f µs/tx  errors+retries %d" % (
-                t, tool, i, rate, lat, calls / done if done else 0, cpu * 1e6 / done if done else 0, errs))
+            print("%-18s %-8s run %d: %8.1f tx/s  %s  statements/tx %5.2f  driver CPU %5.0f µs/tx  errors+retries %d  load average %.1f" % (
+                t, tool, i, rate, lat, calls / done if done else 0, cpu * 1e6 / done if done else 0, errs, load))
     a, b = statistics.median(tps["candor"]), statistics.median(tps["sysbench"])
     print("%-18s candor / sysbench tx/s: %.2fx (medians %.1f / %.1f; target: >= 0.9x)" % (t, a / b, a, b))
