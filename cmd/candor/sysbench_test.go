@@ -86,6 +86,9 @@ func sysbenchParts(t *testing.T, db, dir string) {
 	if !strings.Contains(out, "oltp_point_select, 2 tables of 2,000 rows, 1 statement per transaction, pareto ids") {
 		t.Errorf("oltp_point_select's opening line is not there")
 	}
+	if !strings.Contains(out, "throughput per second: tx │") {
+		t.Errorf("the progress line shows more than the transactions")
+	}
 	pres := readResult(t, ps)
 	pops := pres["operations"].(map[string]any)
 	if len(pops) != 2 || pops["commit"] != nil || pops["point_select"].(map[string]any)["count"] != pops["transaction"].(map[string]any)["count"] {

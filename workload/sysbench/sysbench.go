@@ -102,12 +102,14 @@ func New() workload.Workload {
 }
 
 // Info describes the workload.
-func (*Sysbench) Info() workload.Info {
+func (s *Sysbench) Info() workload.Info {
 	parts := map[string]string{}
 	for _, op := range OpNames[1:] {
 		parts[op] = OpNames[OpTransaction]
 	}
-	short := []string{"tx"} // the transaction only
+	// The progress line shows the transactions alone ("" leaves the parts out).
+	short := make([]string, len(s.Ops()))
+	short[0] = "tx"
 	return workload.Info{
 		Name:            "sysbench",
 		Title:           "sysbench OLTP (sysbench 1.0.20's oltp_* and select_random_* tests)",
