@@ -25,11 +25,14 @@ import (
 // (driver.Retry for the engine's retryable errors, and once more for a duplicate key, which a
 // concurrent delete/insert of the same id causes), each retry counted.
 type executor struct {
-	iso   driver.Isolation
-	trx   bool
-	slots *sqlexec.Slots
-	parts workload.PartTimer
-	stmts []*statements // by table number (index 0 unused)
+	iso driver.Isolation
+	trx bool
+	// readOnly: the test only reads (oltp_read_only): its transactions are read-only, which lets
+	// SQLite's readers run beside each other (sysbench sends a plain BEGIN).
+	readOnly bool
+	slots    *sqlexec.Slots
+	parts    workload.PartTimer
+	stmts    []*statements // by table number (index 0 unused)
 	// rec is each operation's index in the recorder (Ops: the operations the test uses).
 	rec [numOps]int
 	per []slotState
@@ -87,9 +90,9 @@ func (e *executor) Execute(ctx context.Context, i int, t schedule.Terminal, op i
 			var err error
 			if e.trx {
 				n, err = driver.Retry(ctx, db, timedCommit{Conn: c, parts: e.parts, slot: i, op: e.rec[OpCommit], measured: measured},
-					driver.TxOptions{Isolation: e.iso}, sqlexec.MaxRetries, body)
+					driver.TxOptions{Isolation: e.iso, ReadOnly: e.readOnly}, sqlexec.MaxRetries, body)
 			} else {
-				n, err = sqlexec.Statement(ctx, db, c, e.iso, false, body)
+				n, err = sqlexec.Statement(ctx, db, c, e.iso, e.readOnly, body)
 			}
 			total += n
 			if err != nil && duplicateKey(err) && total < sqlexec.MaxRetries && ctx.Err() == nil {

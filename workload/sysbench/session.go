@@ -122,7 +122,7 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 	for t := 1; t <= s.o.Tables; t++ {
 		stmts[t] = newStatements(s.family, t, &s.o)
 	}
-	s.ex = &executor{iso: s.cfg.Isolation, trx: s.trx(), slots: slots, parts: workload.NewPartTimer(env.Rec),
+	s.ex = &executor{iso: s.cfg.Isolation, trx: s.trx(), readOnly: s.o.Test == "oltp_read_only", slots: slots, parts: workload.NewPartTimer(env.Rec),
 		stmts: stmts, per: make([]slotState, slots.Len())}
 	for i, op := range usedOps(&s.o) {
 		s.ex.rec[op] = i
