@@ -15,8 +15,7 @@ type Builtin struct {
 // Builtins are pgbench's built-in scripts: tpcb-like (the default), simple-update (-N) and
 // select-only (-S).
 var Builtins = []Builtin{
-	{"tpcb-like", "<builtin: TPC-B (sort of)>", `-- tpcb-like <builtin: TPC-B (sort of)>
-\set aid random(1, 100000 * :scale)
+	{"tpcb-like", "<builtin: TPC-B (sort of)>", `\set aid random(1, 100000 * :scale)
 \set bid random(1, 1 * :scale)
 \set tid random(1, 10 * :scale)
 \set delta random(-5000, 5000)
@@ -28,8 +27,7 @@ UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
 INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
 END;
 `},
-	{"simple-update", "<builtin: simple update>", `-- simple-update <builtin: simple update>
-\set aid random(1, 100000 * :scale)
+	{"simple-update", "<builtin: simple update>", `\set aid random(1, 100000 * :scale)
 \set bid random(1, 1 * :scale)
 \set tid random(1, 10 * :scale)
 \set delta random(-5000, 5000)
@@ -39,8 +37,7 @@ SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
 INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
 END;
 `},
-	{"select-only", "<builtin: select only>", `-- select-only <builtin: select only>
-\set aid random(1, 100000 * :scale)
+	{"select-only", "<builtin: select only>", `\set aid random(1, 100000 * :scale)
 SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
 `},
 }

@@ -90,18 +90,16 @@ func (v Value) AppendText(b []byte) []byte {
 	return b
 }
 
-// appendG15 formats like C's "%.15g" (DBL_DIG digits), spelling infinities and NaN as glibc does.
+// appendG15 formats like pgbench's "%.15g" (DBL_DIG digits) with PostgreSQL's snprintf, which
+// spells the special values NaN, Infinity and -Infinity.
 func appendG15(b []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
-		if math.Signbit(f) {
-			return append(b, "-nan"...)
-		}
-		return append(b, "nan"...)
+		return append(b, "NaN"...)
 	case math.IsInf(f, 1):
-		return append(b, "inf"...)
+		return append(b, "Infinity"...)
 	case math.IsInf(f, -1):
-		return append(b, "-inf"...)
+		return append(b, "-Infinity"...)
 	}
 	return strconv.AppendFloat(b, f, 'g', 15, 64)
 }
