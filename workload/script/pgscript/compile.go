@@ -224,11 +224,11 @@ func compileMeta(s *Script, src string, it item, syms *Symbols) error {
 		}
 		return nil
 	case "setshell", "shell":
-		return fail(it.pos, "\\"+name+" is not supported: candor runs no shell command from a benchmark script; compute the value with \\set, or pass it with -D name=value")
+		return &Error{Pos: it.pos, Msg: "\\" + name + " is not supported: candor runs no shell command from a benchmark script; compute the value with \\set, or pass it with -D name=value"}
 	case "startpipeline", "syncpipeline", "endpipeline":
-		return fail(it.pos, "\\"+name+" is not supported: candor sends each statement and waits for its result; remove the pipeline commands and the statements run one after another")
+		return &Error{Pos: it.pos, Msg: "\\" + name + " is not supported: candor sends each statement and waits for its result; remove the pipeline commands and the statements run one after another"}
 	default:
-		return fail(it.pos, "invalid command")
+		return &Error{Pos: it.pos, Msg: "invalid command \"\\" + cmdWord.text + "\": the meta-commands are \\set, \\sleep, \\if, \\elif, \\else, \\endif, \\gset and \\aset"}
 	}
 	s.Commands = append(s.Commands, c)
 	return nil

@@ -99,6 +99,7 @@ func (s *scanner) errAt(p Pos, msg string) error { return &Error{Pos: p, Msg: ms
 // endPart closes the statement collected so far into a part of the command.
 func (s *scanner) endPart() {
 	sql := strings.TrimSpace(s.buf.String())
+	sql = strings.TrimSpace(strings.TrimSuffix(sql, ";")) // the ending ";" (pgbench sends it; engines do without)
 	if sqlIsEmpty(sql) {
 		s.buf.Reset()
 		s.params = nil
