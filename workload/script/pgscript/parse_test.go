@@ -371,14 +371,14 @@ func TestBuiltinVariablesAndDefines(t *testing.T) {
 // TestEvalErrors checks the evaluation errors pgbench 15 prints for the same expressions.
 func TestEvalErrors(t *testing.T) {
 	cases := map[string]string{
-		"1 / 0":                        "division by zero",
-		"1 % 0":                        "division by zero",
-		"9223372036854775807 + 1":      "bigint add out of range",
-		"-9223372036854775807 - 2":     "bigint sub out of range",
-		"9223372036854775807 * 2":      "bigint mul out of range",
-		"(-9223372036854775808) / -1":  "bigint div out of range",
-		"int(1e30)":                    "double to int overflow for 1000000000000000019884624838656.000000",
-		"random(5, 1)":                 "empty range given to random",
+		"1 / 0":                       "division by zero",
+		"1 % 0":                       "division by zero",
+		"9223372036854775807 + 1":     "bigint add out of range",
+		"-9223372036854775807 - 2":    "bigint sub out of range",
+		"9223372036854775807 * 2":     "bigint mul out of range",
+		"(-9223372036854775808) / -1": "bigint div out of range",
+		"int(1e30)":                   "double to int overflow for 1000000000000000019884624838656.000000",
+		"random(5, 1)":                "empty range given to random",
 		"random(-9223372036854775808, 9223372036854775807)": "random range is too large",
 		"random_gaussian(1, 10, 1.5)":                       "gaussian parameter must be at least 2.000000 (not 1.500000)",
 		"random_exponential(1, 10, 0)":                      "exponential parameter must be greater than zero (not 0.000000)",
