@@ -430,7 +430,11 @@ func (e *Env) random(f fn, args []Value) (Value, error) {
 			return Value{}, errorf("zipfian parameter must be in range [%.3f, %.0f], or in (0, 1) for candor's YCSB zipfian (not %f)",
 				minZipfianParam, maxZipfianParam, param)
 		}
-		return Int(zipfianRand(e.Rand, imin, imax, param)), nil
+		z, err := zipfianRand(e.Rand, imin, imax, param)
+		if err != nil {
+			return Value{}, err
+		}
+		return Int(z), nil
 	}
 	if param <= 0 {
 		return Value{}, errorf("exponential parameter must be greater than zero (not %f)", param)

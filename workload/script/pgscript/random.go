@@ -82,10 +82,13 @@ func iterativeZipfian(rnd *gen.Rand, n int64, s float64) int64 {
 // zipfianRand is random_zipfian(min, max, s). For s in (0, 1), candor's documented extension, it is
 // YCSB's zipfian (Gray et al., "Quickly generating billion-record synthetic databases"), as pgbench
 // 11 and 12 computed it; the harmonic number of (n, s) is computed once per process.
-func zipfianRand(rnd *gen.Rand, min, max int64, s float64) int64 {
+func zipfianRand(rnd *gen.Rand, min, max int64, s float64) (int64, error) {
 	n := max - min + 1
 	if s > 1 {
-		return min - 1 + iterativeZipfian(rnd, n, s)
+		return min - 1 + iterativeZipfian(rnd, n, s), nil
+	}
+	if n > harmonicLimit {
+		return 0, errorf("random_zipfian with a parameter below 1 draws from at most %d values (not %d): its harmonic number takes a pass over every value", harmonicLimit, n)
 	}
 	z := harmonic(n, s)
 	alpha := 1.0 / (1.0 - s)
@@ -93,13 +96,16 @@ func zipfianRand(rnd *gen.Rand, min, max int64, s float64) int64 {
 	u := rnd.Float64()
 	uz := u * z.zetan
 	if uz < 1.0 {
-		return min
+		return min, nil
 	}
 	if uz < 1.0+math.Pow(0.5, s) {
-		return min + 1
+		return min + 1, nil
 	}
-	return min + int64(float64(n)*math.Pow(eta*u-eta+1.0, alpha))
+	return min + int64(float64(n)*math.Pow(eta*u-eta+1.0, alpha)), nil
 }
+
+// harmonicLimit bounds the values of a zipfian below 1 (computing H(1e9, s) takes seconds).
+var harmonicLimit int64 = 1_000_000_000
 
 type zetas struct{ zetan, zeta2 float64 }
 
