@@ -10,7 +10,7 @@ import (
 type discardRunner struct{}
 
 func (discardRunner) Exec(int, *Command, int, *Statement, []any) error { return nil }
-func (discardRunner) Sleep(int, *Command, time.Duration) error        { return nil }
+func (discardRunner) Sleep(int, *Command, time.Duration) error         { return nil }
 
 // BenchmarkRunTPCBLike is the interpreter's cost per transaction of tpcb-like (four \set, seven
 // statements with their arguments), the database left out.

@@ -14,7 +14,11 @@
 //     commands (candor sends a statement and waits for its result);
 //   - random_zipfian accepts an exponent in (0, 1) as YCSB's zipfian (Gray et al.), which pgbench
 //     dropped in PostgreSQL 13;
-//   - a NULL value is bound as SQL NULL (pgbench sends the text "NULL").
+//   - a NULL value is bound as SQL NULL (pgbench sends the text "NULL"), and a NULL a \gset or \aset
+//     reads stays NULL (pgbench stores an empty string no expression can read);
+//   - abs() of a boolean is an error (pgbench returns whatever double its value union holds);
+//   - a statement's ending ";" is not sent, an empty statement (";;") is dropped, and a command ends
+//     at ";" also inside CREATE FUNCTION ... BEGIN ATOMIC (pgbench 15+ waits for its END).
 //
 // Errors point at the file, line and column (a.sql:3:14: ...). Random functions draw from the
 // client's gen.Rand, so a run is reproducible from candor's seed; hash functions and permute give

@@ -3,6 +3,7 @@ package pgscript
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Evaluation follows pgbench.c's evaluateExpr, evalLazyFunc and evalStandardFunc: AND, OR and CASE
@@ -164,7 +165,7 @@ func coerceInt(v Value) (int64, error) {
 	case KindDouble:
 		d := math.RoundToEven(v.f) // rint
 		if math.IsNaN(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0 {
-			return 0, errorf("double to int overflow for %f", d)
+			return 0, errorf("double to int overflow for %s", fmtF6(d))
 		}
 		return int64(d), nil
 	}
@@ -422,13 +423,13 @@ func (e *Env) random(f fn, args []Value) (Value, error) {
 	switch f {
 	case fnRandomGaussian:
 		if param < minGaussianParam {
-			return Value{}, errorf("gaussian parameter must be at least %f (not %f)", minGaussianParam, param)
+			return Value{}, errorf("gaussian parameter must be at least %s (not %s)", fmtF6(minGaussianParam), fmtF6(param))
 		}
 		return Int(gaussianRand(e.Rand, imin, imax, param)), nil
 	case fnRandomZipfian:
 		if !(param > 0 && param < 1) && (param < minZipfianParam || param > maxZipfianParam) {
-			return Value{}, errorf("zipfian parameter must be in range [%.3f, %.0f], or in (0, 1) for candor's YCSB zipfian (not %f)",
-				minZipfianParam, maxZipfianParam, param)
+			return Value{}, errorf("zipfian parameter must be in range [%.3f, %.0f], or in (0, 1) for candor's YCSB zipfian (not %s)",
+				minZipfianParam, maxZipfianParam, fmtF6(param))
 		}
 		z, err := zipfianRand(e.Rand, imin, imax, param)
 		if err != nil {
@@ -437,7 +438,7 @@ func (e *Env) random(f fn, args []Value) (Value, error) {
 		return Int(z), nil
 	}
 	if param <= 0 {
-		return Value{}, errorf("exponential parameter must be greater than zero (not %f)", param)
+		return Value{}, errorf("exponential parameter must be greater than zero (not %s)", fmtF6(param))
 	}
 	return Int(exponentialRand(e.Rand, imin, imax, param)), nil
 }
@@ -464,4 +465,17 @@ func (e *Env) debug(v Value) {
 	}
 	b = append(b, '\n')
 	e.Debug.Write(b)
+}
+
+// fmtF6 is C's "%f" as PostgreSQL's snprintf prints it (NaN, Infinity, -Infinity).
+func fmtF6(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(f, 'f', 6, 64)
 }
