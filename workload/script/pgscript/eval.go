@@ -422,12 +422,12 @@ func (e *Env) random(f fn, args []Value) (Value, error) {
 	}
 	switch f {
 	case fnRandomGaussian:
-		if param < minGaussianParam {
+		if !(param >= minGaussianParam) { // NaN too: pgbench would loop forever on it
 			return Value{}, errorf("gaussian parameter must be at least %s (not %s)", fmtF6(minGaussianParam), fmtF6(param))
 		}
 		return Int(gaussianRand(e.Rand, imin, imax, param)), nil
 	case fnRandomZipfian:
-		if !(param > 0 && param < 1) && (param < minZipfianParam || param > maxZipfianParam) {
+		if !(param > 0 && param < 1) && !(param >= minZipfianParam && param <= maxZipfianParam) {
 			return Value{}, errorf("zipfian parameter must be in range [%.3f, %.0f], or in (0, 1) for candor's YCSB zipfian (not %s)",
 				minZipfianParam, maxZipfianParam, fmtF6(param))
 		}
@@ -437,7 +437,7 @@ func (e *Env) random(f fn, args []Value) (Value, error) {
 		}
 		return Int(z), nil
 	}
-	if param <= 0 {
+	if !(param > 0) {
 		return Value{}, errorf("exponential parameter must be greater than zero (not %s)", fmtF6(param))
 	}
 	return Int(exponentialRand(e.Rand, imin, imax, param)), nil

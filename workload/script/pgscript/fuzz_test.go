@@ -39,8 +39,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("\\if :x > 1\nSELECT :x;\n\\elif :x < 0\n\\sleep :x ms\n\\else\nSELECT 1 \\gset p_\n\\endif\n")
 	f.Add("SELECT 'a:b', $$ :c $$, \"d\" \\; SELECT :e::int /* :f */ -- :g\n\\aset\n")
-	harmonicLimit = 10000
 	f.Fuzz(func(t *testing.T, src string) {
+		defer func(old int64) { harmonicLimit = old }(harmonicLimit)
+		harmonicLimit = 10000
 		p := NewProgram()
 		s, err := p.Add("f.sql", src, 1)
 		if err != nil {
@@ -51,6 +52,10 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, c := range s.Commands {
+			at := offsetOf(src, c.Pos)
+			if at < 0 || at >= len(src) || c.Kind == SQL && isSpace(src[at]) || c.Kind != SQL && src[at] != '\\' {
+				t.Fatalf("command %s at %v: not where its text starts", c.Kind, c.Pos)
+			}
 			for _, st := range c.Statements {
 				for i := range st.Params {
 					if !strings.Contains(st.SQL, "$"+itoa(i+1)) {
@@ -73,6 +78,22 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// offsetOf is the byte offset of a line and column in src, -1 if there is none.
+func offsetOf(src string, p Pos) int {
+	line, col := 1, 1
+	for i := 0; i < len(src); i++ {
+		if line == p.Line && col == p.Col {
+			return i
+		}
+		if src[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return -1
+}
+
 func itoa(i int) string { return Int(int64(i)).String() }
 
 // FuzzEval: an expression either fails to compile, or evaluates without panicking to the same
@@ -87,8 +108,9 @@ func FuzzEval(f *testing.F) {
 	} {
 		f.Add(e, int64(42), 2.5)
 	}
-	harmonicLimit = 10000
 	f.Fuzz(func(t *testing.T, expr string, i int64, d float64) {
+		defer func(old int64) { harmonicLimit = old }(harmonicLimit)
+		harmonicLimit = 10000
 		if strings.ContainsAny(expr, "\n\\") {
 			return
 		}

@@ -406,3 +406,13 @@ func TestEvalErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRandomParametersRefuseNaN(t *testing.T) {
+	for _, e := range []string{"random_gaussian(1, 10, sqrt(-1))", "random_exponential(1, 10, sqrt(-1))", "random_zipfian(1, 10, sqrt(-1))"} {
+		p := NewProgram()
+		p.Add("n.sql", "\\set v "+e+"\n", 1)
+		if err := p.NewEnv(EnvOptions{}).Run(0, failRunner{t}); err == nil || !strings.Contains(err.Error(), "(not NaN)") {
+			t.Errorf("%s: %v", e, err)
+		}
+	}
+}

@@ -356,6 +356,22 @@ func variableAt(rest string) (string, int) {
 	return rest[1:n], n
 }
 
+// quotedVariableAt returns the name of psql's :'name' or :"name" at the start of rest, and its length.
+func quotedVariableAt(rest string) (string, int) {
+	q := rest[1]
+	n := 2
+	if n >= len(rest) || !isAlpha(rest[n]) {
+		return "", 0
+	}
+	for n < len(rest) && isAlnum(rest[n]) {
+		n++
+	}
+	if n < len(rest) && rest[n] == q {
+		return rest[2:n], n + 1
+	}
+	return "", 0
+}
+
 // colon handles a ":" in SQL text: a variable becomes the next parameter, a run of colons stays.
 func (s *scanner) colon() error {
 	rest := s.src[s.off:]
@@ -368,7 +384,7 @@ func (s *scanner) colon() error {
 		return nil
 	}
 	if len(rest) > 2 && (rest[1] == '\'' || rest[1] == '"') {
-		if name, n := variableAt(":" + rest[2:]); n > 0 && 1+n < len(rest) && rest[1+n] == rest[1] {
+		if name, n := quotedVariableAt(rest); n > 0 {
 			return s.errAt(s.pos(), "psql's :"+string(rest[1])+name+string(rest[1])+" form is not a pgbench variable (pgbench leaves it as text, which no server accepts); write :"+name+", which candor binds as a parameter")
 		}
 	}
