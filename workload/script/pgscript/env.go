@@ -113,6 +113,9 @@ type Runner interface {
 func (e *Env) Run(index int, r Runner) error {
 	s := e.prog.Scripts[index]
 	e.script = index
+	if n := e.prog.Syms.Len(); len(e.vars) < n { // a script added after NewEnv
+		e.vars = append(e.vars, make([]variable, n-len(e.vars))...)
+	}
 	cmds := s.Commands
 	jumped := false
 	for pc := 0; pc < len(cmds); {
