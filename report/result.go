@@ -90,6 +90,9 @@ type Result struct {
 	Resources *Resources `json:"resources,omitempty"`
 	// Rate is the open-loop part of a run in mode rate (rate.go); null in the other modes.
 	Rate *RateResult `json:"rate,omitempty"`
+	// Outages are the spans during which the database refused new connections; the run rode them
+	// out, reconnecting (or ended when one outlasted the outage window).
+	Outages []Outage `json:"outages,omitempty"`
 
 	// TPCC holds TPC-C's keys of result format 1, at the top level of the file as they always
 	// were; nil (and absent from the file) for other workloads.
