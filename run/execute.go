@@ -220,7 +220,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	o, err := workload.Drive(ctx, in.Name, w.Ops(), sess, workload.DriveOptions{
 		Mode: p.Mode, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval, Seed: p.Seed,
 		OutageWindow: p.OutageWindow,
-		Rate: mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
+		Rate:         mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
 		OnTick: func(iv *measure.Interval) {
 			prog.line(iv, started)
 			mx.observe(iv)
@@ -356,7 +356,7 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 		}
 		r.Operations[name] = tx
 	}
-	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder) // rate.go
+	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder)                    // rate.go
 	r.Outages, r.Warnings = outageResults(o.Outages, sum.Start, p.OutageWindow) // outage.go
 	return r
 }

@@ -45,10 +45,10 @@ type RunPlan struct {
 	// OutageWindow is how long the run waits for a database it cannot reach before it ends as
 	// partial (--outage-window; 0: workload.DefaultOutageWindow).
 	OutageWindow time.Duration `json:"-"`
-	Out          string            `json:"out"`
-	Seed         uint64            `json:"seed"`
-	SeedGiven    bool              `json:"seed_given"`
-	Isolation    string            `json:"isolation"`
+	Out          string        `json:"out"`
+	Seed         uint64        `json:"seed"`
+	SeedGiven    bool          `json:"seed_given"`
+	Isolation    string        `json:"isolation"`
 	// ExtraDB are further endpoints of the same database (--db given more than once); Endpoints
 	// are all of them, redacted, once resolved (distsql.go).
 	ExtraDB   []string `json:"-"`
