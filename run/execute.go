@@ -372,7 +372,7 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 		}
 		r.Operations[name] = tx
 	}
-	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder)                    // rate.go
+	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder)                       // rate.go
 	r.Outages, r.Warnings = outageResults(o.Outages, sum.Start, p.OutageWindow, t) // outage.go
 	return r
 }
