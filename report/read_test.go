@@ -1,7 +1,9 @@
 package report
 
 import (
+	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +65,15 @@ func FuzzParseResult(f *testing.F) {
 	}
 	f.Add([]byte(`{"workload":"tpcc","transactions":{"new_order":null}}`))
 	f.Add([]byte(`{"workload":"kv","operations":{"read":{"count":1}},"op_order":["read","write"],"headline":[{}]}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
+	f.Add([]byte(`null`))
+	f.Add([]byte(`[null]`))
+	f.Add([]byte(`{"x": null}`))
+	seeds := seedResults(f)
+	var tpcc map[string]json.RawMessage
+	if err := json.Unmarshal(seeds["tpcc-rate.json"], &tpcc); err != nil {
+		f.Fatal(err)
+	}
+	check := func(t *testing.T, b []byte) {
 		r, err := Parse(b, "result.json")
 		if err != nil {
 			if !userr.Is(err) {
@@ -73,5 +83,30 @@ func FuzzParseResult(f *testing.F) {
 		}
 		Summary(io.Discard, r)
 		_, _, _ = r.Ops(), r.Key(), r.Completed()
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		check(t, b)
+		// The bytes as the value of each key of a real result (a rate run's), and of each of its
+		// operations: damage where the readers look, not only in the JSON's syntax.
+		if !json.Valid(b) || len(b) > 4096 {
+			return
+		}
+		for k := range tpcc {
+			m := maps.Clone(tpcc)
+			m[k] = b
+			out, _ := json.Marshal(m)
+			check(t, out)
+		}
+		var ops map[string]json.RawMessage
+		if json.Unmarshal(tpcc["operations"], &ops) == nil {
+			for k := range ops {
+				o := maps.Clone(ops)
+				o[k] = b
+				m := maps.Clone(tpcc)
+				m["operations"], _ = json.Marshal(o)
+				out, _ := json.Marshal(m)
+				check(t, out)
+			}
+		}
 	})
 }
