@@ -1,7 +1,9 @@
 package tpcc
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -77,25 +79,59 @@ func capacityProblem(W int) string {
 }
 
 // checkRoom refuses, before anything is dropped or created, a load that cannot fit on the disk of
-// the database, where candor can see that disk: SQLite's file (the tables a --drop frees count as
-// room). Server engines keep their files where candor cannot look.
-func checkRoom(db driver.DB, W int) error {
-	p, ok := db.(interface{ Path() string })
+// the database, where candor can see that disk: SQLite's file, or the data directory of a server
+// on this host that says where it is (PostgreSQL to a superuser or pg_read_all_settings, MySQL and
+// MariaDB's @@datadir). What the database holds now counts as room (a --drop frees it). Elsewhere the
+// load finds out.
+func checkRoom(ctx context.Context, db driver.DB, c driver.Conn, W int) error {
+	dir, used, ok := dataDir(ctx, db, c)
 	if !ok {
 		return nil
 	}
 	var st syscall.Statfs_t
-	if err := syscall.Statfs(filepath.Dir(p.Path()), &st); err != nil {
-		return nil // unknown: the load finds out
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return nil // not on this host after all, or not ours to look at
 	}
-	free := int64(st.Bavail) * int64(st.Bsize)
-	if fi, err := os.Stat(p.Path()); err == nil {
-		free += fi.Size()
-	}
+	free := int64(st.Bavail)*int64(st.Bsize) + used
 	need := int64(W) * minWarehouseBytes
 	if need > free {
-		return userr.Errorf("%s warehouses need at least %s of disk, and %s has %s free: load fewer warehouses or free some space",
-			report.Grouped(int64(W), ","), report.BytesIEC(float64(need)), filepath.Dir(p.Path()), report.BytesIEC(float64(free)))
+		return userr.Errorf("%s warehouses need at least %s of disk, and the disk of %s has %s free: load fewer warehouses or free some space",
+			report.Grouped(int64(W), ","), report.BytesIEC(float64(need)), dir, report.BytesIEC(float64(free)))
 	}
 	return nil
+}
+
+// dataDir is where db keeps its files on this host and the bytes it holds now, when that is known.
+func dataDir(ctx context.Context, db driver.DB, c driver.Conn) (dir string, used int64, ok bool) {
+	if p, ok := db.(interface{ Path() string }); ok {
+		if fi, err := os.Stat(p.Path()); err == nil {
+			used = fi.Size()
+		}
+		return filepath.Dir(p.Path()), used, true
+	}
+	var size float64
+	var addr string
+	// Only the engines whose warehouse size minWarehouseBytes bounds (stored uncompressed, as
+	// measured): not CockroachDB, YugabyteDB, TiDB or Dolt, which store it otherwise.
+	switch engineName(db) {
+	case "postgres":
+		if err := c.QueryRow(ctx, "SELECT current_setting('data_directory'), pg_database_size(current_database())::float8, coalesce(host(inet_server_addr()), '')").Scan(&dir, &size, &addr); err != nil {
+			return "", 0, false
+		}
+	case "mysql", "mariadb":
+		if err := c.QueryRow(ctx, "SELECT @@datadir, (SELECT coalesce(sum(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE())").Scan(&dir, &size); err != nil {
+			return "", 0, false
+		}
+		if a, ok := db.(interface{ ServerHost() string }); ok {
+			addr = a.ServerHost()
+		} else {
+			return "", 0, false
+		}
+	default:
+		return "", 0, false
+	}
+	if ip := net.ParseIP(addr); addr != "" && (ip == nil || !ip.IsLoopback()) || dir == "" {
+		return "", 0, false // a server elsewhere: its data directory is not this host's
+	}
+	return dir, int64(size), true
 }

@@ -43,7 +43,7 @@ func TestCapacityRefusedBeforeDrop(t *testing.T) {
 		want string
 	}{
 		{1_000_000_000, "cannot be loaded"},
-		{MaxWarehouses(), "of disk, and"},
+		{MaxWarehouses(), "of disk, and the disk of"},
 	} {
 		_, err := Load(ctx, db, LoadOptions{Warehouses: tc.W, Loaders: 2, Seed: 7, Drop: true})
 		if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), tc.want) {
@@ -53,5 +53,27 @@ func TestCapacityRefusedBeforeDrop(t *testing.T) {
 		if err != nil || !info.Completed || info.Warehouses != 1 {
 			t.Fatalf("after the refused load of %d warehouses: %+v, %v; want the complete load of 1 warehouse", tc.W, info, err)
 		}
+	}
+}
+
+// TestCapacityServerDisk: a server on this host that says where its data directory is (the test
+// servers: PostgreSQL to its superuser, MariaDB's @@datadir) has its disk judged too, before
+// anything is created.
+func TestCapacityServerDisk(t *testing.T) {
+	ctx := context.Background()
+	for _, e := range testDBs {
+		if e.name == "sqlite" {
+			continue // TestCapacityRefusedBeforeDrop
+		}
+		t.Run(e.name, func(t *testing.T) {
+			db := e.open(t)
+			_, err := Load(ctx, db, LoadOptions{Warehouses: MaxWarehouses(), Loaders: 2, Seed: 7, Drop: true})
+			if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "of disk, and the disk of") {
+				t.Fatalf("Load(--warehouses %d) = %v, want a user error naming the disk", MaxWarehouses(), err)
+			}
+			if _, err := ReadLoadInfo(ctx, db); err == nil || !strings.Contains(err.Error(), "has no candor TPC-C data") {
+				t.Errorf("after the refused load: %v, want nothing created", err)
+			}
+		})
 	}
 }

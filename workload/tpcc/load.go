@@ -50,15 +50,15 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	if err := checkDialect(dialect); err != nil {
 		return LoadInfo{}, err
 	}
-	if err := checkRoom(db, o.Warehouses); err != nil { // before anything is dropped
-		return LoadInfo{}, err
-	}
 	engine := engineName(db) // per-engine overrides: distsql.go
 	ctl, err := db.Connect(ctx)
 	if err != nil {
 		return LoadInfo{}, err
 	}
 	defer ctl.Close()
+	if err := checkRoom(ctx, db, ctl, o.Warehouses); err != nil { // capacity.go; before anything is dropped
+		return LoadInfo{}, err
+	}
 
 	have, err := existingTables(ctx, ctl, db.Dialect())
 	if err != nil {
