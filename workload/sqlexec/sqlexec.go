@@ -163,29 +163,41 @@ func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c d
 	}
 }
 
-// reconnect opens a new connection for sl. While the endpoint refuses, it is in an outage (recorded
-// in s.outages from the first refusal of any slot): reconnect tries again after a pause growing
-// from firstPause to maxPause, so the operation waits for the database and its response time, from
-// its intended start, holds the wait. An outage longer than the window aborts the run (it ends as
-// partial, saying so); so does the end of ctx.
+// reconnect opens a new connection for sl, waiting through an outage (connectThrough).
 func (s *Slots) reconnect(ctx context.Context, sl *slot) (driver.Conn, error) {
+	return connectThrough(ctx, sl.db, s.outages, s.abort)
+}
+
+// Connect opens a connection to db for work outside the slots (TPC-C's deferred Delivery), waiting
+// through an outage as the slots do, with the outage record and window ctx carries
+// (workload.OutagesOf); abort, when not nil, ends the run when the outage outlasts the window.
+func Connect(ctx context.Context, db driver.DB, abort context.CancelCauseFunc) (driver.Conn, error) {
+	return connectThrough(ctx, db, workload.OutagesOf(ctx), abort)
+}
+
+// connectThrough opens a new connection to db. While db refuses, it is in an outage (recorded in
+// outages from the first refusal of any connection): connectThrough tries again after a pause
+// growing from firstPause to maxPause, so the operation waits for the database and its response
+// time, from its intended start, holds the wait. An outage longer than the window aborts the run
+// (it ends as partial, saying so); so does the end of ctx.
+func connectThrough(ctx context.Context, db driver.DB, outages *workload.Outages, abort context.CancelCauseFunc) (driver.Conn, error) {
 	pause := firstPause
 	for {
-		c, err := sl.db.Connect(ctx)
+		c, err := db.Connect(ctx)
 		if err == nil {
-			s.outages.Connected(sl.db.Redacted(), time.Now())
+			outages.Connected(db.Redacted(), time.Now())
 			return c, nil
 		}
 		if ctx.Err() != nil {
 			return nil, err
 		}
 		now := time.Now()
-		began := s.outages.Failed(sl.db.Redacted(), now)
-		left := s.outages.Window - now.Sub(began)
+		began := outages.Failed(db.Redacted(), now)
+		left := outages.Window - now.Sub(began)
 		if left <= 0 {
-			if s.abort != nil {
-				s.abort(fmt.Errorf("lost the database: no connection to %s for %s (the outage window; --outage-window sets it), the last attempt failed with: %v",
-					sl.db.Redacted(), s.outages.Window, err))
+			if abort != nil {
+				abort(fmt.Errorf("lost the database: no connection to %s for %s (the outage window; --outage-window sets it), the last attempt failed with: %v",
+					db.Redacted(), outages.Window, err))
 			}
 			return nil, err
 		}
