@@ -1,11 +1,12 @@
 // Package sqlexec is what SQL workloads share to run their operations during a run: one connection
 // per scheduler worker (slot), spread over the database's endpoints; re-opening a lost connection
 // and running the operation again, a bounded number of times; reconnecting with backoff through an
-// outage of the database, which is recorded, and ending the run when it outlasts the outage window; the round trips of every connection; single statements
-// run with driver.Retry; the rewriting of $n placeholders for each SQL family (placeholders.go), and
-// the families and engines the workloads write SQL for (dialect.go); and a run's work from its
-// terminals: their number and the connections', the closed loop's terminals or the open loop's
-// round-robin source, spread over the endpoints (work.go).
+// outage of the database, which is recorded, and ending the run when it outlasts the outage window;
+// the round trips of every connection; single statements run with driver.Retry; the rewriting of
+// $n placeholders for each SQL family (placeholders.go), and the families and engines the workloads
+// write SQL for (dialect.go); and a run's work from its terminals: their number and the
+// connections', the closed loop's terminals or the open loop's round-robin source, spread over the
+// endpoints (work.go).
 //
 // It is the part of workload/tpcc's executor (runner.go) that is not TPC-C's, for kv, ycsb and the
 // workloads after them.
