@@ -42,10 +42,13 @@ type RunPlan struct {
 	Warmup       time.Duration     `json:"-"`
 	Grace        time.Duration     `json:"-"`
 	Interval     time.Duration     `json:"-"`
-	Out          string            `json:"out"`
-	Seed         uint64            `json:"seed"`
-	SeedGiven    bool              `json:"seed_given"`
-	Isolation    string            `json:"isolation"`
+	// OutageWindow is how long the run waits for a database it cannot reach before it ends as
+	// partial (--outage-window; 0: workload.DefaultOutageWindow).
+	OutageWindow time.Duration `json:"-"`
+	Out          string        `json:"out"`
+	Seed         uint64        `json:"seed"`
+	SeedGiven    bool          `json:"seed_given"`
+	Isolation    string        `json:"isolation"`
 	// ExtraDB are further endpoints of the same database (--db given more than once); Endpoints
 	// are all of them, redacted, once resolved (distsql.go).
 	ExtraDB   []string `json:"-"`
@@ -75,6 +78,8 @@ type RunPlan struct {
 	WarmupText   string `json:"warmup"`
 	GraceText    string `json:"grace"`
 	IntervalText string `json:"interval"`
+	// OutageWindowText is OutageWindow as text.
+	OutageWindowText string `json:"outage_window,omitempty"`
 }
 
 // info is the plan's workload's description.
@@ -148,6 +153,9 @@ func (r *RunPlan) Validate() error {
 	if r.Grace < 0 {
 		p.add("--grace must not be negative (got %s)", r.Grace)
 	}
+	if r.OutageWindow < 0 {
+		p.add("--outage-window must not be negative (got %s): for example --outage-window 60s", r.OutageWindow)
+	}
 	if r.Interval < 100*time.Millisecond {
 		p.add("--interval must be at least 100ms (got %s)", r.Interval)
 	}
@@ -195,4 +203,8 @@ func (r *RunPlan) resolve(setup workload.Setup, db driver.DB) {
 	r.resolveRate() // rate.go
 	r.DBRedacted = db.Redacted()
 	r.DurationText, r.WarmupText, r.GraceText, r.IntervalText = r.Duration.String(), r.Warmup.String(), r.Grace.String(), r.Interval.String()
+	if r.OutageWindow == 0 {
+		r.OutageWindow = workload.DefaultOutageWindow
+	}
+	r.OutageWindowText = r.OutageWindow.String()
 }

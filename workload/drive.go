@@ -32,6 +32,9 @@ type DriveOptions struct {
 	// Parts are the operations that are parts of others (Info.Parts): they are left out of
 	// Outcome.Completed.
 	Parts map[string]string
+	// OutageWindow is how long the run waits for a database it cannot reach before it ends as
+	// partial (outage.go); 0 is DefaultOutageWindow.
+	OutageWindow time.Duration
 }
 
 // RateOptions is the open-loop part of a run.
@@ -62,6 +65,8 @@ type Outcome struct {
 	Completed int64
 	// Aborted says why the run stopped early when the session aborted it (the database was lost).
 	Aborted string
+	// Outages are the spans during which the database refused new connections (outage.go).
+	Outages []Outage
 }
 
 // Drive runs s once; name is the workload's (for the arrivals' derived seed).
@@ -72,7 +77,8 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 	rec := measure.NewRecorder(ops, 0)
 	runCtx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
-	w, err := s.Start(runCtx, Env{Rec: rec, Abort: abort})
+	outages := NewOutages(o.OutageWindow)
+	w, err := s.Start(WithOutages(runCtx, outages), Env{Rec: rec, Abort: abort, Outages: outages})
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +133,7 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 	out.Totals = rec.Totals()
 	out.CPU = ProcessCPU() - cpu0
 	out.Completed = completed
+	out.Outages = outages.List()
 	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 		out.Aborted = cause.Error()
 		out.Summary.Partial = true

@@ -218,6 +218,9 @@ type Env struct {
 	// Abort ends the run early with a cause (the database is lost): it ends as partial, with
 	// the cause as its reason.
 	Abort context.CancelCauseFunc
+	// Outages is the run's record of the database's outages and the window it tolerates
+	// (outage.go); Start's context carries it too, for workload/sqlexec.
+	Outages *Outages
 }
 
 // Work is what the scheduler runs.
