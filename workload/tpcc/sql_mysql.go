@@ -82,53 +82,72 @@ ORDER BY s_w_id, s_i_id FOR UPDATE`
 
 // appendNOStockUpdate writes the statement that updates the found stock rows of an order, each
 // once, with the values computed in Go (S_QUANTITY after the stock rule; the S_YTD, S_ORDER_CNT,
-// S_REMOTE_CNT increments): a join with a derived table of those rows (s_w_id, s_i_id, quantity,
-// ytd, order_cnt, remote_cnt), one statement for all of them.
+// S_REMOTE_CNT increments), one statement for all of them: each column set by a CASE over the rows'
+// keys, the rows chosen by their keys (a range scan of the primary key). It returns the statement
+// and the number of rows it must update.
 //
-// The values are integer literals computed by candor, not parameters, and the first row's are cast
-// to SIGNED. A derived UNION ALL takes its column types from its first SELECT, and on Dolt's engine
-// that broke the statement two ways: bound parameters were typed by their first values and bound
-// to the wrong rows (Dolt 2.3.1: a row (1, 230) read as (127, 230), so 8 of 10 stock rows were
-// left unchanged and every New-Order failed with "updated 2 stock rows, expected 10"), and
-// go-mysql-server v0.20.0 clamps even literals to the TINYINT of a first row's 1. Literals with a
-// cast first row mean the same on MySQL, MariaDB, TiDB and Dolt.
+// The values are integer literals computed by candor, not parameters, and each CASE's first value
+// is cast to SIGNED; there is no derived table. An earlier form joined stock with a UNION ALL of
+// bound parameters, which broke on Dolt's engine: a derived table is typed by its first row, Dolt
+// 2.3.1 bound the later rows' parameters wrongly (a row (1, 230) read back as (127, 230), so 8 of 10
+// stock rows were left unchanged and every New-Order failed with "updated 2 stock rows, expected
+// 10"), go-mysql-server v0.20.0 clamped even literals to the TINYINT of a first row's 1, and
+// refuses an UPDATE joined with a derived table at all ("keyless tables unsupported for UPDATE
+// JOIN"). This form means the same on MySQL, MariaDB, TiDB and Dolt.
 func appendNOStockUpdate(b []byte, st *newOrderState) ([]byte, int) {
-	b = append(b, "UPDATE stock JOIN ("...)
+	b = append(b, "UPDATE stock SET "...)
+	for j, col := range mysqlNOStockSet {
+		if j > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, col...)
+		b = append(b, "CASE"...)
+		first := true
+		for k := 0; k < st.nRows; k++ {
+			r := &st.rows[k]
+			if !r.found {
+				continue
+			}
+			b = append(b, " WHEN s_w_id = "...)
+			b = strconv.AppendInt(b, int64(r.w), 10)
+			b = append(b, " AND s_i_id = "...)
+			b = strconv.AppendInt(b, int64(r.i), 10)
+			b = append(b, " THEN "...)
+			v := [...]int32{r.qty, r.ytd, r.orderCnt, r.remoteCnt}[j]
+			if first {
+				b = append(b, "CAST("...)
+				b = strconv.AppendInt(b, int64(v), 10)
+				b = append(b, " AS SIGNED)"...)
+				first = false
+			} else {
+				b = strconv.AppendInt(b, int64(v), 10)
+			}
+		}
+		b = append(b, " END"...)
+	}
+	b = append(b, " WHERE (s_w_id, s_i_id) IN ("...)
 	n := 0
 	for k := 0; k < st.nRows; k++ {
 		r := &st.rows[k]
 		if !r.found {
 			continue
 		}
-		if n == 0 {
-			b = append(b, "SELECT "...)
-			for j, v := range [...]int32{r.w, r.i, r.qty, r.ytd, r.orderCnt, r.remoteCnt} {
-				if j > 0 {
-					b = append(b, ", "...)
-				}
-				b = append(b, "CAST("...)
-				b = strconv.AppendInt(b, int64(v), 10)
-				b = append(b, " AS SIGNED) AS "...)
-				b = append(b, mysqlNOStockCols[j]...)
-			}
-		} else {
-			b = append(b, " UNION ALL SELECT "...)
-			for j, v := range [...]int32{r.w, r.i, r.qty, r.ytd, r.orderCnt, r.remoteCnt} {
-				if j > 0 {
-					b = append(b, ", "...)
-				}
-				b = strconv.AppendInt(b, int64(v), 10)
-			}
+		if n > 0 {
+			b = append(b, ", "...)
 		}
+		b = append(b, '(')
+		b = strconv.AppendInt(b, int64(r.w), 10)
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, int64(r.i), 10)
+		b = append(b, ')')
 		n++
 	}
-	b = append(b, `) u ON s_w_id = u.w AND s_i_id = u.i
-SET s_quantity = u.q, s_ytd = s_ytd + u.ytd, s_order_cnt = s_order_cnt + u.cnt, s_remote_cnt = s_remote_cnt + u.rem`...)
+	b = append(b, ')')
 	return b, n
 }
 
-// mysqlNOStockCols name the derived table's columns in appendNOStockUpdate.
-var mysqlNOStockCols = [...]string{"w", "i", "q", "ytd", "cnt", "rem"}
+// mysqlNOStockSet are the columns appendNOStockUpdate sets, each followed by its CASE.
+var mysqlNOStockSet = [...]string{"s_quantity = ", "s_ytd = s_ytd + ", "s_order_cnt = s_order_cnt + ", "s_remote_cnt = s_remote_cnt + "}
 
 // mysqlNOLines[n-1] inserts n order lines: ? o_id, d_id, w_id, number, i_id, supply_w_id,
 // quantity, amount (cents), dist_info per line (OL_DELIVERY_D null).
