@@ -10,12 +10,16 @@ import (
 // one-shot) through the dolt dialect, against go-mysql-server, Dolt's SQL engine, started inside
 // the test binary (internal/gmsstandin). TPC-C's transactions on the stand-in are tested in
 // workload/tpcc (TestTransactionsDoltStandin): its in-memory tables scan on every key lookup, too
-// slow for a whole warehouse.
+// slow for a whole warehouse; for the same reason the rate run and the search start lower here.
 
 func TestKVDoltStandinCLI(t *testing.T) {
-	kvFlow.run(t, gmsstandin.FreshDoltURL(t, "candor_kv_cli"), t.TempDir())
+	f := kvFlow
+	f.slow = true
+	f.run(t, gmsstandin.FreshDoltURL(t, "candor_kv_cli"), t.TempDir())
 }
 
 func TestYCSBDoltStandinCLI(t *testing.T) {
-	ycsbFlow.run(t, gmsstandin.FreshDoltURL(t, "candor_ycsb_cli"), t.TempDir())
+	f := ycsbFlow
+	f.slow = true
+	f.run(t, gmsstandin.FreshDoltURL(t, "candor_ycsb_cli"), t.TempDir())
 }
