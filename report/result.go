@@ -252,6 +252,9 @@ type TxResult struct {
 	// the deferred part of delivery, its response time running from when delivery handed it on):
 	// such an operation has its own row, but is not counted again among all operations.
 	PartOf string `json:"part_of,omitempty"`
+	// PartNote says how a part is timed ("from the statement's call to its result"); empty for
+	// TPC-C's delivery_deferred, timed from when delivery handed it on.
+	PartNote string `json:"part_note,omitempty"`
 }
 
 // Deferred is the deferred Delivery's figures.
