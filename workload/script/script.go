@@ -73,6 +73,7 @@ type part struct {
 var (
 	_ workload.Workload     = (*Script)(nil)
 	_ workload.RowEstimator = (*Script)(nil)
+	_ workload.Checker      = (*Script)(nil)
 )
 
 // New returns the workload; without -f or -b it runs tpcb-like, as pgbench does.
