@@ -85,10 +85,7 @@ func (s *Script) Info() workload.Info {
 	s.compile()
 	parts := map[string]string{}
 	var short []string
-	for i, n := range s.names {
-		short = append(short, n)
-		_ = i
-	}
+	short = append(short, s.names...)
 	for i, ps := range s.parts {
 		for _, p := range ps {
 			parts[p.name] = s.names[i]
