@@ -110,6 +110,15 @@ SELECT 1 / 0 AS never;
 		t.Errorf("weights 3:1 gave %v mine and %v select-only", m, s)
 	}
 
+	// A statement that fails at run time: its script's first error, at file:line:col, printed
+	// once and kept in the result's warnings.
+	failing := filepath.Join(dir, "failing.sql")
+	os.WriteFile(failing, []byte("\\set x random(1, 3)\nSELECT 1;\nSELECT * FROM no_such_table WHERE aid = :x;\n"), 0o644)
+	out = f.cli(t, 0, "script", "run", "--db", db, "-f", failing, "--duration", "1s", "--warmup", "0s", "--no-check", "-q", "--out", filepath.Join(dir, "failing"))
+	if !strings.Contains(out, "failing failed: "+failing+":3:1: ") || !strings.Contains(out, "[SCRIPT_ERROR] failing failed (its first error in the run): "+failing+":3:1: ") {
+		t.Errorf("the failing statement's place and error are not printed:\n%s", out)
+	}
+
 	// Errors: at file:line:col, exit status 2, before anything connects.
 	bad := filepath.Join(dir, "bad.sql")
 	os.WriteFile(bad, []byte("SELECT 1;\n\\set x random(1, 10) +\n"), 0o644)

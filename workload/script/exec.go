@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -79,6 +80,7 @@ type executor struct {
 	slots *sqlexec.Slots
 	parts workload.PartTimer
 	prog  *pgscript.Program
+	names []string
 	// stmts[script][command][statement]
 	stmts [][][]stmt
 	// last[script] is the index of the script's last command (a \sleep there is think time).
@@ -86,12 +88,30 @@ type executor struct {
 	rate bool
 	envs []*pgscript.Env // rate mode: each worker's client
 	run  []runner        // each worker's runner
+	// first is each script's first error, printed once (note) and kept for the result: the core
+	// counts errors, only the script knows which of its lines failed and why.
+	mu    sync.Mutex
+	first []string
+	note  func(string)
+}
+
+// failed keeps script's first error and prints it once.
+func (e *executor) failed(script int, name string, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.first[script] != "" {
+		return
+	}
+	e.first[script] = err.Error()
+	if e.note != nil {
+		e.note(fmt.Sprintf("%s failed: %v (the script's further errors are counted, not printed)", name, err))
+	}
 }
 
 var _ schedule.Executor = (*executor)(nil)
 
 func newExecutor(s *Script, fam string, iso driver.Isolation, slots *sqlexec.Slots, parts workload.PartTimer, rate bool) *executor {
-	e := &executor{iso: iso, slots: slots, parts: parts, prog: s.prog, rate: rate}
+	e := &executor{iso: iso, slots: slots, parts: parts, prog: s.prog, rate: rate, names: s.names, first: make([]string, len(s.prog.Scripts))}
 	for i, sc := range s.prog.Scripts {
 		k := 0
 		cmds := make([][]stmt, len(sc.Commands))
@@ -137,6 +157,8 @@ func (e *executor) Execute(ctx context.Context, i int, t schedule.Terminal, op i
 	r.c, r.env, r.term = nil, nil, nil
 	if out.Err == nil {
 		e.slots.Done(i)
+	} else if ctx.Err() == nil {
+		e.failed(term.script, e.names[term.script], out.Err)
 	}
 	return out
 }

@@ -122,6 +122,7 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 	s.slots = slots
 	rate := s.cfg.Mode == workload.ModeRate
 	s.ex = newExecutor(s.s, s.family, s.cfg.Isolation, slots, workload.NewPartTimer(env.Rec), rate)
+	s.ex.note = s.cfg.Note
 	seed := s.cfg.Seed
 	newEnv := func(client int) *pgscript.Env {
 		return s.s.prog.NewEnv(pgscript.EnvOptions{ClientID: int64(client), Scale: int64(s.scale),
@@ -206,7 +207,16 @@ func (s *session) Finish(f *workload.Finished) {
 	}
 	sec.Notes = []string{"Each SQL statement is timed from its call to its result on the client's connection; a script's BEGIN is sent with its next statement on PostgreSQL, so it times near zero there and that statement carries it. \\set, \\if and a \\sleep inside a script count in the script's latency only; a \\sleep ending a script is the client's think time, outside it."}
 	r.Sections = append(r.Sections, sec)
-	r.Details = Details{Scale: s.scale, Loaded: s.loaded, Scripts: s.scripts()}
+	d := Details{Scale: s.scale, Loaded: s.loaded, Scripts: s.scripts()}
+	if s.ex != nil {
+		for i, msg := range s.ex.first {
+			if msg != "" {
+				r.Warnings = append(r.Warnings, report.Warning{Code: "SCRIPT_ERROR", Message: fmt.Sprintf("%s failed (its first error in the run): %s", s.s.names[i], msg)})
+				d.Scripts[i].FirstError = msg
+			}
+		}
+	}
+	r.Details = d
 }
 
 // Details is the workload's part of result.json ("details").
@@ -220,6 +230,8 @@ type scriptEntry struct {
 	Name       string      `json:"name"`
 	Weight     int         `json:"weight"`
 	Statements []stmtEntry `json:"statements"`
+	// FirstError is the script's first error in the run (warm-up included), if any.
+	FirstError string `json:"first_error,omitempty"`
 }
 
 type stmtEntry struct {
