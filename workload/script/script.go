@@ -128,7 +128,7 @@ func (s *Script) Ops() []string {
 
 // Flags binds pgbench's options: -f, -b, -D and -c for a run, --scale for a load.
 func (s *Script) Flags(fs *pflag.FlagSet, cmd workload.Command) {
-	s.fs, s.cmd = fs, cmd
+	s.fs, s.cmd, s.built = fs, cmd, false
 	o := &s.o
 	if cmd == workload.CmdCheck {
 		return
@@ -154,8 +154,9 @@ func (s *Script) given(name string) bool {
 	return f != nil && f.Changed
 }
 
-// compile builds the program from the options once the flags are parsed (Validate calls it
-// first); before that, or on an error, it describes tpcb-like alone.
+// compile builds the program from the options once the flags are parsed (Validate builds it
+// again; Flags forgets an earlier build); between Flags and the parse it describes tpcb-like
+// alone, and on an error a single operation "script".
 func (s *Script) compile() {
 	if s.built {
 		return
