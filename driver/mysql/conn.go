@@ -242,6 +242,9 @@ type rows struct {
 func (r *rows) Next() bool             { return r.r.Next() }
 func (r *rows) Scan(dest ...any) error { return failed(r.ctx, r.r.Scan(dest...)) }
 func (r *rows) Err() error             { return failed(r.ctx, r.r.Err()) }
+
+// Columns is the result's column names (workload/script's \gset reads them).
+func (r *rows) Columns() []string { c, _ := r.r.Columns(); return c }
 func (r *rows) Close() {
 	r.r.Close()
 	if r.stop != nil {

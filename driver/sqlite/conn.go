@@ -130,6 +130,9 @@ func (r *rows) Scan(dest ...any) error { return r.r.Scan(dest...) }
 func (r *rows) Err() error             { return r.r.Err() }
 func (r *rows) Close()                 { r.r.Close() }
 
+// Columns is the result's column names (workload/script's \gset reads them).
+func (r *rows) Columns() []string { c, _ := r.r.Columns(); return c }
+
 func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Rows, error) {
 	s, err := c.stmt(ctx, query)
 	if err != nil {

@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/kv"
+	"github.com/candor-bench/candor/workload/script"
 	"github.com/candor-bench/candor/workload/sysbench"
 	"github.com/candor-bench/candor/workload/tpcc"
 	"github.com/candor-bench/candor/workload/ycsb"
@@ -15,4 +16,5 @@ func init() {
 	workload.Register(workload.Registration{Name: "kv", New: kv.New})
 	workload.Register(workload.Registration{Name: "ycsb", New: ycsb.New})
 	workload.Register(workload.Registration{Name: "sysbench", New: sysbench.New})
+	workload.Register(workload.Registration{Name: "script", New: script.New})
 }

@@ -1,0 +1,204 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
+	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
+)
+
+// The load is pgbench -i's (pgbench.c: initCreateTables, initGenerateDataClientSide,
+// initCreatePKeys) at --scale N: pgbench_branches 1×N rows (bbalance 0, filler NULL),
+// pgbench_tellers 10×N (bid = (tid-1)/10+1, tbalance 0, filler NULL), pgbench_accounts
+// 100,000×N (bid = (aid-1)/100000+1, abalance 0, filler ''), pgbench_history empty; fillers
+// char(88), char(84), char(84) and char(22). The rows go in through the engine's bulk path
+// (package bulkload). pgbench adds the primary keys after the rows; so does candor on the
+// PostgreSQL family. MySQL's InnoDB clusters a table on its primary key (added later, the table is
+// rebuilt) and SQLite cannot add one, so there the keys are in CREATE TABLE and the rows go in in
+// key order. The load is recorded in candor_workloads under "script" with its scale, which a
+// run's :scale reads.
+
+const (
+	accountsPerBranch = 100000
+	tellersPerBranch  = 10
+	// maxScale keeps aid within an INTEGER, as pgbench's int columns below scale 20000.
+	maxScale  = 20000 - 1
+	loadChunk = 10000
+)
+
+// record is what the script workload keeps in candor_workloads' options.
+type record struct {
+	Scale int `json:"scale"`
+}
+
+var tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"}
+
+var room = bulkload.Room{Workload: "script", Table: "pgbench_accounts", Name: "pgbench_accounts",
+	Describe: func(st loadstate.State) string {
+		var r record
+		if st.Decode(&r) != nil {
+			return ""
+		}
+		return fmt.Sprintf(" (scale %d, loaded %s UTC)", r.Scale, st.StartedAt.Format(time.DateTime))
+	},
+	DropTables: func(ctx context.Context, ctl driver.Conn, _ loadstate.State) error {
+		for _, t := range tables {
+			if _, err := ctl.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+				return fmt.Errorf("dropping the old %s: %w", t, err)
+			}
+		}
+		return nil
+	}}
+
+// createSQL is pgbench's tables; keys in CREATE TABLE except on PostgreSQL's family (see above).
+func createSQL(fam string) []string {
+	pk := func(col string) string {
+		if fam == sqlexec.FamilyPostgres {
+			return ""
+		}
+		return ", PRIMARY KEY (" + col + ")"
+	}
+	ts := "timestamp"
+	if fam == sqlexec.FamilyMySQL {
+		ts = "datetime(6)"
+	}
+	return []string{
+		"CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime " + ts + ", filler char(22))",
+		"CREATE TABLE pgbench_tellers (tid int NOT NULL, bid int, tbalance int, filler char(84)" + pk("tid") + ")",
+		"CREATE TABLE pgbench_accounts (aid int NOT NULL, bid int, abalance int, filler char(84)" + pk("aid") + ")",
+		"CREATE TABLE pgbench_branches (bid int NOT NULL, bbalance int, filler char(88)" + pk("bid") + ")",
+	}
+}
+
+// keysSQL is pgbench's initCreatePKeys, on PostgreSQL's family.
+var keysSQL = []string{
+	"ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)",
+	"ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)",
+	"ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)",
+}
+
+// Load creates and fills pgbench's tables.
+func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (workload.LoadResult, error) {
+	fam, engine, err := sqlexec.Dialect(db, "script")
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	ctl, err := room.Open(ctx, db, o.Drop)
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	defer ctl.Close()
+	scale := s.o.Scale
+	if _, err := loadstate.Begin(ctx, db, "script", record{Scale: scale}, o.Seed, o.ToolVersion); err != nil {
+		return workload.LoadResult{}, err
+	}
+	for _, q := range createSQL(fam) {
+		if _, err := ctl.Exec(ctx, q); err != nil {
+			return workload.LoadResult{}, fmt.Errorf("creating pgbench's tables (%s): %w", q, err)
+		}
+	}
+	var rows int64
+	copyTable := func(table string, cols []string, n int64, row func(i int64, v []any)) error {
+		written, err := bulkload.Run(ctx, db, o, bulkload.Copy{Workload: "script", Table: table, Columns: cols,
+			Chunks: (n + loadChunk - 1) / loadChunk, Rows: n,
+			Chunk: func(c int64) driver.RowSource {
+				first := c * loadChunk
+				return &genRows{Cursor: bulkload.Cursor{N: int(min(loadChunk, n-first))}, first: first, row: row, v: make([]any, len(cols))}
+			},
+			Failed: func(c int64, src driver.RowSource, err error) error {
+				first := c*loadChunk + 1
+				return fmt.Errorf("loading rows %d to %d of %s: %w", first, first+int64(src.(*genRows).N)-1, table, err)
+			}})
+		rows += written
+		return err
+	}
+	sc := int64(scale)
+	if err := copyTable("pgbench_branches", []string{"bid", "bbalance"}, sc, func(i int64, v []any) {
+		v[0], v[1] = i+1, int64(0)
+	}); err != nil {
+		return workload.LoadResult{}, err
+	}
+	if err := copyTable("pgbench_tellers", []string{"tid", "bid", "tbalance"}, sc*tellersPerBranch, func(i int64, v []any) {
+		v[0], v[1], v[2] = i+1, i/tellersPerBranch+1, int64(0)
+	}); err != nil {
+		return workload.LoadResult{}, err
+	}
+	if err := copyTable("pgbench_accounts", []string{"aid", "bid", "abalance", "filler"}, sc*accountsPerBranch, func(i int64, v []any) {
+		v[0], v[1], v[2], v[3] = i+1, i/accountsPerBranch+1, int64(0), ""
+	}); err != nil {
+		return workload.LoadResult{}, err
+	}
+	if fam == sqlexec.FamilyPostgres {
+		for _, q := range keysSQL {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("adding the primary keys (%s): %w", q, err)
+			}
+		}
+	}
+	for _, t := range tables[:3] {
+		if fam == sqlexec.FamilySQLite {
+			break // ANALYZE once, in Finish
+		}
+		for _, q := range bulkload.StatsSQL(fam, engine, t) {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
+			}
+		}
+	}
+	res, err := bulkload.Finish(ctx, db, ctl, "script", "pgbench_branches", rows)
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	res.Summary = fmt.Sprintf("pgbench's tables at scale %d (%s accounts)", scale, textfmt.Thousands(sc*accountsPerBranch))
+	return res, nil
+}
+
+// genRows is one chunk of generated rows as a driver.RowSource.
+type genRows struct {
+	bulkload.Cursor
+	first int64
+	row   func(i int64, v []any)
+	v     []any
+}
+
+func (g *genRows) Values() ([]any, error) {
+	g.row(g.first+int64(g.Row()), g.v)
+	return g.v, nil
+}
+
+// Loaded reports whether db holds a complete load of pgbench's tables at --scale. A run of custom
+// scripts alone needs no load: it is loaded whatever the database holds.
+func (s *Script) Loaded(ctx context.Context, db driver.DB) (bool, error) {
+	if s.cmd == workload.CmdOneShot && !s.usesBuiltin() {
+		return true, nil
+	}
+	st, rec, err := readRecord(ctx, db)
+	if err != nil {
+		return false, err
+	}
+	switch st.Status {
+	case loadstate.NotFound:
+		return false, room.Unrecorded(ctx, db)
+	case loadstate.HalfLoaded:
+		return false, loadstate.HalfLoadedError(db, st)
+	}
+	if s.given("scale") && rec.Scale != s.o.Scale {
+		return false, userr.Errorf("pgbench's tables at %s were loaded at scale %d, not %d: drop --scale to use them, or reload with candor script load --drop --scale %d", db.Redacted(), rec.Scale, s.o.Scale, s.o.Scale)
+	}
+	return true, nil
+}
+
+// readRecord reads the script workload's row of candor_workloads.
+func readRecord(ctx context.Context, db driver.DB) (loadstate.State, record, error) {
+	if _, _, err := sqlexec.Dialect(db, "script"); err != nil {
+		return loadstate.State{}, record{}, err
+	}
+	return loadstate.ReadRecord[record](ctx, db, "script")
+}

@@ -1,0 +1,266 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/gen"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/script/pgscript"
+	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
+)
+
+// session is one run (workload.Session, workload.RoundTripper).
+type session struct {
+	s         *Script
+	db        driver.DB
+	endpoints []driver.DB
+	cfg       workload.SessionConfig
+	family    string
+	scale     int
+	loaded    bool
+	terms     int
+	conns     int
+	slots     *sqlexec.Slots
+	ex        *executor
+}
+
+var (
+	_ workload.Session      = (*session)(nil)
+	_ workload.RoundTripper = (*session)(nil)
+)
+
+// Open resolves a run: :scale from the load (built-in scripts need pgbench's tables; custom
+// scripts run on whatever the database holds, at scale 1 without a load), terminals and
+// connections from --clients (pgbench's -c), else 1 as pgbench.
+func (s *Script) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (workload.Session, error) {
+	if c.Mode != workload.ModeThroughput && c.Mode != workload.ModeRate {
+		return nil, userr.Errorf("script runs in --mode throughput or --mode rate, not %q", c.Mode)
+	}
+	s.compile()
+	if s.progErr != nil {
+		return nil, s.progErr
+	}
+	fam, _, err := sqlexec.Dialect(db, "script")
+	if err != nil {
+		return nil, err
+	}
+	ss := &session{s: s, db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), cfg: c, family: fam, scale: 1}
+	if s.usesBuiltin() {
+		_, rec, err := loadstate.ForRun(ctx, db, readRecord)
+		if err != nil {
+			return nil, err
+		}
+		ss.scale, ss.loaded = rec.Scale, true
+	} else {
+		st, rec, err := readRecord(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		if st.Status == loadstate.Completed {
+			ss.scale, ss.loaded = rec.Scale, true
+		}
+	}
+	ss.terms, ss.conns, err = sqlexec.Sizing{Mode: c.Mode, Terminals: max(c.Terminals, s.o.Clients), Connections: max(c.Connections, s.o.Clients),
+		DefaultTerminals: 1, RateConnections: 1, Endpoints: len(ss.endpoints)}.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	return ss, nil
+}
+
+// Setup is the run's terminals, connections and opening line.
+func (s *session) Setup() workload.Setup {
+	o := s.s.o
+	o.Scale = s.scale
+	o.Clients = s.terms
+	return workload.Setup{Terminals: s.terms, Connections: s.conns, Describe: s.describe(), Options: o}
+}
+
+// describe is "tpcb-like@1, select-only@5; scale 1 (loaded); 7 statements".
+func (s *session) describe() string {
+	p := s.s.prog
+	var names []string
+	n := 0
+	for i, sc := range p.Scripts {
+		names = append(names, fmt.Sprintf("%s@%d", s.s.names[i], sc.Weight))
+		n += len(s.s.parts[i])
+	}
+	from := "loaded"
+	if !s.loaded {
+		from = "no load recorded"
+	}
+	if p.Defined("scale") {
+		from = "-D scale"
+	}
+	return fmt.Sprintf("%s; scale %d (%s); %d statements timed apart", strings.Join(names, ", "), s.scale, from, n)
+}
+
+// Start opens the connections and makes the clients.
+func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
+	if s.slots != nil {
+		return nil, fmt.Errorf("script: Start called twice")
+	}
+	if s.loaded {
+		if err := loadstate.MarkRun(ctx, s.db, "script"); err != nil {
+			return nil, err
+		}
+	}
+	slots, err := sqlexec.Open(ctx, s.endpoints, s.conns, env.Abort)
+	if err != nil {
+		return nil, err
+	}
+	s.slots = slots
+	rate := s.cfg.Mode == workload.ModeRate
+	s.ex = newExecutor(s.s, s.family, s.cfg.Isolation, slots, workload.NewPartTimer(env.Rec), rate)
+	s.ex.note = s.cfg.Note
+	seed := s.cfg.Seed
+	newEnv := func(client int) *pgscript.Env {
+		return s.s.prog.NewEnv(pgscript.EnvOptions{ClientID: int64(client), Scale: int64(s.scale),
+			RandomSeed: int64(seed), DefaultSeed: int64(gen.Derive(seed, "script", "default_seed")),
+			Rand: gen.New(gen.Derive(seed, "script", "client", client)), Debug: debugOut})
+	}
+	if rate {
+		s.ex.envs = make([]*pgscript.Env, slots.Len())
+		for i := range s.ex.envs {
+			s.ex.envs[i] = newEnv(i)
+		}
+	}
+	terms := make([]*terminal, s.terms)
+	for i := range terms {
+		terms[i] = &terminal{prog: s.s.prog, r: gen.New(gen.Derive(seed, "script", "choose", i))}
+		if !rate {
+			terms[i].env = newEnv(i)
+		}
+	}
+	return sqlexec.Work(s.cfg.Mode, s.ex, slots, terms), nil
+}
+
+// terminal is one of pgbench's clients: its variables (closed loop), the stream its scripts are
+// chosen by, the script drawn, and the think time a trailing \sleep left.
+type terminal struct {
+	prog   *pgscript.Program
+	r      *gen.Rand
+	env    *pgscript.Env
+	script int
+	think  time.Duration
+}
+
+var _ sqlexec.Drawer = (*terminal)(nil)
+
+// Next chooses the next script by weight (pgbench's chooseScript).
+func (t *terminal) Next() (int, time.Duration) {
+	t.script = t.prog.Choose(t.r)
+	return t.script, 0
+}
+
+// Think is the trailing \sleep of the script just run: the client waits without a worker.
+func (t *terminal) Think(int) time.Duration {
+	d := t.think
+	t.think = 0
+	return d
+}
+
+// NewJob is a job record of the open loop.
+func (t *terminal) NewJob() schedule.Terminal { return &terminal{prog: t.prog} }
+
+// DrawInto chooses the job's script.
+func (t *terminal) DrawInto(job schedule.Terminal) int {
+	j := job.(*terminal)
+	j.script = t.prog.Choose(t.r)
+	return j.script
+}
+
+// Finish adds the headline (transactions per second, as pgbench's tps) and a table of every
+// statement's latency (what pgbench -r prints as averages).
+func (s *session) Finish(f *workload.Finished) {
+	r := f.Result
+	var txs int64
+	for _, n := range s.s.names {
+		if t := r.Operations[n]; t != nil {
+			txs += t.Count
+		}
+	}
+	r.Headline = append(r.Headline, report.Figure{Name: "transactions", Value: f.PerSecond(txs), Unit: "per second", Note: "pgbench's tps: every script"})
+	sec := report.Section{
+		Title:   "script: statements of the measured transactions",
+		Columns: []string{"statement", "line", "SQL", "count", "p50 ms", "p99 ms", "p99.9 ms", "max ms"},
+	}
+	for _, ps := range s.s.parts {
+		for _, p := range ps {
+			t := r.Operations[p.name]
+			if t == nil {
+				continue
+			}
+			sec.Rows = append(sec.Rows, []string{p.name, strconv.Itoa(p.line), p.sql, textfmt.Thousands(t.Count),
+				ms(t.ResponseMs.P50), ms(t.ResponseMs.P99), ms(t.ResponseMs.P999), ms(t.ResponseMs.Max)})
+		}
+	}
+	sec.Notes = []string{"Each SQL statement is timed from its call to its result on the client's connection; a script's BEGIN is sent with its next statement on PostgreSQL, so it times near zero there and that statement carries it. \\set, \\if and a \\sleep inside a script count in the script's latency only; a \\sleep ending a script is the client's think time, outside it."}
+	r.Sections = append(r.Sections, sec)
+	d := Details{Scale: s.scale, Loaded: s.loaded, Scripts: s.scripts()}
+	if s.ex != nil {
+		for i, msg := range s.ex.first {
+			if msg != "" {
+				r.Warnings = append(r.Warnings, report.Warning{Code: "SCRIPT_ERROR", Message: fmt.Sprintf("%s failed (its first error in the run): %s", s.s.names[i], msg)})
+				d.Scripts[i].FirstError = msg
+			}
+		}
+	}
+	r.Details = d
+}
+
+// Details is the workload's part of result.json ("details").
+type Details struct {
+	Scale   int           `json:"scale"`
+	Loaded  bool          `json:"loaded"`
+	Scripts []scriptEntry `json:"scripts"`
+}
+
+type scriptEntry struct {
+	Name       string      `json:"name"`
+	Weight     int         `json:"weight"`
+	Statements []stmtEntry `json:"statements"`
+	// FirstError is the script's first error in the run (warm-up included), if any.
+	FirstError string `json:"first_error,omitempty"`
+}
+
+type stmtEntry struct {
+	Op   string `json:"op"`
+	Line int    `json:"line"`
+	SQL  string `json:"sql"`
+}
+
+func (s *session) scripts() []scriptEntry {
+	var out []scriptEntry
+	for i, sc := range s.s.prog.Scripts {
+		e := scriptEntry{Name: s.s.names[i], Weight: sc.Weight}
+		for _, p := range s.s.parts[i] {
+			e.Statements = append(e.Statements, stmtEntry{Op: p.name, Line: p.line, SQL: p.sql})
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func ms(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// RoundTrips is the round trips of every connection and the transactions completed.
+func (s *session) RoundTrips() (trips, ops int64, counted bool) { return s.slots.Trips() }
+
+// Close closes the connections.
+func (s *session) Close() error {
+	if s.slots == nil {
+		return nil
+	}
+	return s.slots.Close()
+}
