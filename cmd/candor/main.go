@@ -85,6 +85,10 @@ func newRoot(out run.Out) *cobra.Command {
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// A word that is no command is a usage error with the closest commands (args.go); alone,
+		// candor prints its help.
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%v: see `%s --help`", err, c.CommandPath())}

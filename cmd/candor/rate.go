@@ -61,7 +61,7 @@ probe with its tails. Once the last probe has ended, the consistency conditions 
 quick ones; --check-full for all, --no-check to skip): a violated one is exit status 1.
 
   candor ` + in.Name + ` search --db URL --slo '` + in.SLOExample + `'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			p := f.resolve(c, w)
 			if err := f.db.apply(&p); err != nil {

@@ -109,6 +109,7 @@ func (f *runFlags) resolve(c *cobra.Command, w workload.Workload) run.RunPlan {
 	p.Check = !f.noCheck
 	p.CheckFull = f.fullChk
 	p.DurationGiven = c.Flags().Changed("duration")
+	p.TerminalsGiven, p.ConnectionsGiven = c.Flags().Changed("terminals"), c.Flags().Changed("connections")
 	return p
 }
 
@@ -127,7 +128,7 @@ loaded yet), find the peak in a short throughput-mode probe (20 s), then run ope
 50%% and 80%% of that peak (45 s each) and print them side by side, with a consistency check at the
 end; each run is saved in its own directory. With --mode, one run of that mode instead. Flags
 override everything; the subcommands load, run, check and search do one part each.`, in.Name, strings.TrimPrefix(in.DefaultDB, "sqlite:")),
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			p := f.resolve(c, w)
 			if err := f.db.apply(&p); err != nil {
@@ -195,7 +196,7 @@ func newLoad(out run.Out, reg workload.Registration) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "load",
 		Short: "Load the " + w.Info().Name + " workload's initial data into a database",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var err error
 			if p.DB, err = db.first(out, "load"); err != nil {
@@ -218,7 +219,7 @@ func newRun(out run.Out, reg workload.Registration) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the " + w.Info().Name + " workload against a loaded database and measure it",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			p := f.resolve(c, w)
 			if err := f.db.apply(&p); err != nil {
@@ -240,7 +241,7 @@ func newCheck(out run.Out, reg workload.Registration) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "check",
 		Short: "Check the " + w.Info().Name + " workload's consistency conditions (exit 1 and name the violated ones)",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			url, err := db.first(out, "check")
 			if err != nil {
