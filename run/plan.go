@@ -40,16 +40,16 @@ type RunPlan struct {
 	Connections  int               `json:"connections"`
 	// TerminalsGiven and ConnectionsGiven: the flag was given, so 0 is the user's (refused), not
 	// "derive a default".
-	TerminalsGiven   bool `json:"-"`
-	ConnectionsGiven bool `json:"-"`
-	Duration     time.Duration     `json:"-"`
-	Warmup       time.Duration     `json:"-"`
-	Grace        time.Duration     `json:"-"`
-	Interval     time.Duration     `json:"-"`
-	Out          string            `json:"out"`
-	Seed         uint64            `json:"seed"`
-	SeedGiven    bool              `json:"seed_given"`
-	Isolation    string            `json:"isolation"`
+	TerminalsGiven   bool          `json:"-"`
+	ConnectionsGiven bool          `json:"-"`
+	Duration         time.Duration `json:"-"`
+	Warmup           time.Duration `json:"-"`
+	Grace            time.Duration `json:"-"`
+	Interval         time.Duration `json:"-"`
+	Out              string        `json:"out"`
+	Seed             uint64        `json:"seed"`
+	SeedGiven        bool          `json:"seed_given"`
+	Isolation        string        `json:"isolation"`
 	// ExtraDB are further endpoints of the same database (--db given more than once); Endpoints
 	// are all of them, redacted, once resolved (distsql.go).
 	ExtraDB   []string `json:"-"`
