@@ -47,9 +47,12 @@ type RunPlan struct {
 	Grace            time.Duration `json:"-"`
 	Interval         time.Duration `json:"-"`
 	Out              string        `json:"out"`
-	Seed             uint64        `json:"seed"`
-	SeedGiven        bool          `json:"seed_given"`
-	Isolation        string        `json:"isolation"`
+	// Replace: --out may hold a saved run, which this one replaces (without it, such an --out is
+	// refused before anything connects).
+	Replace   bool   `json:"-"`
+	Seed      uint64 `json:"seed"`
+	SeedGiven bool   `json:"seed_given"`
+	Isolation string `json:"isolation"`
 	// ExtraDB are further endpoints of the same database (--db given more than once); Endpoints
 	// are all of them, redacted, once resolved (distsql.go).
 	ExtraDB   []string `json:"-"`

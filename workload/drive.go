@@ -29,6 +29,10 @@ type DriveOptions struct {
 	// Seed is the run's root seed (the Poisson arrivals derive theirs from it and the workload's
 	// name).
 	Seed uint64
+	// Ready, when set, runs once the session has started (its connections open) and before the
+	// run's clock starts: the caller creates its files there, so a run that cannot start creates
+	// none. An error ends the run before it starts.
+	Ready func() error
 }
 
 // RateOptions is the open-loop part of a run.
@@ -71,6 +75,14 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 	w, err := s.Start(runCtx, Env{Rec: rec, Abort: abort})
 	if err != nil {
 		return nil, err
+	}
+	if o.Ready != nil {
+		if err := o.Ready(); err != nil {
+			if w.Drain != nil {
+				w.Drain(0)
+			}
+			return nil, err
+		}
 	}
 	// The run's clock starts once the session is ready (its connections open, its marks written),
 	// so none of that is in the warm-up or the window.

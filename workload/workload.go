@@ -23,6 +23,7 @@ package workload
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -171,10 +172,15 @@ type SessionConfig struct {
 	// Warmup, Measure and Grace are the run's window.
 	Warmup, Measure, Grace time.Duration
 	// Out is the results directory ("" for none), for files of the workload's own (TPC-C's
-	// deliveries.csv). The core has created it.
+	// deliveries.csv), which it creates with Create.
 	Out string
 	// Note prints one line for the user (stderr).
 	Note func(line string)
+	// Create makes a file of the workload's own in the results directory Out (nil without one;
+	// it is nil then too). The run makes the directory on the first call: call it only once the
+	// session's connections are open, so a run that cannot connect leaves the directory as it was.
+	// The file says at once on stderr when a write to it fails.
+	Create func(name string) (io.WriteCloser, error)
 }
 
 // Setup is what a session will run with, once the workload has filled its defaults.

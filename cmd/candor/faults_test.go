@@ -1,9 +1,20 @@
 package main
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/internal/dbtest"
 )
 
 // TestSilentlyAcceptedInput (issue 12, item 10): input that used to be accepted or answered with
@@ -35,4 +46,161 @@ func TestSilentlyAcceptedInput(t *testing.T) {
 	if code, out := runCLI(t); code != 0 || !strings.Contains(out, "Usage:") {
 		t.Errorf("candor alone: exit %d, want its help and 0", code)
 	}
+}
+
+// snapshot reads every file of dir by name.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[e.Name()] = string(b)
+	}
+	return m
+}
+
+func sameFiles(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	for n, b := range before {
+		if a, ok := after[n]; !ok || a != b {
+			t.Errorf("%s: %s changed (%d bytes before, %d after, present %v)", what, n, len(b), len(a), ok)
+		}
+	}
+	for n := range after {
+		if _, ok := before[n]; !ok {
+			t.Errorf("%s: %s appeared", what, n)
+		}
+	}
+}
+
+// TestOutHoldingARun (issue 12, item 2): a run into an --out that holds a run is refused before
+// anything is written (exit 2), unless --replace; --replace replaces the run's files only.
+func TestOutHoldingARun(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "x.db")
+	out := filepath.Join(dir, "out")
+	run := func(extra ...string) (int, string) {
+		args := append([]string{"tpcc", "--mode", "throughput", "--db", db, "--duration", "2s", "--warmup", "0s", "--interval", "500ms",
+			"--terminals", "2", "--no-check", "-q", "--out", out}, extra...)
+		return runCLI(t, args...)
+	}
+	if code, _ := run("--seed", "1"); code != 0 {
+		t.Fatalf("first run: exit %d", code)
+	}
+	before := snapshot(t, out)
+	for _, n := range []string{"result.json", "latency.hlog", "deliveries.csv", "resources.jsonl", "report.html"} {
+		if _, ok := before[n]; !ok {
+			t.Fatalf("the first run wrote no %s", n)
+		}
+	}
+	code, text := run("--seed", "2")
+	if code != 2 || !strings.Contains(text, "holds a saved run already (result.json): choose another --out, or add --replace") {
+		t.Fatalf("a second run into the same --out: exit %d, want 2 and the refusal", code)
+	}
+	sameFiles(t, "refused run", before, snapshot(t, out))
+	// A search and a one-shot refuse it too.
+	if code, text := runCLI(t, "tpcc", "search", "--db", db, "--slo", "new_order.p99<=1s", "--out", out); code != 2 || !strings.Contains(text, "holds a saved run already") {
+		t.Errorf("search into an --out holding a run: exit %d, want 2", code)
+	}
+	if code, text := runCLI(t, "tpcc", "--db", db, "--out", filepath.Dir(out)); code != 2 || !strings.Contains(text, "holds a saved run already (out/result.json)") {
+		t.Errorf("one-shot into a directory holding a run: exit %d, want 2", code)
+	}
+	sameFiles(t, "refused search and one-shot", before, snapshot(t, out))
+
+	// --replace: the run's files are replaced, a file of the user's is left alone.
+	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := run("--seed", "2", "--replace"); code != 0 {
+		t.Fatalf("--replace: exit %d", code)
+	}
+	if r := readResult(t, out); r["seed"].(float64) != 2 {
+		t.Errorf("--replace: result.json has seed %v, want 2", r["seed"])
+	}
+	after := snapshot(t, out)
+	if after["notes.txt"] != "mine" {
+		t.Error("--replace removed or changed a file that is not the run's")
+	}
+	if after["latency.hlog"] == before["latency.hlog"] {
+		t.Error("--replace left the earlier latency.hlog")
+	}
+}
+
+// TestOutKeptWhenConnectFails (issue 12, item 2): a run that cannot open its connections ("too many
+// connections") creates nothing: with --replace, the earlier run's files are left as they were;
+// into a new --out, the directory is not even created.
+func TestOutKeptWhenConnectFails(t *testing.T) {
+	admin := dbtest.PostgresURL(t)
+	var b [4]byte
+	rand.Read(b[:])
+	role := "candor_limited_" + hex.EncodeToString(b[:])
+	pgExec(t, admin, "CREATE ROLE "+role+" LOGIN")
+	t.Cleanup(func() { pgExecErr(admin, "DROP ROLE IF EXISTS "+role) }) // after the database's drop
+	fresh := dbtest.FreshPostgresURL(t, "faults_out")
+	u, err := url.Parse(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgExec(t, admin, "ALTER DATABASE "+strings.TrimPrefix(u.Path, "/")+" OWNER TO "+role)
+	u.User = url.User(role)
+	db := u.String()
+	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1", "--loaders", "1"); code != 0 {
+		t.Fatalf("load: exit %d", code)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	args := func(extra ...string) []string {
+		return append([]string{"tpcc", "run", "--mode", "throughput", "--db", db, "--duration", "2s", "--warmup", "0s",
+			"--interval", "500ms", "--no-check", "-q"}, extra...)
+	}
+	if code, _ := runCLI(t, args("--terminals", "2", "--connections", "2", "--out", out)...); code != 0 {
+		t.Fatalf("first run: exit %d", code)
+	}
+	before := snapshot(t, out)
+	pgExec(t, admin, "ALTER ROLE "+role+" CONNECTION LIMIT 3")
+	code, text := runCLI(t, args("--terminals", "8", "--connections", "8", "--out", out, "--replace")...)
+	if code == 0 || !strings.Contains(text, "too many connections") {
+		t.Fatalf("a run beyond the role's connection limit: exit %d, want a failure naming too many connections", code)
+	}
+	sameFiles(t, "failed run with --replace", before, snapshot(t, out))
+	fresh2 := filepath.Join(filepath.Dir(out), "new")
+	if code, _ := runCLI(t, args("--terminals", "8", "--connections", "8", "--out", fresh2)...); code == 0 {
+		t.Fatal("a run beyond the role's connection limit succeeded")
+	}
+	if _, err := os.Stat(fresh2); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a run that could not connect created its --out %s (%v)", fresh2, err)
+	}
+}
+
+func pgExec(t *testing.T, u, sql string) {
+	t.Helper()
+	if err := pgExecErr(u, sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func pgExecErr(u, sql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := driver.Open(ctx, u)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Exec(ctx, sql)
+	return err
 }

@@ -2,8 +2,7 @@ package tpcc
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/schedule"
-	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 )
 
@@ -30,7 +28,7 @@ type session struct {
 	spread     *endpointSpread
 	ex         *executor
 	dq         *deferredQueue
-	deliveries *os.File // the Delivery result file of clause 2.7.4.2; nil without --out
+	deliveries io.WriteCloser // the Delivery result file of clause 2.7.4.2; nil without --out
 	stopExec   context.CancelFunc
 	drained    bool
 	// completedTx counts the transactions of the five types (a Delivery once, when queued), for
@@ -71,21 +69,12 @@ func (s *session) Setup() workload.Setup {
 	}
 }
 
-// Start marks the data as run on, opens the Delivery result file, the workers' connections and the
-// deferred-Delivery workers, and returns the terminals (closed loop) or the arrival source (open
-// loop).
+// Start marks the data as run on, opens the workers' connections, the deferred-Delivery workers
+// and then the Delivery result file, and returns the terminals (closed loop) or the arrival source
+// (open loop).
 func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
 	if err := MarkRun(ctx, s.db); err != nil {
 		return nil, err
-	}
-	var logw *os.File
-	if s.cfg.Out != "" {
-		path := filepath.Join(s.cfg.Out, report.DeliveriesFile)
-		f, err := os.Create(path)
-		if err != nil {
-			return nil, userr.Errorf("cannot write %s: %v: choose another --out", path, err)
-		}
-		s.deliveries, logw = f, f
 	}
 	terms := newTerminals(s.o.Terminals, s.o.Warehouses, s.o.Mode, s.o.Seed, s.consts.Run)
 	// Transactions run on their own context: an interruption stops the dispatch at once but lets the
@@ -100,13 +89,21 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 	if s.ex, err = newExecutor(execCtx, s.db, s.o, env.Abort, spread); err != nil {
 		return nil, err
 	}
-	o := s.o
-	if logw != nil {
-		o.Deliveries = logw
-	}
 	// The deferred workers record from stripe Workers+1 on (Workers is the open loop's drops).
-	if s.dq, err = newDeferredQueue(execCtx, s.db, o, env.Rec, len(s.ex.slots)+1, spread); err != nil {
+	if s.dq, err = newDeferredQueue(execCtx, s.db, s.o, env.Rec, len(s.ex.slots)+1, spread); err != nil {
 		return nil, err
+	}
+	// The Delivery result file, once every connection is open (a run that cannot connect creates
+	// no file); no Delivery is queued yet, so the workers see the log set.
+	if s.cfg.Create != nil {
+		f, err := s.cfg.Create(report.DeliveriesFile)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			s.deliveries = f
+			s.dq.log = newDeliveryLog(f)
+		}
 	}
 	s.ex.deliveries = s.dq
 	w := &workload.Work{
