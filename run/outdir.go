@@ -159,8 +159,7 @@ func (o *outDir) createWriter(name string) (io.WriteCloser, error) {
 	return f, nil
 }
 
-// failed names the files whose writing failed, with the first error of each, and records a
-// failure of a file written outside the outFiles (result.json, report.html) given in extra.
+// failed names the files whose writing failed, each with its first error.
 func (o *outDir) failed() []string {
 	if o == nil {
 		return nil
@@ -170,7 +169,7 @@ func (o *outDir) failed() []string {
 	var out []string
 	for _, f := range o.files {
 		if err := f.Err(); err != nil {
-			out = append(out, fmt.Sprintf("%s (%v)", f.name, err))
+			out = append(out, fmt.Sprintf("%s (%v)", f.name, unwrapPath(err)))
 		}
 	}
 	return out
