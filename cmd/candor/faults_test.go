@@ -36,6 +36,10 @@ func TestSilentlyAcceptedInput(t *testing.T) {
 		{[]string{"tpcc", "check", "--db", db, "x", "y"}, `takes no arguments (got "x y")`},
 		{[]string{"compar"}, `"compar" is not a command of candor: did you mean compare?`},
 		{[]string{"nothing"}, `"nothing" is not a command of candor`},
+		// Item 4: a rate the driver cannot schedule is refused with the figure.
+		{[]string{"tpcc", "run", "--db", db, "--mode", "rate", "--rate", "50000000", "--duration", "5s", "--warmup", "2s"},
+			"--rate 50000000/s is more than the driver can schedule"},
+		{[]string{"tpcc", "run", "--db", db, "--mode", "rate", "--rate", "10..2000000", "--ramp"}, "at most 1,000,000/s"},
 	}
 	for _, c := range cases {
 		code, out := runCLI(t, c.args...)
