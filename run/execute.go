@@ -33,6 +33,8 @@ type Out struct {
 	Stdout, Stderr io.Writer
 	// Terminal: Stderr is a terminal, so progress may redraw one line.
 	Terminal bool
+	// Hurry is the second Ctrl-C (interrupt.go); nil never fires.
+	Hurry *Hurry
 }
 
 // Load executes a load plan.
@@ -234,10 +236,12 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		}
 		return nil
 	}
+	defer out.Hurry.listen()() // interrupt.go: a second Ctrl-C ends the waits and saves at once
+	saidInterrupt := sayInterrupt(ctx, out, p.Grace, out.Hurry)
 	o, err := workload.Drive(ctx, in.Name, w.Ops(), sess, workload.DriveOptions{
 		Mode: p.Mode, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval, Seed: p.Seed,
 		Rate:  mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
-		Ready: ready,
+		Ready: ready, Hurry: out.Hurry.C(),
 		OnTick: func(iv *measure.Interval) {
 			prog.line(iv, started)
 			mx.observe(iv)
@@ -246,6 +250,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 			}
 		},
 	})
+	saidInterrupt()
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +283,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	if logErr != nil {
 		res.Warnings = append(res.Warnings, report.Warning{Code: "LOG_WRITE_FAILED", Message: "the interval log could not be written completely: " + logErr.Error()})
 	}
-	if p.Check && !res.Partial {
+	if p.Check && !res.Partial && !out.Hurry.Fired() {
 		var ws []report.Warning
 		res.Checks, ws = checkAfterWork(ctx, w, db, p.CheckFull)
 		res.Warnings = append(res.Warnings, ws...)

@@ -80,7 +80,7 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	if err := checkOut(lp.Base.Out, lp.Base.Replace); err != nil { // outdir.go
 		return nil, err
 	}
-	quiet := Out{Stdout: io.Discard, Stderr: out.Stderr, Terminal: out.Terminal}
+	quiet := Out{Stdout: io.Discard, Stderr: out.Stderr, Terminal: out.Terminal, Hurry: out.Hurry}
 	n := 1 + len(lp.Percents)
 	var runs []report.LoadRun
 	finish := func(err error) ([]report.LoadRun, error) {

@@ -100,7 +100,7 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 			fmt.Fprintf(out.Stderr, "probe %d at %s/s: running for %s...", n, pp.Rate, pp.Warmup+pp.Duration)
 		}
 		mx.probe(n, rate)
-		r, err := runWith(ctx, pp, Out{Stdout: io.Discard, Stderr: io.Discard}, mx)
+		r, err := runWith(ctx, pp, Out{Stdout: io.Discard, Stderr: io.Discard, Hurry: out.Hurry}, mx)
 		if out.Terminal {
 			fmt.Fprint(out.Stderr, "\r\033[K")
 		}

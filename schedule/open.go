@@ -80,6 +80,8 @@ type RateConfig struct {
 	Start  time.Time
 	// OnBacklog, when set, receives each tick's backlog sample (before OnTick).
 	OnBacklog func(BacklogSample)
+	// Hurry is as in Config.
+	Hurry <-chan struct{}
 }
 
 func (c *RateConfig) validate() error {
@@ -164,7 +166,7 @@ func RunRate(ctx context.Context, cfg RateConfig) (Summary, *RateSummary, error)
 		workers: cfg.Workers, workerGroup: cfg.WorkerGroup, groups: ngroups,
 		exec: cfg.Exec, rec: cfg.Rec,
 		warmup: cfg.Warmup, measure: MeasureOf(cfg.Steps), grace: cfg.Grace,
-		tick: cfg.Tick, onTick: cfg.OnTick, start: cfg.Start,
+		tick: cfg.Tick, onTick: cfg.OnTick, start: cfg.Start, hurry: cfg.Hurry,
 	})
 	o := newOpen(c, &cfg)
 	c.feed = o

@@ -29,6 +29,9 @@ type DriveOptions struct {
 	// Seed is the run's root seed (the Poisson arrivals derive theirs from it and the workload's
 	// name).
 	Seed uint64
+	// Hurry, when closed (a second Ctrl-C), ends every wait at once: the grace period and the
+	// session's drain; the outcome holds what was measured.
+	Hurry <-chan struct{}
 	// Ready, when set, runs once the session has started (its connections open) and before the
 	// run's clock starts: the caller creates its files there, so a run that cannot start creates
 	// none. An error ends the run before it starts.
@@ -72,7 +75,7 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 	rec := measure.NewRecorder(ops, 0)
 	runCtx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
-	w, err := s.Start(runCtx, Env{Rec: rec, Abort: abort})
+	w, err := s.Start(runCtx, Env{Rec: rec, Abort: abort, Hurry: o.Hurry})
 	if err != nil {
 		return nil, err
 	}
@@ -110,13 +113,13 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 			Source: w.Source, Workers: w.Workers, WorkerGroup: w.WorkerGroup, Exec: w.Exec, Rec: rec,
 			Process: o.Rate.Process, Seed: gen.Derive(o.Seed, name, "arrivals"), Steps: o.Rate.Steps, Warmup: o.Warmup,
 			MaxBacklog: o.Rate.MaxBacklog, Grace: o.Grace, Tick: o.Tick, OnTick: onTick, Start: start,
-			OnBacklog: o.Rate.OnBacklog, Pacer: o.Rate.Pacer,
+			OnBacklog: o.Rate.OnBacklog, Pacer: o.Rate.Pacer, Hurry: o.Hurry,
 		})
 	default:
 		out.Summary, err = schedule.Run(runCtx, schedule.Config{
 			Terminals: w.Terminals, Workers: w.Workers, Exec: w.Exec, Rec: rec,
 			Warmup: o.Warmup, Measure: o.Measure, Grace: o.Grace, Tick: o.Tick, OnTick: onTick, Start: start,
-			TerminalGroup: w.TerminalGroup, WorkerGroup: w.WorkerGroup,
+			TerminalGroup: w.TerminalGroup, WorkerGroup: w.WorkerGroup, Hurry: o.Hurry,
 		})
 	}
 	if err != nil {
@@ -126,7 +129,13 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 		return nil, err
 	}
 	if w.Drain != nil {
-		w.Drain(o.Grace)
+		grace := o.Grace
+		if ctx.Err() != nil {
+			// Interrupted: --grace bounds the whole wait since the interruption (or the window's
+			// end), the scheduler's part included (issue 12, item 8).
+			grace = max(0, o.Grace-time.Since(out.Summary.MeasureEnd))
+		}
+		w.Drain(grace)
 	}
 	onTick(rec.Tick(time.Now())) // takes in what the drain recorded
 	out.Totals = rec.Totals()

@@ -219,6 +219,9 @@ type Env struct {
 	// Abort ends the run early with a cause (the database is lost): it ends as partial, with
 	// the cause as its reason.
 	Abort context.CancelCauseFunc
+	// Hurry is closed when the user asks to stop waiting (a second Ctrl-C): Work.Drain returns at
+	// once, counting what it still waits for as incomplete.
+	Hurry <-chan struct{}
 }
 
 // Work is what the scheduler runs.
@@ -236,7 +239,8 @@ type Work struct {
 	OnTick func(iv *measure.Interval)
 	// Drain, when set, runs after the scheduler has returned and before the final tick: work the
 	// workload handed on (TPC-C's deferred Delivery) is waited for, up to grace or longer when the
-	// workload's rules say so.
+	// workload's rules say so, but never longer than grace once the run was interrupted (the
+	// context given to Start is cancelled), and not at all once Env.Hurry is closed.
 	Drain func(grace time.Duration)
 }
 
