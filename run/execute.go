@@ -148,7 +148,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	}
 	// Every input is checked, --out included, before anything connects; the directory and its
 	// files are created only once the session's connections are open (outdir.go).
-	if err := checkOut(p.Out, p.Replace); err != nil {
+	if err := checkOut(p.Out, p.Replace, false); err != nil {
 		return nil, err
 	}
 	w, in := p.Workload, p.info()

@@ -77,7 +77,7 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	if err := lp.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkOut(lp.Base.Out, lp.Base.Replace); err != nil { // outdir.go
+	if err := checkOut(lp.Base.Out, lp.Base.Replace, true); err != nil { // outdir.go
 		return nil, err
 	}
 	quiet := Out{Stdout: io.Discard, Stderr: out.Stderr, Terminal: out.Terminal, Hurry: out.Hurry}

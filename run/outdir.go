@@ -32,12 +32,16 @@ var runFiles = []string{report.ResultFile, report.LogFile, report.DeliveriesFile
 	report.ResultFile + ".tmp", htmlreport.File + ".tmp"}
 
 // heldRun names what in dir shows that it holds a saved run (a run's files, a search's, a
-// one-shot's, or a subdirectory holding a run), or "" when it holds none.
-func heldRun(dir string) string {
+// one-shot's, or with nested a subdirectory holding a run: a search or a one-shot writes its runs
+// into subdirectories), or "" when it holds none.
+func heldRun(dir string, nested bool) string {
 	for _, n := range []string{report.ResultFile, report.LogFile, report.SearchFile, htmlreport.LoadsFile} {
 		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
 			return n
 		}
+	}
+	if !nested {
+		return ""
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -54,9 +58,9 @@ func heldRun(dir string) string {
 }
 
 // checkOut is --out's check before anything connects: the directory must not hold a run (unless
-// replace), must be a directory when it exists, and must be under a directory when it does not.
-// It creates nothing.
-func checkOut(dir string, replace bool) error {
+// replace; nested: in its subdirectories either, for a search or a one-shot), must be a directory
+// when it exists, and must be under a directory when it does not. It creates nothing.
+func checkOut(dir string, replace, nested bool) error {
 	if dir == "" {
 		return nil
 	}
@@ -65,7 +69,7 @@ func checkOut(dir string, replace bool) error {
 	case err == nil && !st.IsDir():
 		return userr.Errorf("--out %s is a file, not a directory: choose another --out", dir)
 	case err == nil:
-		if held := heldRun(dir); held != "" && !replace {
+		if held := heldRun(dir, nested); held != "" && !replace {
 			return userr.Errorf("--out %s holds a saved run already (%s): choose another --out, or add --replace to replace it", dir, held)
 		}
 		return nil

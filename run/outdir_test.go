@@ -74,14 +74,14 @@ func TestCheckOut(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, []byte("x"), 0o644)
-	if err := checkOut(file, false); err == nil || !strings.Contains(err.Error(), "is a file") {
+	if err := checkOut(file, false, false); err == nil || !strings.Contains(err.Error(), "is a file") {
 		t.Errorf("--out a file: %v", err)
 	}
-	if err := checkOut(filepath.Join(file, "sub"), false); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if err := checkOut(filepath.Join(file, "sub"), false, false); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("--out under a file: %v", err)
 	}
 	deep := filepath.Join(dir, "a", "b")
-	if err := checkOut(deep, false); err != nil {
+	if err := checkOut(deep, false, false); err != nil {
 		t.Errorf("--out to be created: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a")); err == nil {
@@ -90,10 +90,13 @@ func TestCheckOut(t *testing.T) {
 	held := filepath.Join(dir, "held")
 	os.MkdirAll(filepath.Join(held, "probe-01-50"), 0o755)
 	os.WriteFile(filepath.Join(held, "probe-01-50", report.ResultFile), []byte("{}"), 0o644)
-	if err := checkOut(held, false); err == nil || !strings.Contains(err.Error(), "probe-01-50/result.json") {
-		t.Errorf("--out holding a search's probe: %v", err)
+	if err := checkOut(held, false, true); err == nil || !strings.Contains(err.Error(), "probe-01-50/result.json") {
+		t.Errorf("a search's --out holding a probe: %v", err)
 	}
-	if err := checkOut(held, true); err != nil {
+	if err := checkOut(held, true, true); err != nil {
 		t.Errorf("--replace: %v", err)
+	}
+	if err := checkOut(held, false, false); err != nil {
+		t.Errorf("a run's --out beside other runs' directories: %v", err)
 	}
 }

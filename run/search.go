@@ -69,7 +69,7 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 	if err != nil {
 		return nil, err
 	}
-	if err := checkOut(sp.Out, sp.Base.Replace); err != nil { // outdir.go
+	if err := checkOut(sp.Out, sp.Base.Replace, true); err != nil { // outdir.go
 		return nil, err
 	}
 	mx, err := startSearchMetrics(&sp, out) // metrics.go: fed by each probe in turn
