@@ -67,9 +67,14 @@ func RateTooHigh(rate float64) string {
 	return fmt.Sprintf("--rate %s/s is more than the driver can schedule: its dispatcher makes each arrival on one thread at about 0.7 µs of CPU, so at most 1,000,000/s; lower --rate (and run several drivers for more)", strconv.FormatFloat(rate, 'f', -1, 64))
 }
 
-// UnscheduledShare is the share of a step the dispatcher may leave unreached (a stop racing the
-// last arrival) before the step counts as not offered in full.
-const UnscheduledShare = 0.01
+// UnscheduledShare and UnscheduledFloor are how much of a step the dispatcher may leave unmade by
+// the window's end (one late timer near the end, on a busy host) before the step counts as not
+// offered in full: the larger of the two. Lateness below them is the driver's timer lateness
+// (DRIVER_LATE), not a schedule it could not keep.
+const (
+	UnscheduledShare = 0.01
+	UnscheduledFloor = 100 * time.Millisecond
+)
 
 // SustainedShare is the least share of the offered rate a step must achieve to count as sustained.
 const SustainedShare = 0.95
@@ -83,9 +88,9 @@ func (s *StepSummary) Sustained() bool {
 }
 
 // Behind reports whether the dispatcher's schedule fell behind the clock before the step's end:
-// more than UnscheduledShare of it was never offered.
+// more than UnscheduledShare of it (and more than UnscheduledFloor) was not offered in time.
 func (s *StepSummary) Behind() bool {
-	return s.Unscheduled > time.Duration(UnscheduledShare*float64(s.End-s.Start))
+	return s.Unscheduled > max(UnscheduledFloor, time.Duration(UnscheduledShare*float64(s.End-s.Start)))
 }
 
 // RateSummary is what an open-loop run adds to Summary.
@@ -104,9 +109,9 @@ type RateSummary struct {
 	Lag, Lateness, ConnWait *hdr.Histogram
 	// WarmupArrived and WarmupDropped count the warm-up's arrivals.
 	WarmupArrived, WarmupDropped int64
-	// Behind is how far the dispatcher's schedule lagged the clock when the window ended (0: it
-	// had made every arrival of the window); Reached is the intended time (since the run's start)
-	// of the arrival it was making then. ScheduledRate is the arrivals it made per second of the
+	// Behind is how far the dispatcher's schedule lagged the clock when the window ended, when that
+	// left a step behind (StepSummary.Behind; 0 otherwise); Reached is the intended time (since the
+	// run's start) of the arrival it was making then. ScheduledRate is the arrivals it made per second of the
 	// run, warm-up and drops included: what this driver could schedule.
 	Behind, Reached time.Duration
 	ScheduledRate   float64
@@ -122,11 +127,13 @@ func (s *RateSummary) unscheduled(reached, behind time.Duration, made int64, ela
 	if len(s.Steps) == 0 || reached >= s.Steps[len(s.Steps)-1].End {
 		return
 	}
-	s.Behind, s.Reached = behind, reached
 	for i := range s.Steps {
 		st := &s.Steps[i]
 		if reached < st.End {
 			st.Unscheduled = st.End - max(reached, st.Start)
+		}
+		if st.Behind() {
+			s.Behind, s.Reached = behind, reached
 		}
 	}
 }
