@@ -172,40 +172,18 @@ func Open(ctx context.Context, raw string) (DB, error) {
 	if err != nil || u.Scheme == "" {
 		return nil, userr.Errorf("the database URL %q is malformed: use postgres://user:pass@host:port/db, mysql://user:pass@host:port/db or sqlite:PATH (schemes: %s)", Redact(raw), strings.Join(Schemes(), ", "))
 	}
+	if u.User != nil {
+		// Engines' own parsers split user information at different '@'s (pgx at the first, Go at
+		// the last), so a host could be read from the password and printed in a message.
+		if end := strings.LastIndex(raw, "@"+u.Host); end > 0 && strings.Contains(raw[strings.Index(raw, "//")+2:end], "@") {
+			return nil, userr.Errorf("the user name or password of the database URL %s holds an '@': write it as %%40, for example postgres://user:p%%40ss@host:port/db", Redact(raw))
+		}
+	}
 	open, ok := openers[strings.ToLower(u.Scheme)]
 	if !ok {
 		return nil, userr.Errorf("the database URL scheme %q is not supported: use one of %s", u.Scheme, strings.Join(Schemes(), ", "))
 	}
 	return open(ctx, u, raw)
-}
-
-// Redact returns raw with the password of a URL replaced by "xxxxx", and password=... query or
-// keyword parameters hidden too. It never fails: an unparsable URL is cut to its scheme.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.Index(raw, ":"); i > 0 {
-			return raw[:i] + ":(unparsable URL hidden)"
-		}
-		return "(unparsable URL hidden)"
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		if strings.Contains(strings.ToLower(k), "password") {
-			q.Set(k, "xxxxx")
-			changed = true
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }
 
 // Retry runs fn in a transaction until it commits, fails with a non-retryable error, or the context

@@ -4,7 +4,6 @@ package report
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -91,6 +90,9 @@ type Result struct {
 	Resources *Resources `json:"resources,omitempty"`
 	// Rate is the open-loop part of a run in mode rate (rate.go); null in the other modes.
 	Rate *RateResult `json:"rate,omitempty"`
+	// Outages are the spans during which the database refused new connections; the run rode them
+	// out, reconnecting (or ended when one outlasted the outage window).
+	Outages []Outage `json:"outages,omitempty"`
 
 	// TPCC holds TPC-C's keys of result format 1, at the top level of the file as they always
 	// were; nil (and absent from the file) for other workloads.
@@ -252,6 +254,9 @@ type TxResult struct {
 	// the deferred part of delivery, its response time running from when delivery handed it on):
 	// such an operation has its own row, but is not counted again among all operations.
 	PartOf string `json:"part_of,omitempty"`
+	// PartNote says how a part is timed ("from the statement's call to its result"); empty for
+	// TPC-C's delivery_deferred, timed from when delivery handed it on.
+	PartNote string `json:"part_note,omitempty"`
 }
 
 // Deferred is the deferred Delivery's figures.
@@ -363,12 +368,22 @@ func Read(dir string) (*Result, error) {
 		}
 		return nil, userr.Errorf("cannot read %s: %v", filepath.Join(dir, ResultFile), err)
 	}
+	return Parse(b, filepath.Join(dir, ResultFile))
+}
+
+// Parse reads the content of a result.json (name is its path, for messages), upgrades a file of
+// format 1 and validates what every reader relies on (validate.go): a damaged or hand-edited file
+// is a user error naming what is wrong, never a panic in a reader.
+func Parse(b []byte, name string) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, userr.Errorf("%s is not a candor result (%v): pass the --out directory of a candor run", filepath.Join(dir, ResultFile), err)
+		return nil, userr.Errorf("%s is not a candor result (%v): pass the --out directory of a candor run", name, err)
 	}
 	if r.Workload == "" {
-		return nil, fmt.Errorf("%s has no workload field: not a candor result", filepath.Join(dir, ResultFile))
+		return nil, userr.Errorf("%s has no workload field: it is not a candor result; pass the --out directory of a candor run", name)
+	}
+	if err := r.validate(); err != nil {
+		return nil, userr.Errorf("%s is damaged: %v; re-run, or restore the file the run wrote", name, err)
 	}
 	r.upgrade()
 	return &r, nil

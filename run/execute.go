@@ -16,6 +16,7 @@ import (
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/version"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
 )
 
 // ErrCheckFailed is returned when a consistency condition is violated (exit status 1).
@@ -47,6 +48,11 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 		return err
 	}
 	defer db.Close()
+	unlock, err := loadstate.Lock(ctx, db, "load") // one load, run or check on a database at a time
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	w := p.Workload
 	var expected int64
 	if e, ok := w.(workload.RowEstimator); ok {
@@ -95,6 +101,11 @@ func Check(ctx context.Context, w workload.Workload, url string, full bool, out 
 		return err
 	}
 	defer db.Close()
+	unlock, err := loadstate.Lock(ctx, db, "check")
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	checks, err := ck.Check(ctx, db, full)
 	if err != nil {
 		return err
@@ -167,6 +178,11 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		return nil, err
 	}
 	defer db.Close()
+	unlock, err := loadstate.Lock(ctx, db, "run")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if iso == driver.IsolationDefault {
 		iso = db.DefaultIsolation()
 	}
@@ -240,8 +256,10 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	saidInterrupt := sayInterrupt(ctx, out, p.Grace, out.Hurry)
 	o, err := workload.Drive(ctx, in.Name, w.Ops(), sess, workload.DriveOptions{
 		Mode: p.Mode, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval, Seed: p.Seed,
-		Rate:  mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
-		Ready: ready, Hurry: out.Hurry.C(),
+		OutageWindow: p.OutageWindow,
+		Rate:         mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
+		Parts:        in.Parts,
+		Ready:        ready, Hurry: out.Hurry.C(),
 		OnTick: func(iv *measure.Interval) {
 			prog.line(iv, started)
 			mx.observe(iv)
@@ -365,9 +383,13 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 		if minutes > 0 {
 			tx.PerMinute = float64(c.Completed) / minutes
 		}
+		if of, ok := in.Parts[name]; ok { // workload/parts.go
+			tx.PartOf, tx.PartNote = of, in.PartNote
+		}
 		r.Operations[name] = tx
 	}
-	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder) // rate.go
+	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder)                       // rate.go
+	r.Outages, r.Warnings = outageResults(o.Outages, sum.Start, p.OutageWindow, t) // outage.go
 	return r
 }
 

@@ -46,7 +46,10 @@ type RunPlan struct {
 	Warmup           time.Duration `json:"-"`
 	Grace            time.Duration `json:"-"`
 	Interval         time.Duration `json:"-"`
-	Out              string        `json:"out"`
+	// OutageWindow is how long the run waits for a database it cannot reach before it ends as
+	// partial (--outage-window; 0: workload.DefaultOutageWindow).
+	OutageWindow time.Duration `json:"-"`
+	Out          string        `json:"out"`
 	// Replace: --out may hold a saved run, which this one replaces (without it, such an --out is
 	// refused before anything connects).
 	Replace   bool   `json:"-"`
@@ -82,6 +85,8 @@ type RunPlan struct {
 	WarmupText   string `json:"warmup"`
 	GraceText    string `json:"grace"`
 	IntervalText string `json:"interval"`
+	// OutageWindowText is OutageWindow as text.
+	OutageWindowText string `json:"outage_window,omitempty"`
 }
 
 // info is the plan's workload's description.
@@ -155,6 +160,9 @@ func (r *RunPlan) Validate() error {
 	if r.Grace < 0 {
 		p.add("--grace must not be negative (got %s)", r.Grace)
 	}
+	if r.OutageWindow < 0 {
+		p.add("--outage-window must not be negative (got %s): for example --outage-window 60s", r.OutageWindow)
+	}
 	if r.Interval < 100*time.Millisecond {
 		p.add("--interval must be at least 100ms (got %s)", r.Interval)
 	}
@@ -202,4 +210,8 @@ func (r *RunPlan) resolve(setup workload.Setup, db driver.DB) {
 	r.resolveRate() // rate.go
 	r.DBRedacted = db.Redacted()
 	r.DurationText, r.WarmupText, r.GraceText, r.IntervalText = r.Duration.String(), r.Warmup.String(), r.Grace.String(), r.Interval.String()
+	if r.OutageWindow == 0 {
+		r.OutageWindow = workload.DefaultOutageWindow
+	}
+	r.OutageWindowText = r.OutageWindow.String()
 }

@@ -29,6 +29,12 @@ type DriveOptions struct {
 	// Seed is the run's root seed (the Poisson arrivals derive theirs from it and the workload's
 	// name).
 	Seed uint64
+	// Parts are the operations that are parts of others (Info.Parts): they are left out of
+	// Outcome.Completed.
+	Parts map[string]string
+	// OutageWindow is how long the run waits for a database it cannot reach before it ends as
+	// partial (outage.go); 0 is DefaultOutageWindow.
+	OutageWindow time.Duration
 	// Hurry, when closed (a second Ctrl-C), ends every wait at once: the grace period and the
 	// session's drain; the outcome holds what was measured.
 	Hurry <-chan struct{}
@@ -60,11 +66,14 @@ type Outcome struct {
 	// Rate is what an open-loop run measured besides the totals: steps, drops, backlog.
 	Rate *schedule.RateSummary
 	// CPU is the driver process's CPU time (user + system) over the run, and Completed the
-	// operations completed over the same time (warm-up included), to divide it by.
+	// operations completed over the same time (warm-up included, parts of operations left out), to
+	// divide it by.
 	CPU       time.Duration
 	Completed int64
 	// Aborted says why the run stopped early when the session aborted it (the database was lost).
 	Aborted string
+	// Outages are the spans during which the database refused new connections (outage.go).
+	Outages []Outage
 }
 
 // Drive runs s once; name is the workload's (for the arrivals' derived seed).
@@ -75,7 +84,8 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 	rec := measure.NewRecorder(ops, 0)
 	runCtx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
-	w, err := s.Start(runCtx, Env{Rec: rec, Abort: abort, Hurry: o.Hurry})
+	outages := NewOutages(o.OutageWindow)
+	w, err := s.Start(WithOutages(runCtx, outages), Env{Rec: rec, Abort: abort, Outages: outages, Hurry: o.Hurry})
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +103,11 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 	measureStart := start.Add(o.Warmup)
 	rec.Begin(start, measureStart, measureStart.Add(o.Measure))
 	var completed int64
+	whole := wholeOps(ops, o.Parts)
 	onTick := func(iv *measure.Interval) {
-		completed += iv.Completed()
+		for _, op := range whole {
+			completed += iv.Counts[op].Completed
+		}
 		if w.OnTick != nil {
 			w.OnTick(iv)
 		}
@@ -141,11 +154,23 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 	out.Totals = rec.Totals()
 	out.CPU = ProcessCPU() - cpu0
 	out.Completed = completed
+	out.Outages = outages.List()
 	if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 		out.Aborted = cause.Error()
 		out.Summary.Partial = true
 	}
 	return out, nil
+}
+
+// wholeOps are the indexes of the operations of ops that are no part of another.
+func wholeOps(ops []string, parts map[string]string) []int {
+	var w []int
+	for i, name := range ops {
+		if _, ok := parts[name]; !ok {
+			w = append(w, i)
+		}
+	}
+	return w
 }
 
 // ProcessCPU is the CPU time (user + system) this process has used so far.

@@ -85,6 +85,11 @@ type Info struct {
 	// TerminalsHelp and ConnectionsHelp say the workload's defaults of --terminals and
 	// --connections in --help ("10 per warehouse in spec and rate mode, 4 in throughput mode").
 	TerminalsHelp, ConnectionsHelp string
+	// Parts maps the operations that are parts of another (parts.go: each statement of a
+	// transaction timed on its own) to the operation they are a part of; PartNote says how a part
+	// is timed, for the report ("from the statement's call to its result").
+	Parts    map[string]string
+	PartNote string
 }
 
 // Workload is one benchmark configured by its own options. The registry makes a fresh value for each
@@ -219,6 +224,9 @@ type Env struct {
 	// Abort ends the run early with a cause (the database is lost): it ends as partial, with
 	// the cause as its reason.
 	Abort context.CancelCauseFunc
+	// Outages is the run's record of the database's outages and the window it tolerates
+	// (outage.go); Start's context carries it too, for workload/sqlexec.
+	Outages *Outages
 	// Hurry is closed when the user asks to stop waiting (a second Ctrl-C): Work.Drain returns at
 	// once, counting what it still waits for as incomplete.
 	Hurry <-chan struct{}

@@ -117,23 +117,50 @@ func (c *Conn) loadData(ctx context.Context, table string, columns []string, src
 }
 
 // checkLoaded fails when the server took fewer rows than were sent or warned about any of them.
+//
+// The warnings are read with SHOW WARNINGS, which MySQL, MariaDB, TiDB and Dolt all answer with the
+// last statement's warnings; @@warning_count is unknown to Dolt (Error 1105 "Unknown system
+// variable"), and SHOW COUNT(*) WARNINGS, unsupported there too, is asked only for the message.
+// SHOW WARNINGS lists at most max_error_count warnings (64 by default): enough to know there were
+// some and to name the first.
 func (c *Conn) checkLoaded(ctx context.Context, table string, got, sent int64) error {
-	var warnings int64
-	if err := c.QueryRow(ctx, "SELECT @@warning_count").Scan(&warnings); err != nil {
+	warnings, first, err := c.lastWarnings(ctx)
+	if err != nil {
 		return err
 	}
 	if warnings == 0 && got == sent {
 		return nil
 	}
-	first := ""
 	if warnings > 0 {
-		var level, msg string
-		var code int64
-		if err := c.QueryRow(ctx, "SHOW WARNINGS LIMIT 1").Scan(&level, &code, &msg); err == nil {
-			first = fmt.Sprintf(": %s %d: %s", level, code, msg)
+		var all int64
+		if err := c.QueryRow(ctx, "SHOW COUNT(*) WARNINGS").Scan(&all); err == nil && all > warnings {
+			warnings = all
 		}
+		first = ": " + first
 	}
 	return fmt.Errorf("mysql: loading %s: the server took %d of %d rows with %d warnings%s", table, got, sent, warnings, first)
+}
+
+// lastWarnings returns how many warnings SHOW WARNINGS lists for the last statement and the first
+// of them as "Level Code: Message".
+func (c *Conn) lastWarnings(ctx context.Context) (n int64, first string, err error) {
+	rows, err := c.Query(ctx, "SHOW WARNINGS")
+	if err != nil {
+		return 0, "", err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var level, msg string
+		var code int64
+		if err := rows.Scan(&level, &code, &msg); err != nil {
+			return 0, "", err
+		}
+		if n == 0 {
+			first = fmt.Sprintf("%s %d: %s", level, code, msg)
+		}
+		n++
+	}
+	return n, first, rows.Err()
 }
 
 // tsvReader encodes rows of src as LOAD DATA text, one buffer at a time, as the driver reads it.

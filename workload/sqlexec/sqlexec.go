@@ -1,11 +1,12 @@
 // Package sqlexec is what SQL workloads share to run their operations during a run: one connection
 // per scheduler worker (slot), spread over the database's endpoints; re-opening a lost connection
-// and running the operation again, a bounded number of times; a lost-database detector that ends
-// the run when reconnecting keeps failing; the round trips of every connection; single statements
-// run with driver.Retry; the rewriting of $n placeholders for each SQL family (placeholders.go), and
-// the families and engines the workloads write SQL for (dialect.go); and a run's work from its
-// terminals: their number and the connections', the closed loop's terminals or the open loop's
-// round-robin source, spread over the endpoints (work.go).
+// and running the operation again, a bounded number of times; reconnecting with backoff through an
+// outage of the database, which is recorded, and ending the run when it outlasts the outage window;
+// the round trips of every connection; single statements run with driver.Retry; the rewriting of
+// $n placeholders for each SQL family (placeholders.go), and the families and engines the workloads
+// write SQL for (dialect.go); and a run's work from its terminals: their number and the
+// connections', the closed loop's terminals or the open loop's round-robin source, spread over the
+// endpoints (work.go).
 //
 // It is the part of workload/tpcc's executor (runner.go) that is not TPC-C's, for kv, ycsb and the
 // workloads after them.
@@ -15,11 +16,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
+	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/schedule"
 	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
 )
 
 const (
@@ -29,9 +31,11 @@ const (
 	// MaxReruns bounds how often one operation is run again on a new connection after its
 	// connection was lost.
 	MaxReruns = 3
-	// MaxLostStreak is the number of consecutive failed reconnects, over all slots, after which the
-	// database is taken as gone and the run is aborted (it ends as partial).
-	MaxLostStreak = 20
+	// firstPause and maxPause bound the pause between two attempts to reconnect during an outage:
+	// 50 ms doubling up to 1 s, so that a server back after a restart is found within a second
+	// without a storm of connection attempts while it is down.
+	firstPause = 50 * time.Millisecond
+	maxPause   = time.Second
 )
 
 // Slots are a run's connections: slot i (the scheduler's worker i) owns connection i, which goes to
@@ -42,8 +46,9 @@ type Slots struct {
 	groups    []int // slot -> endpoint; nil: round-robin
 	slots     []slot
 	abort     context.CancelCauseFunc
-	// lostStreak counts consecutive failed reconnects over all slots.
-	lostStreak atomic.Int32
+	// outages records the spans without a connection and bounds them (workload.Outages, from the
+	// run's context).
+	outages *workload.Outages
 }
 
 // slot is one worker's connection, the round trips of its connections closed so far and the
@@ -61,7 +66,8 @@ type slot struct {
 
 // Open opens n connections, connection i to endpoints[i % len(endpoints)] (round-robin, so every
 // endpoint gets its share when n is a multiple of their number). abort, when not nil, is called with
-// the cause once MaxLostStreak reconnects in a row have failed (workload.Env.Abort).
+// the cause once an outage outlasts the run's outage window (workload.Env.Abort); the window and the
+// record of outages come from ctx (workload.OutagesOf).
 func Open(ctx context.Context, endpoints []driver.DB, n int, abort context.CancelCauseFunc) (*Slots, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("sqlexec: no endpoint")
@@ -81,7 +87,7 @@ func OpenGrouped(ctx context.Context, endpoints []driver.DB, groups []int, n int
 	if groups != nil && len(groups) != n {
 		return nil, errors.New("sqlexec: one group per connection")
 	}
-	s := &Slots{endpoints: endpoints, groups: groups, slots: make([]slot, n), abort: abort}
+	s := &Slots{endpoints: endpoints, groups: groups, slots: make([]slot, n), abort: abort, outages: workload.OutagesOf(ctx)}
 	for i := range s.slots {
 		db := endpoints[s.Group(i)]
 		c, err := db.Connect(ctx)
@@ -128,24 +134,20 @@ func Spread(n, groups int) []int {
 }
 
 // Run runs one operation on slot i's connection: fn does the work and returns its retries (from
-// Statement or driver.Retry). A slot whose connection was lost reconnects first; an operation whose
-// connection is lost while it runs is run again on a new one, up to MaxReruns times, each counted
-// in Outcome.Reconnects. When MaxLostStreak reconnects in a row (over all slots) have failed, the
-// run is aborted. fn may thus run more than once: it must keep its result only from its last call.
+// Statement or driver.Retry). A slot whose connection was lost reconnects first, waiting through an
+// outage (reconnect); an operation whose connection is lost while it runs is run again on a new one,
+// up to MaxReruns times, each counted in Outcome.Reconnects. fn may thus run more than once: it must
+// keep its result only from its last call.
 func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c driver.Conn) (retries int, err error)) schedule.Outcome {
 	sl := &s.slots[i]
 	var out schedule.Outcome
 	for {
 		if sl.conn == nil {
-			c, err := sl.db.Connect(ctx)
+			c, err := s.reconnect(ctx, sl)
 			if err != nil {
-				if ctx.Err() == nil && s.lostStreak.Add(1) >= MaxLostStreak && s.abort != nil {
-					s.abort(fmt.Errorf("lost the database: %d reconnects in a row failed, the last to %s with: %v", MaxLostStreak, sl.db.Redacted(), err))
-				}
 				out.Err = err
 				return out
 			}
-			s.lostStreak.Store(0)
 			sl.conn = c
 			out.Reconnects++
 		}
@@ -159,6 +161,55 @@ func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c d
 			}
 		}
 		return out
+	}
+}
+
+// reconnect opens a new connection for sl, waiting through an outage (connectThrough).
+func (s *Slots) reconnect(ctx context.Context, sl *slot) (driver.Conn, error) {
+	return connectThrough(ctx, sl.db, s.outages, s.abort)
+}
+
+// Connect opens a connection to db for work outside the slots (TPC-C's deferred Delivery), waiting
+// through an outage as the slots do, with the outage record and window ctx carries
+// (workload.OutagesOf); abort, when not nil, ends the run when the outage outlasts the window.
+func Connect(ctx context.Context, db driver.DB, abort context.CancelCauseFunc) (driver.Conn, error) {
+	return connectThrough(ctx, db, workload.OutagesOf(ctx), abort)
+}
+
+// connectThrough opens a new connection to db. While db refuses, it is in an outage (recorded in
+// outages from the first refusal of any connection): connectThrough tries again after a pause
+// growing from firstPause to maxPause, so the operation waits for the database and its response
+// time, from its intended start, holds the wait. An outage longer than the window aborts the run
+// (it ends as partial, saying so); so does the end of ctx.
+func connectThrough(ctx context.Context, db driver.DB, outages *workload.Outages, abort context.CancelCauseFunc) (driver.Conn, error) {
+	pause := firstPause
+	for {
+		c, err := db.Connect(ctx)
+		if err == nil {
+			outages.Connected(db.Redacted(), time.Now())
+			return c, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		now := time.Now()
+		began := outages.Failed(db.Redacted(), now)
+		left := outages.Window - now.Sub(began)
+		if left <= 0 {
+			if abort != nil {
+				abort(fmt.Errorf("lost the database: no connection to %s for %s (the outage window; --outage-window sets it), the last attempt failed with: %v",
+					db.Redacted(), outages.Window, err))
+			}
+			return nil, err
+		}
+		t := time.NewTimer(min(pause, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		pause = min(2*pause, maxPause)
 	}
 }
 

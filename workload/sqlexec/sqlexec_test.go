@@ -7,9 +7,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
 )
 
 func TestPlaceholders(t *testing.T) {
@@ -168,46 +170,53 @@ func TestSlotsRerunOnLostConnection(t *testing.T) {
 	}
 }
 
-// MaxLostStreak failed reconnects in a row abort the run: the database is gone.
-func TestSlotsLostDatabaseAborts(t *testing.T) {
+// An outage shorter than the window is waited out: the operation reconnects with backoff and
+// succeeds, and the outage is recorded. One longer than the window aborts the run.
+func TestSlotsOutage(t *testing.T) {
 	db := &fakeDB{}
-	var cause error
-	abort := func(err error) {
-		if cause == nil {
-			cause = err
-		}
-	}
-	s, err := Open(context.Background(), []driver.DB{db}, 2, abort)
+	var cause atomic.Value
+	abort := func(err error) { cause.CompareAndSwap(nil, err) }
+	outages := workload.NewOutages(400 * time.Millisecond)
+	ctx := workload.WithOutages(context.Background(), outages)
+	s, err := Open(ctx, []driver.DB{db}, 2, abort)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lose := func(ctx context.Context, c driver.Conn) (int, error) { return 0, errLost }
-	for i := range 2 {
-		s.Run(context.Background(), i, lose) // both connections lost
-	}
+	ok := func(ctx context.Context, c driver.Conn) (int, error) { return 0, nil }
+
+	// The database is down for 200 ms: the operation waits, reconnects and succeeds.
 	db.failConnect.Store(true)
-	for i := range MaxLostStreak - 1 {
-		if out := s.Run(context.Background(), i%2, lose); out.Err == nil {
-			t.Fatal("an operation without a connection succeeded")
-		}
+	s.Run(context.Background(), 0, lose) // the connection is lost; reconnecting fails until the window ends
+	if c := cause.Load(); c == nil || !strings.Contains(c.(error).Error(), "lost the database: no connection") || !strings.Contains(c.(error).Error(), "--outage-window") {
+		t.Fatalf("an outage past the window: cause %v, want the run aborted", c)
 	}
-	if cause != nil {
-		t.Fatalf("aborted after %d failed reconnects: %v", MaxLostStreak-1, cause)
+	cause = atomic.Value{}
+	go func() { time.Sleep(200 * time.Millisecond); db.failConnect.Store(false) }()
+	s.outages = workload.NewOutages(2 * time.Second)
+	t0 := time.Now()
+	out := s.Run(context.Background(), 0, ok)
+	if out.Err != nil || out.Reconnects != 1 || time.Since(t0) < 150*time.Millisecond {
+		t.Errorf("through a 200 ms outage: %+v after %s, want success with one reconnect after the wait", out, time.Since(t0))
 	}
-	s.Run(context.Background(), 0, lose)
-	if cause == nil || !strings.Contains(cause.Error(), "lost the database") {
-		t.Fatalf("not aborted after %d failed reconnects (cause %v)", MaxLostStreak, cause)
+	if c := cause.Load(); c != nil {
+		t.Errorf("a 200 ms outage within a 2 s window aborted the run: %v", c)
 	}
-	// A successful reconnect resets the streak.
-	cause = nil
-	db.failConnect.Store(false)
-	s.Run(context.Background(), 0, func(ctx context.Context, c driver.Conn) (int, error) { return 0, nil })
+	l := s.outages.List()
+	if len(l) != 1 || l[0].End.IsZero() || l[0].Attempts < 2 || l[0].End.Sub(l[0].Start) < 100*time.Millisecond {
+		t.Errorf("outages %+v, want one that ended, with several refused attempts", l)
+	}
+	if first := outages.List(); len(first) != 1 || !first[0].End.IsZero() {
+		t.Errorf("the first window's record %+v, want one outage that never ended", first)
+	}
+	// A cancelled run stops waiting at once.
 	db.failConnect.Store(true)
-	for range MaxLostStreak - 1 {
-		s.Run(context.Background(), 1, lose)
-	}
-	if cause != nil {
-		t.Errorf("the streak was not reset by a successful reconnect: %v", cause)
+	s.Run(context.Background(), 1, lose)
+	cctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	t0 = time.Now()
+	if out := s.Run(cctx, 1, ok); out.Err == nil || time.Since(t0) > time.Second {
+		t.Errorf("a cancelled wait: %+v after %s", out, time.Since(t0))
 	}
 }
 

@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"iter"
 	"strconv"
 	"time"
 
@@ -429,26 +430,40 @@ type step struct {
 	src driver.RowSource
 }
 
-// loadUnits lists the work of loading W warehouses in key order of every table (a single-writer
-// engine writes them in this order, so each B-tree only grows at its right end).
-func loadUnits(warehouses int) []unit {
-	var us []unit
-	for p := 0; p*itemChunk < Items; p++ {
-		us = append(us, unit{kind: uItem, part: p})
+// loadUnits yields the work of loading W warehouses in key order of every table (a single-writer
+// engine writes them in this order, so each B-tree only grows at its right end). The units are
+// made as they are taken, never listed up front: the memory of a load does not grow with W.
+func loadUnits(warehouses int) iter.Seq[unit] {
+	return func(yield func(unit) bool) {
+		for p := 0; p*itemChunk < Items; p++ {
+			if !yield(unit{kind: uItem, part: p}) {
+				return
+			}
+		}
+		for w := 1; w <= warehouses; w++ {
+			if !yield(unit{kind: uWarehouse, w: w}) {
+				return
+			}
+			for p := 0; p*stockChunk < StockPerWarehouse; p++ {
+				if !yield(unit{kind: uStock, w: w, part: p}) {
+					return
+				}
+			}
+			for _, k := range []unitKind{uCustomer, uOrders} {
+				for d := 1; d <= DistrictsPerWarehouse; d++ {
+					if !yield(unit{kind: k, w: w, part: d}) {
+						return
+					}
+				}
+			}
+		}
 	}
-	for w := 1; w <= warehouses; w++ {
-		us = append(us, unit{kind: uWarehouse, w: w})
-		for p := 0; p*stockChunk < StockPerWarehouse; p++ {
-			us = append(us, unit{kind: uStock, w: w, part: p})
-		}
-		for d := 1; d <= DistrictsPerWarehouse; d++ {
-			us = append(us, unit{kind: uCustomer, w: w, part: d})
-		}
-		for d := 1; d <= DistrictsPerWarehouse; d++ {
-			us = append(us, unit{kind: uOrders, w: w, part: d})
-		}
-	}
-	return us
+}
+
+// unitCount is the number of units loadUnits yields.
+func unitCount(warehouses int) int64 {
+	chunks := func(n, size int) int64 { return int64((n + size - 1) / size) }
+	return chunks(Items, itemChunk) + int64(warehouses)*(1+chunks(StockPerWarehouse, stockChunk)+2*DistrictsPerWarehouse)
 }
 
 func (u unit) String() string {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,7 +156,7 @@ func TestGenerateRules(t *testing.T) {
 			origElsewhere++
 		}
 	}
-	forEachRow(t, g, loadUnits(W), func(u unit, tb *table, r []any) {
+	forEachRow(t, g, slices.Collect(loadUnits(W)), func(u unit, tb *table, r []any) {
 		counts[tb.name]++
 		switch tb {
 		case tItem:
@@ -405,7 +406,7 @@ func unitHashes(t testing.TB, g *genConfig, us []unit) map[unit]uint64 {
 // TestGenerateDeterministic: a unit's rows depend on the seed, the timestamp and the unit only, not
 // on the order units are generated in; the data of a seed is pinned by a known hash.
 func TestGenerateDeterministic(t *testing.T) {
-	us := loadUnits(1)
+	us := slices.Collect(loadUnits(1))
 	g := newGenConfig(42, testNow, dialectSQLite)
 	a := unitHashes(t, g, us)
 	rev := make([]unit, len(us))
@@ -484,4 +485,26 @@ func drain(src driver.RowSource) int {
 		n++
 	}
 	return n
+}
+
+// TestLoadUnitsLazy: the units are made as they are taken (the fault pass's load of a billion
+// warehouses built ~22 per warehouse up front and ran out of memory), unitCount counts them, and
+// taking the first few of a huge load allocates next to nothing.
+func TestLoadUnitsLazy(t *testing.T) {
+	for _, W := range []int{1, 3} {
+		if got := int64(len(slices.Collect(loadUnits(W)))); got != unitCount(W) {
+			t.Errorf("W=%d: %d units, unitCount says %d", W, got, unitCount(W))
+		}
+	}
+	allocs := testing.AllocsPerRun(3, func() {
+		n := 0
+		for range loadUnits(1_000_000_000) {
+			if n++; n == 1000 {
+				break
+			}
+		}
+	})
+	if allocs > 10 {
+		t.Errorf("taking 1000 units of a billion-warehouse load made %.0f allocations", allocs)
+	}
 }

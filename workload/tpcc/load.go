@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	if o.Loaders < 1 {
 		return LoadInfo{}, userr.Errorf("the number of loaders must be at least 1, not %d: pass --loaders N with N >= 1", o.Loaders)
 	}
+	if msg := capacityProblem(o.Warehouses); msg != "" {
+		return LoadInfo{}, userr.Errorf("%s", msg)
+	}
 	dialect := db.Dialect().SQLFamily()
 	if err := checkDialect(dialect); err != nil {
 		return LoadInfo{}, err
@@ -52,6 +56,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 		return LoadInfo{}, err
 	}
 	defer ctl.Close()
+	if err := checkRoom(ctx, db, ctl, o.Warehouses); err != nil { // capacity.go; before anything is dropped
+		return LoadInfo{}, err
+	}
 
 	have, err := existingTables(ctx, ctl, db.Dialect())
 	if err != nil {
@@ -92,7 +99,7 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	if db.Dialect().SingleWriter {
 		err = loadSingleWriter(ctx, db, g, us, o.Loaders, progress)
 	} else {
-		err = loadParallel(ctx, db, g, us, o.Loaders, progress)
+		err = loadParallel(ctx, db, g, us, int(min(int64(o.Loaders), unitCount(o.Warehouses))), progress)
 	}
 	if err == nil {
 		loadTrace("rows", time.Since(phase))
@@ -262,13 +269,13 @@ func (f *firstError) get() error {
 // only with wal_level = minimal (not the default, and not the test server's), and it would put each
 // table in one transaction on one connection, losing the parallelism within stock and order_line
 // that the load's speed comes from.
-func loadParallel(ctx context.Context, db driver.DB, g *genConfig, us []unit, loaders int, progress func(int64)) error {
+func loadParallel(ctx context.Context, db driver.DB, g *genConfig, us iter.Seq[unit], loaders int, progress func(int64)) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	fe := newFirstError(cancel)
 	work := make(chan unit)
 	done := make(chan struct{})
-	n := min(loaders, len(us))
+	n := loaders
 	for i := 0; i < n; i++ {
 		go func() {
 			defer func() { done <- struct{}{} }()
@@ -303,7 +310,7 @@ func loadParallel(ctx context.Context, db driver.DB, g *genConfig, us []unit, lo
 		}()
 	}
 feed:
-	for _, u := range us {
+	for u := range us {
 		select {
 		case work <- u:
 		case <-ctx.Done():

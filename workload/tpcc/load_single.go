@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"iter"
 	"sync"
 
 	"github.com/candor-bench/candor/driver"
@@ -51,7 +52,7 @@ type generated struct {
 	done  chan struct{}
 }
 
-func loadSingleWriter(parent context.Context, db driver.DB, g *genConfig, us []unit, loaders int, progress func(int64)) error {
+func loadSingleWriter(parent context.Context, db driver.DB, g *genConfig, us iter.Seq[unit], loaders int, progress func(int64)) error {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	fe := newFirstError(cancel)
@@ -68,7 +69,7 @@ func loadSingleWriter(parent context.Context, db driver.DB, g *genConfig, us []u
 	go func() {
 		defer close(order)
 		defer close(work)
-		for _, u := range us {
+		for u := range us {
 			p := &generated{u: u, done: make(chan struct{})}
 			select {
 			case order <- p:

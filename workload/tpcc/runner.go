@@ -61,8 +61,8 @@ type executor struct {
 	iso        driver.Isolation
 	warehouses int
 	slots      []slot
-	// conns are the workers' connections, each to its warehouses' endpoint: reconnects, the
-	// lost-database abort and the round trips are sqlexec's.
+	// conns are the workers' connections, each to its warehouses' endpoint: reconnects through an
+	// outage, the abort past the outage window and the round trips are sqlexec's.
 	conns      *sqlexec.Slots
 	deliveries *deferredQueue
 }
@@ -267,7 +267,9 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 		}
 		ev := measure.Event{}
 		if conn == nil {
-			c, err := q.dbs[i].Connect(q.runCtx)
+			// Through an outage, as the workers' connections (sqlexec): the job waits, and its
+			// response time, from its queueing, holds the wait.
+			c, err := sqlexec.Connect(q.runCtx, q.dbs[i], nil)
 			if err != nil && q.runCtx.Err() != nil {
 				stripe.Incomplete(DeliveryDeferred, m)
 				continue

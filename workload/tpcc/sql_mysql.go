@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/candor-bench/candor/driver"
@@ -33,6 +34,8 @@ type mysqlState struct {
 	entryD, deliveryD                               sql.NullTime
 	// Delivery: the oldest undelivered order per district.
 	delD, delO [DistrictsPerWarehouse]int64
+	// New-Order: the text of its stock update (appendNOStockUpdate), reused.
+	stmt []byte
 }
 
 // mysqlPairs is "(?, ?), (?, ?), ..." with n pairs.
@@ -77,19 +80,74 @@ FROM stock WHERE (s_w_id, s_i_id) IN (` + mysqlPairs(MaxLines) + `)
 ORDER BY s_w_id, s_i_id FOR UPDATE`
 }()
 
-// mysqlNOStockUpdate[n-1] writes n stock rows, each once, with the values computed in Go
-// (S_QUANTITY after the stock rule; the S_YTD, S_ORDER_CNT, S_REMOTE_CNT increments): a join with
-// a derived table of the n rows, 6 parameters each (s_w_id, s_i_id, quantity, ytd, order_cnt,
-// remote_cnt).
-var mysqlNOStockUpdate = func() (s [MaxLines]string) {
-	for n := 1; n <= MaxLines; n++ {
-		rows := "SELECT ? AS w, ? AS i, ? AS q, ? AS ytd, ? AS cnt, ? AS rem" +
-			strings.Repeat(" UNION ALL SELECT ?, ?, ?, ?, ?, ?", n-1)
-		s[n-1] = `UPDATE stock JOIN (` + rows + `) u ON s_w_id = u.w AND s_i_id = u.i
-SET s_quantity = u.q, s_ytd = s_ytd + u.ytd, s_order_cnt = s_order_cnt + u.cnt, s_remote_cnt = s_remote_cnt + u.rem`
+// appendNOStockUpdate writes the statement that updates the found stock rows of an order, each
+// once, with the values computed in Go (S_QUANTITY after the stock rule; the S_YTD, S_ORDER_CNT,
+// S_REMOTE_CNT increments), one statement for all of them: each column set by a CASE over the rows'
+// keys, the rows chosen by their keys (a range scan of the primary key). It returns the statement
+// and the number of rows it must update.
+//
+// The values are integer literals computed by candor, not parameters, and each CASE's first value
+// is cast to SIGNED; there is no derived table. An earlier form joined stock with a UNION ALL of
+// bound parameters, which broke on Dolt's engine: a derived table is typed by its first row, Dolt
+// 2.3.1 bound the later rows' parameters wrongly (a row (1, 230) read back as (127, 230), so 8 of 10
+// stock rows were left unchanged and every New-Order failed with "updated 2 stock rows, expected
+// 10"), and go-mysql-server v0.20.0 clamped even literals to the TINYINT of a first row's 1. This
+// form means the same on MySQL, MariaDB, TiDB and Dolt. Its text differs from order to order, so it
+// goes as a plain query (no statement to prepare and cache): one round trip, as before.
+func appendNOStockUpdate(b []byte, st *newOrderState) ([]byte, int) {
+	b = append(b, "UPDATE stock SET "...)
+	for j, col := range mysqlNOStockSet {
+		if j > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, col...)
+		b = append(b, "CASE"...)
+		first := true
+		for k := 0; k < st.nRows; k++ {
+			r := &st.rows[k]
+			if !r.found {
+				continue
+			}
+			b = append(b, " WHEN s_w_id = "...)
+			b = strconv.AppendInt(b, int64(r.w), 10)
+			b = append(b, " AND s_i_id = "...)
+			b = strconv.AppendInt(b, int64(r.i), 10)
+			b = append(b, " THEN "...)
+			v := [...]int32{r.qty, r.ytd, r.orderCnt, r.remoteCnt}[j]
+			if first {
+				b = append(b, "CAST("...)
+				b = strconv.AppendInt(b, int64(v), 10)
+				b = append(b, " AS SIGNED)"...)
+				first = false
+			} else {
+				b = strconv.AppendInt(b, int64(v), 10)
+			}
+		}
+		b = append(b, " END"...)
 	}
-	return s
-}()
+	b = append(b, " WHERE (s_w_id, s_i_id) IN ("...)
+	n := 0
+	for k := 0; k < st.nRows; k++ {
+		r := &st.rows[k]
+		if !r.found {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, '(')
+		b = strconv.AppendInt(b, int64(r.w), 10)
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, int64(r.i), 10)
+		b = append(b, ')')
+		n++
+	}
+	b = append(b, ')')
+	return b, n
+}
+
+// mysqlNOStockSet are the columns appendNOStockUpdate sets, each followed by its CASE.
+var mysqlNOStockSet = [...]string{"s_quantity = ", "s_ytd = s_ytd + ", "s_order_cnt = s_order_cnt + ", "s_remote_cnt = s_remote_cnt + "}
 
 // mysqlNOLines[n-1] inserts n order lines: ? o_id, d_id, w_id, number, i_id, supply_w_id,
 // quantity, amount (cents), dist_info per line (OL_DELIVERY_D null).
@@ -159,18 +217,10 @@ func (mysqlTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) e
 func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) error {
 	st := &cl.no
 	in := st.in
-	args := cl.args[:0]
-	found := 0
-	for k := 0; k < st.nRows; k++ {
-		r := &st.rows[k]
-		if r.found {
-			args = append(args, r.w, r.i, r.qty, r.ytd, r.orderCnt, r.remoteCnt)
-			found++
-		}
-	}
-	cl.args = args
+	var found int
+	cl.my.stmt, found = appendNOStockUpdate(cl.my.stmt[:0], st)
 	if found > 0 {
-		n, err := c.Exec(ctx, mysqlNOStockUpdate[found-1], args...)
+		n, err := c.Exec(ctx, string(cl.my.stmt))
 		if err != nil {
 			return err
 		}
@@ -178,7 +228,7 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 			return fmt.Errorf("tpcc: new-order updated %d stock rows, expected %d", n, found)
 		}
 	}
-	args = cl.args[:0]
+	args := cl.args[:0]
 	lines := 0
 	for l := 0; l < in.OLCnt; l++ {
 		if l == st.missing {

@@ -95,6 +95,9 @@ func (w *Workload) Validate(v workload.Validation) []string {
 			add("--warehouses must be positive (got %d)", w.Warehouses)
 		}
 	}
+	if msg := capacityProblem(w.Warehouses); msg != "" { // capacity.go
+		add("%s", msg)
+	}
 	if v.Mode == workload.ModeSpec && v.Terminals != 0 && w.Warehouses != 0 && v.Terminals != TerminalsPerWarehouse*w.Warehouses {
 		add("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d): drop --terminals or use --mode throughput", v.Terminals, TerminalsPerWarehouse*w.Warehouses)
 	}

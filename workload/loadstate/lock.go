@@ -1,0 +1,119 @@
+package loadstate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload/sqlexec"
+)
+
+// lockKey is the key of candor's advisory lock on PostgreSQL ("candor" in ASCII); PostgreSQL's
+// advisory locks belong to one database, so runs on other databases of the server never meet it.
+const lockKey int64 = 0x63616e646f72
+
+// lockFileSuffix names the file beside a SQLite database that candor locks (flock): not the
+// database file itself, since closing any descriptor of it would drop SQLite's own POSIX locks.
+const lockFileSuffix = ".candor-lock"
+
+// Lock takes candor's lock on db for one load, run or check (the one-shot and a search take it for
+// each of theirs, one after the other), so that two of them never work on one database at once:
+// two runs distort each other's figures, and a load --drop during a run drops the tables under it
+// (the fault pass: 75% errors and a false consistency failure). It is the engine's own lock, freed
+// by the engine when the process ends however it ends: an advisory lock on PostgreSQL
+// (pg_try_advisory_lock), a named lock on MySQL and MariaDB (GET_LOCK, named after the database),
+// a file lock beside a SQLite file. A taken lock is a user error; an engine without such a lock
+// (CockroachDB) is not protected, and Lock returns a no-op. unlock frees it; call it once.
+func Lock(ctx context.Context, db driver.DB, what string) (unlock func(), err error) {
+	nop := func() {}
+	if p, ok := db.(interface{ Path() string }); ok {
+		return lockFile(db, p.Path()+lockFileSuffix, what)
+	}
+	fam := db.Dialect().SQLFamily()
+	var take, free string
+	switch fam {
+	case sqlexec.FamilyPostgres:
+		take, free = "SELECT pg_try_advisory_lock($1)", "SELECT pg_advisory_unlock($1)"
+	case driver.FamilyMySQL:
+		// A lock name is at most 64 characters, and a database name too.
+		take, free = "SELECT GET_LOCK(CONCAT('candor:', LEFT(DATABASE(), 50)), 0)", "SELECT RELEASE_LOCK(CONCAT('candor:', LEFT(DATABASE(), 50)))"
+	default:
+		return nop, nil
+	}
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var args []any
+	if fam == sqlexec.FamilyPostgres {
+		args = []any{lockKey}
+	}
+	var v any
+	err = c.QueryRow(ctx, take, args...).Scan(&v)
+	got, known := truth(v)
+	if err != nil || !known {
+		// The engine has no such lock (CockroachDB has no advisory locks; a MySQL-protocol engine
+		// may lack GET_LOCK): go on unprotected.
+		c.Close()
+		return nop, nil
+	}
+	if !got {
+		c.Close()
+		return nil, taken(db, what)
+	}
+	// The lock lives as long as this session; unlock frees it (closing the session would too).
+	return func() {
+		ctx := context.WithoutCancel(ctx)
+		var x any
+		_ = c.QueryRow(ctx, free, args...).Scan(&x)
+		c.Close()
+	}, nil
+}
+
+// truth reads a lock function's answer as the engines return it: a boolean (PostgreSQL), 1 or 0
+// (MySQL's GET_LOCK, as a number or its text); NULL or anything else is not known.
+func truth(v any) (value, known bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case int64:
+		return x == 1, x == 0 || x == 1
+	case []byte:
+		return truth(string(x))
+	case string:
+		switch x {
+		case "1", "t", "true":
+			return true, true
+		case "0", "f", "false":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// lockFile takes an exclusive flock on path (created if missing), held until unlock.
+func lockFile(db driver.DB, path, what string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return func() {}, nil // a read-only directory: go on unprotected
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, taken(db, what)
+		}
+		return func() {}, nil
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// taken is the user error for a database another candor process is using.
+func taken(db driver.DB, what string) error {
+	return userr.Errorf("another candor run, load or check is using %s (it holds candor's lock on that database): wait for it to end or stop it before this %s; two at once distort each other's figures, and a load drops the tables under a run", db.Redacted(), what)
+}

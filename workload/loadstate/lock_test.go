@@ -1,0 +1,67 @@
+package loadstate
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/internal/dbtest"
+	"github.com/candor-bench/candor/userr"
+)
+
+// TestLock: the fault pass's two runs on one database at once both exited 0, and a load --drop
+// during a run dropped its tables. Candor's lock on a database is taken once: a second process
+// (here: a second handle) is refused with a user error naming the database, until the first frees
+// it; another database is not concerned.
+func TestLock(t *testing.T) {
+	ctx := context.Background()
+	sqlitePath := filepath.Join(t.TempDir(), "lock.db")
+	for _, e := range []struct {
+		name string
+		urls func(t *testing.T) (same, other string)
+	}{
+		{"sqlite", func(t *testing.T) (string, string) {
+			return "sqlite:" + sqlitePath, "sqlite:" + filepath.Join(t.TempDir(), "other.db")
+		}},
+		{"postgres", func(t *testing.T) (string, string) {
+			return dbtest.FreshPostgresURL(t, "candor_lock"), dbtest.FreshPostgresURL(t, "candor_lock")
+		}},
+		{"mysql", func(t *testing.T) (string, string) {
+			return dbtest.FreshMySQLURL(t, "candor_lock"), dbtest.FreshMySQLURL(t, "candor_lock")
+		}},
+	} {
+		t.Run(e.name, func(t *testing.T) {
+			same, other := e.urls(t)
+			open := func(u string) driver.DB {
+				db, err := driver.Open(ctx, u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { db.Close() })
+				return db
+			}
+			a, b, c := open(same), open(same), open(other)
+			unlock, err := Lock(ctx, a, "run")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Lock(ctx, b, "load")
+			if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "another candor run, load or check is using "+b.Redacted()) || !strings.Contains(err.Error(), "before this load") {
+				t.Fatalf("a second Lock on the same database: %v, want a user error", err)
+			}
+			unlockOther, err := Lock(ctx, c, "run")
+			if err != nil {
+				t.Fatalf("Lock on another database: %v", err)
+			}
+			unlockOther()
+			unlock()
+			unlock2, err := Lock(ctx, b, "load")
+			if err != nil {
+				t.Fatalf("Lock after the first was freed: %v", err)
+			}
+			unlock2()
+		})
+	}
+}
