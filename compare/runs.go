@@ -102,9 +102,24 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, userr.Errorf("%s is not a readable HdrHistogram interval log (%v): was the run interrupted while writing it?", logPath, err)
 	}
+	if !hasOpEntries(entries) {
+		// A log that reads as nothing (not an interval log at all, or cut before its first
+		// histogram) would compare as -100% with the same conditions: refuse it (issue 12, item 10).
+		return nil, userr.Errorf("%s holds no interval histogram of candor's: it is not the interval log of a run (or was cut before its first interval); compare runs whose --out holds a complete latency.hlog", logPath)
+	}
 	r.window(entries)
 	r.intervals(entries)
 	return r, nil
+}
+
+// hasOpEntries says whether entries hold at least one histogram of an operation (tag OP.KIND).
+func hasOpEntries(entries []measure.LogEntry) bool {
+	for _, e := range entries {
+		if e.Op != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // subRuns lists the subdirectories of dir that hold a result (the one-shot's peak, rate-50, ...;

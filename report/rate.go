@@ -41,6 +41,18 @@ type RateResult struct {
 	// The warm-up's arrivals, outside the figures above.
 	WarmupArrived int64 `json:"warmup_arrived"`
 	WarmupDropped int64 `json:"warmup_dropped"`
+	// ScheduleBehind, when set, says the driver fell behind its own schedule: by the window's end
+	// it had made the arrivals of only the first ReachedSeconds of the window, lagging the clock
+	// by BehindSeconds, at ScheduledRate arrivals per second (what it could schedule).
+	ScheduleBehind *ScheduleBehind `json:"schedule_behind,omitempty"`
+}
+
+// ScheduleBehind is an open-loop run whose driver could not keep its own schedule (issue 12, item 4).
+type ScheduleBehind struct {
+	ReachedSeconds float64 `json:"reached_seconds"`
+	WindowSeconds  float64 `json:"window_seconds"`
+	BehindSeconds  float64 `json:"behind_seconds"`
+	ScheduledRate  float64 `json:"scheduled_rate"`
 }
 
 // RateStep is one step of an open-loop run. Counts are of the arrivals intended inside the step;

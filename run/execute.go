@@ -6,16 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
-	htmlreport "github.com/candor-bench/candor/report/html"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/version"
 	"github.com/candor-bench/candor/workload"
@@ -25,6 +22,10 @@ import (
 // ErrCheckFailed is returned when a consistency condition is violated (exit status 1).
 var ErrCheckFailed = errors.New("consistency check failed")
 
+// ErrIncomplete is returned when a run's files could not all be written (a full disk): the summary
+// is printed, and each incomplete file named (exit status 1).
+var ErrIncomplete = errors.New("the results could not be saved completely (the files are named above)")
+
 // ErrPartial is returned after an interrupted run whose partial results were saved (exit status 1).
 var ErrPartial = errors.New("the run was interrupted: its results are partial")
 
@@ -33,6 +34,8 @@ type Out struct {
 	Stdout, Stderr io.Writer
 	// Terminal: Stderr is a terminal, so progress may redraw one line.
 	Terminal bool
+	// Hurry is the second Ctrl-C (interrupt.go); nil never fires.
+	Hurry *Hurry
 }
 
 // Load executes a load plan.
@@ -154,6 +157,11 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	// Every input is checked, --out included, before anything connects; the directory and its
+	// files are created only once the session's connections are open (outdir.go).
+	if err := checkOut(p.Out, p.Replace, false); err != nil {
+		return nil, err
+	}
 	w, in := p.Workload, p.info()
 	mx := shared
 	if mx == nil {
@@ -183,12 +191,17 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		return nil, err
 	}
 	defer closeEndpoints(eps)
+	od := newOutDir(p.Out, p.Replace, out.Stderr)
 	note := func(line string) { fmt.Fprintln(out.Stderr, line) }
-	sess, err := w.Open(ctx, db, workload.SessionConfig{
+	cfg := workload.SessionConfig{
 		Mode: p.Mode, Terminals: p.Terminals, Connections: p.Connections, Seed: p.Seed, Isolation: iso,
 		Endpoints: eps, EndpointURLs: p.Endpoints, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace,
 		Out: p.Out, Note: note,
-	})
+	}
+	if od != nil {
+		cfg.Create = od.createWriter
+	}
+	sess, err := w.Open(ctx, db, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -196,32 +209,12 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	setup := sess.Setup()
 	p.resolve(setup, db)
 	isoFacts := probeIsolation(ctx, db, iso) // the level the engine really runs (distsql.go)
-	var logw *measure.LogWriter
-	var logFile *os.File
-	if p.Out != "" {
-		if err := os.MkdirAll(p.Out, 0o755); err != nil {
-			return nil, userr.Errorf("cannot create the results directory %s: %v: choose another --out", p.Out, err)
-		}
-		logFile, err = os.Create(filepath.Join(p.Out, report.LogFile))
-		if err != nil {
-			return nil, userr.Errorf("cannot write into %s: %v: choose another --out", p.Out, err)
-		}
-		defer logFile.Close()
-	}
 	dbVersion, err := db.Version(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the database version: %w", err)
 	}
 	mon := newMonitor(ctx, &p, db) // monitor.go: the disclosure now, resource samples from started on
 	defer mon.stop()
-	started := time.Now()
-	mon.begin(started)
-	if logFile != nil {
-		logw, err = measure.NewLogWriter(logFile, started, fmt.Sprintf("candor %s %s %s", version.String(), in.Name, p.Mode))
-		if err != nil {
-			return nil, err
-		}
-	}
 	fmt.Fprintf(out.Stderr, "running %s on %s: mode %s, %s, %d terminals over %d connections, warm-up %s, measure %s, seed %d\n",
 		in.Title, dbVersion, p.Mode, setup.Describe, p.Terminals, p.Connections, p.Warmup, p.Duration, p.Seed)
 	if p.Mode == workload.ModeRate {
@@ -232,12 +225,41 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		in.KeyOp = setup.KeyOp
 	}
 	prog := newProgress(out, p.Quiet, in, w.Ops())
-	var logErr error
+	var (
+		started time.Time
+		logFile *outFile
+		logw    *measure.LogWriter
+		logErr  error
+	)
+	// ready runs once the session's connections are open: the files, then the run's clock.
+	ready := func() error {
+		var err error
+		if logFile, err = od.create(report.LogFile); err != nil {
+			return err
+		}
+		resources, err := od.create(report.ResourcesFile)
+		if err != nil {
+			return err
+		}
+		if resources != nil {
+			mon.writeTo(resources)
+		}
+		started = time.Now()
+		mon.begin(started)
+		if logFile != nil {
+			// A failed write is said by the file and kept in logErr; the run goes on.
+			logw, logErr = measure.NewLogWriter(logFile, started, fmt.Sprintf("candor %s %s %s", version.String(), in.Name, p.Mode))
+		}
+		return nil
+	}
+	defer out.Hurry.listen()() // interrupt.go: a second Ctrl-C ends the waits and saves at once
+	saidInterrupt := sayInterrupt(ctx, out, p.Grace, out.Hurry)
 	o, err := workload.Drive(ctx, in.Name, w.Ops(), sess, workload.DriveOptions{
 		Mode: p.Mode, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval, Seed: p.Seed,
 		OutageWindow: p.OutageWindow,
 		Rate:         mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
 		Parts:        in.Parts,
+		Ready:        ready, Hurry: out.Hurry.C(),
 		OnTick: func(iv *measure.Interval) {
 			prog.line(iv, started)
 			mx.observe(iv)
@@ -246,6 +268,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 			}
 		},
 	})
+	saidInterrupt()
 	if err != nil {
 		return nil, err
 	}
@@ -270,44 +293,33 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		// window's events (intervals at the window's edges also hold warm-up or drain events).
 		logErr = logw.WriteTotals(o.Totals, o.Summary.MeasureStart, o.Summary.MeasureEnd)
 	}
+	if logFile != nil {
+		if cerr := logFile.Close(); logErr == nil {
+			logErr = cerr
+		}
+	}
 	if logErr != nil {
 		res.Warnings = append(res.Warnings, report.Warning{Code: "LOG_WRITE_FAILED", Message: "the interval log could not be written completely: " + logErr.Error()})
 	}
-	if p.Check && !res.Partial {
+	if p.Check && !res.Partial && !out.Hurry.Fired() {
 		var ws []report.Warning
 		res.Checks, ws = checkAfterWork(ctx, w, db, p.CheckFull)
 		res.Warnings = append(res.Warnings, ws...)
 	}
-	if p.Out != "" {
-		if err := report.Write(p.Out, res); err != nil {
-			return res, err
-		}
-		if err := htmlreport.Write(p.Out); err != nil {
-			fmt.Fprintf(out.Stderr, "could not write %s (the results are saved; candor report %s --html FILE retries): %v\n", htmlreport.File, p.Out, err)
-		}
-	}
+	incomplete := saveResults(od, res) // outdir.go: the files that could not be written, named
 	report.Summary(out.Stdout, res)
-	if p.Out != "" {
-		fmt.Fprintf(out.Stderr, "results saved in %s (%s)\n", p.Out, strings.Join(savedFiles(p.Out), ", "))
+	if od != nil {
+		printSaved(out, od.path, incomplete)
 	}
 	switch {
 	case res.Partial:
 		return res, ErrPartial
 	case failed(res.Checks):
 		return res, ErrCheckFailed
+	case len(incomplete) > 0:
+		return res, ErrIncomplete
 	}
 	return res, nil
-}
-
-// savedFiles lists the files a run wrote into dir, by name.
-func savedFiles(dir string) []string {
-	var names []string
-	for _, n := range []string{report.ResultFile, report.LogFile, report.DeliveriesFile, report.ResourcesFile, htmlreport.File} {
-		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
-			names = append(names, n)
-		}
-	}
-	return names
 }
 
 // buildResult turns a run's outcome into result.json's envelope: the conditions, every operation's

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"path/filepath"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
@@ -24,12 +23,15 @@ type monitor struct {
 func newMonitor(ctx context.Context, p *RunPlan, db driver.DB) *monitor {
 	m := &monitor{disc: sysmon.Disclose(ctx, db)}
 	cfg := sysmon.Config{Every: time.Second, DB: db, MeasureFrom: p.Warmup, MeasureTo: p.Warmup + p.Duration, Cut: ctx}
-	if p.Out != "" {
-		m.file = report.ResourcesFile
-		cfg.Path = filepath.Join(p.Out, report.ResourcesFile)
-	}
 	m.sampler = sysmon.New(ctx, cfg)
 	return m
+}
+
+// writeTo sends the samples to f, the run's resources.jsonl (created once the run is ready);
+// call it before begin.
+func (m *monitor) writeTo(f *outFile) {
+	m.file = report.ResourcesFile
+	m.sampler.SetWriter(f)
 }
 
 // begin starts sampling on the run's clock: samples carry seconds since started.

@@ -77,7 +77,10 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	if err := lp.Validate(); err != nil {
 		return nil, err
 	}
-	quiet := Out{Stdout: io.Discard, Stderr: out.Stderr, Terminal: out.Terminal}
+	if err := checkOut(lp.Base.Out, lp.Base.Replace, true); err != nil { // outdir.go
+		return nil, err
+	}
+	quiet := Out{Stdout: io.Discard, Stderr: out.Stderr, Terminal: out.Terminal, Hurry: out.Hurry}
 	n := 1 + len(lp.Percents)
 	var runs []report.LoadRun
 	finish := func(err error) ([]report.LoadRun, error) {
@@ -125,8 +128,8 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 		rp.Mode = workload.ModeRate
 		rp.Rate = strconv.FormatFloat(math.Max(0.1, math.Round(peakRate*pct/10)/10), 'f', -1, 64)
 		rp.Step, rp.StepEvery = 0, 0
-		rp.Terminals = 0                // the workload's pool of terminal states for arrivals
-		rp.Connections = pr.Connections // the probe's pool, so the loads compare
+		rp.Terminals, rp.TerminalsGiven = 0, false // the workload's pool of terminal states for arrivals
+		rp.Connections = pr.Connections            // the probe's pool, so the loads compare
 		rp.Out = filepath.Join(lp.Base.Out, report.RateDirPrefix+strconv.FormatFloat(pct, 'f', -1, 64))
 		last := i == len(lp.Percents)-1
 		rp.Check, rp.CheckFull = lp.Base.Check && last, lp.Base.CheckFull && last

@@ -38,17 +38,24 @@ type RunPlan struct {
 	Mode         workload.Mode     `json:"mode"`
 	Terminals    int               `json:"terminals"`
 	Connections  int               `json:"connections"`
-	Duration     time.Duration     `json:"-"`
-	Warmup       time.Duration     `json:"-"`
-	Grace        time.Duration     `json:"-"`
-	Interval     time.Duration     `json:"-"`
+	// TerminalsGiven and ConnectionsGiven: the flag was given, so 0 is the user's (refused), not
+	// "derive a default".
+	TerminalsGiven   bool          `json:"-"`
+	ConnectionsGiven bool          `json:"-"`
+	Duration         time.Duration `json:"-"`
+	Warmup           time.Duration `json:"-"`
+	Grace            time.Duration `json:"-"`
+	Interval         time.Duration `json:"-"`
 	// OutageWindow is how long the run waits for a database it cannot reach before it ends as
 	// partial (--outage-window; 0: workload.DefaultOutageWindow).
 	OutageWindow time.Duration `json:"-"`
 	Out          string        `json:"out"`
-	Seed         uint64        `json:"seed"`
-	SeedGiven    bool          `json:"seed_given"`
-	Isolation    string        `json:"isolation"`
+	// Replace: --out may hold a saved run, which this one replaces (without it, such an --out is
+	// refused before anything connects).
+	Replace   bool   `json:"-"`
+	Seed      uint64 `json:"seed"`
+	SeedGiven bool   `json:"seed_given"`
+	Isolation string `json:"isolation"`
 	// ExtraDB are further endpoints of the same database (--db given more than once); Endpoints
 	// are all of them, redacted, once resolved (distsql.go).
 	ExtraDB   []string `json:"-"`
@@ -138,11 +145,11 @@ func (r *RunPlan) Validate() error {
 		p.add("--mode %q is not a mode of %s: use %s", r.Mode, in.Name, orList(names))
 	}
 	r.validateRate(&p) // rate.go
-	if r.Terminals < 0 {
-		p.add("--terminals must be positive (got %d)", r.Terminals)
+	if r.Terminals < 0 || (r.TerminalsGiven && r.Terminals == 0) {
+		p.add("--terminals must be at least 1 (got %d): leave it out for the workload's default", r.Terminals)
 	}
-	if r.Connections < 0 {
-		p.add("--connections must be positive (got %d)", r.Connections)
+	if r.Connections < 0 || (r.ConnectionsGiven && r.Connections == 0) {
+		p.add("--connections must be at least 1 (got %d): leave it out for the workload's default", r.Connections)
 	}
 	if r.Duration <= 0 {
 		p.add("--duration must be positive (got %s): for example --duration 5m", r.Duration)

@@ -69,10 +69,13 @@ func (r *RunPlan) validateRate(p *problems) {
 		p.add("--mode rate needs --rate: give %s", rateSyntax)
 		return
 	}
-	_, _, isRange, err := ParseRate(r.Rate)
+	from, to, isRange, err := ParseRate(r.Rate)
 	if err != nil {
 		p.add("%s", err.Error())
 		return
+	}
+	if hi := max(from, to); hi > schedule.MaxRate { // issue 12, item 4
+		p.add("%s", schedule.RateTooHigh(hi))
 	}
 	switch {
 	case r.Ramp && !isRange:
@@ -90,6 +93,7 @@ func (r *RunPlan) validateRate(p *problems) {
 			p.add("--rate %s --step %g --step-every %s: %v", r.Rate, r.Step, r.StepEvery, err)
 			break
 		}
+
 		if total := schedule.MeasureOf(steps); isRange && r.DurationGiven && r.Duration != total {
 			p.add("--duration %s does not match the steps (%d steps of %s = %s): drop --duration", r.Duration, len(steps), r.StepEvery, total)
 		}
@@ -199,6 +203,10 @@ func rateResult(rs *schedule.RateSummary, measureSeconds float64, ops []string) 
 	for _, b := range rs.Backlog {
 		rr.Backlog = append(rr.Backlog, report.BacklogSample{Seconds: b.At.Seconds(), Depth: b.Depth, Max: b.Max})
 	}
+	if rs.Behind > 0 || rs.Reached > 0 {
+		rr.ScheduleBehind = &report.ScheduleBehind{ReachedSeconds: max(0, (rs.Reached - windowStart).Seconds()), WindowSeconds: secs,
+			BehindSeconds: rs.Behind.Seconds(), ScheduledRate: rs.ScheduledRate}
+	}
 	return rr
 }
 
@@ -215,6 +223,11 @@ func rateWarnings(r *report.Result) []report.Warning {
 	var ws []report.Warning
 	add := func(code, format string, a ...any) {
 		ws = append(ws, report.Warning{Code: code, Message: fmt.Sprintf(format, a...)})
+	}
+	if b := rr.ScheduleBehind; b != nil {
+		// The window describes a rate that was never offered (issue 12, item 4): say so first.
+		add("SCHEDULE_BEHIND", "the driver could not keep its own schedule of %.1f/s: by the window's end it had made the arrivals of only the first %.1f s of the %.1f s window (%.1f s behind the clock), scheduling %.0f arrivals/s at most; the figures do not describe %.1f/s, so lower --rate (or run several drivers)",
+			rr.TargetRate, b.ReachedSeconds, b.WindowSeconds, b.BehindSeconds, b.ScheduledRate, rr.TargetRate)
 	}
 	// An interrupted run's last step is cut short: judge it by its drops only.
 	if !rr.Sustained && (!r.Partial || rr.Dropped > 0) {

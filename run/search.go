@@ -85,6 +85,9 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOut(sp.Out, sp.Base.Replace, true); err != nil { // outdir.go
+		return nil, err
+	}
 	mx, err := startSearchMetrics(&sp, out) // metrics.go: fed by each probe in turn
 	if err != nil {
 		return nil, err
@@ -120,7 +123,7 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 			fmt.Fprintf(out.Stderr, "probe %d at %s/s: running for %s...", n, pp.Rate, pp.Warmup+pp.Duration)
 		}
 		mx.probe(n, rate)
-		r, err := runWith(ctx, pp, Out{Stdout: io.Discard, Stderr: io.Discard}, mx)
+		r, err := runWith(ctx, pp, Out{Stdout: io.Discard, Stderr: io.Discard, Hurry: out.Hurry}, mx)
 		if out.Terminal {
 			fmt.Fprint(out.Stderr, "\r\033[K")
 		}

@@ -34,6 +34,9 @@ type Config struct {
 	// database endpoints: one group per endpoint): worker w runs only the terminals i with
 	// TerminalGroup[i] == WorkerGroup[w], each group in order of intended start. Both nil: one group.
 	TerminalGroup, WorkerGroup []int
+	// Hurry, when closed (a second Ctrl-C), ends the grace period at once: what is in flight is
+	// counted incomplete and the run returns what it measured.
+	Hurry <-chan struct{}
 }
 
 // groups is the number of terminal groups (1 without TerminalGroup).
@@ -124,7 +127,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		workers: cfg.Workers, workerGroup: cfg.WorkerGroup, groups: cfg.groups(),
 		exec: cfg.Exec, rec: cfg.Rec,
 		warmup: cfg.Warmup, measure: cfg.Measure, grace: cfg.Grace,
-		tick: cfg.Tick, onTick: cfg.OnTick, start: cfg.Start,
+		tick: cfg.Tick, onTick: cfg.OnTick, start: cfg.Start, hurry: cfg.Hurry,
 	})
 	f := newClosed(c, &cfg)
 	c.feed = f

@@ -109,6 +109,7 @@ type coreConfig struct {
 	tick                   time.Duration
 	onTick                 func(iv *measure.Interval)
 	start                  time.Time
+	hurry                  <-chan struct{} // closed: end the grace period at once
 }
 
 // core is the state of one run. Workers take work themselves under mu (no hand-off per operation
@@ -375,7 +376,7 @@ func (c *core) run(ctx context.Context) Summary {
 	c.mu.Unlock()
 
 	// Wait for the work that arrived in the window, up to the grace period.
-	waitGrace(ctx, cancelled, deadline-c.now(), c.finished, func() {
+	waitGrace(ctx, cancelled, deadline-c.now(), c.finished, cfg.hurry, func() {
 		c.mu.Lock()
 		c.setStopped()
 		c.checkFinished()
@@ -445,10 +446,10 @@ func (c *core) ticker(stop <-chan struct{}, done chan<- struct{}) {
 	}
 }
 
-// waitGrace waits until finished is closed or the grace period d has passed. A cancellation of ctx
-// during the wait (when the run was not cancelled already) calls stop once, so that nothing more
-// starts while the work in flight finishes.
-func waitGrace(ctx context.Context, cancelled bool, d time.Duration, finished <-chan struct{}, stop func()) {
+// waitGrace waits until finished is closed, the grace period d has passed or hurry is closed. A
+// cancellation of ctx during the wait (when the run was not cancelled already) calls stop once, so
+// that nothing more starts while the work in flight finishes.
+func waitGrace(ctx context.Context, cancelled bool, d time.Duration, finished <-chan struct{}, hurry <-chan struct{}, stop func()) {
 	grace := time.NewTimer(d)
 	defer grace.Stop()
 	ctxDone := ctx.Done()
@@ -460,6 +461,8 @@ func waitGrace(ctx context.Context, cancelled bool, d time.Duration, finished <-
 		case <-finished:
 			return
 		case <-grace.C:
+			return
+		case <-hurry:
 			return
 		case <-ctxDone:
 			ctxDone = nil

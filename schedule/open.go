@@ -80,6 +80,8 @@ type RateConfig struct {
 	Start  time.Time
 	// OnBacklog, when set, receives each tick's backlog sample (before OnTick).
 	OnBacklog func(BacklogSample)
+	// Hurry is as in Config.
+	Hurry <-chan struct{}
 }
 
 func (c *RateConfig) validate() error {
@@ -99,6 +101,9 @@ func (c *RateConfig) validate() error {
 	for i, s := range c.Steps {
 		if !(s.Rate > 0) || s.Duration <= 0 {
 			errs = append(errs, userr.Errorf("rate step %d is %g per second for %s; rates and durations must be above zero", i+1, s.Rate, s.Duration))
+		}
+		if s.Rate > MaxRate {
+			errs = append(errs, userr.Errorf("%s", RateTooHigh(s.Rate)))
 		}
 	}
 	if c.Pacer == nil {
@@ -161,13 +166,16 @@ func RunRate(ctx context.Context, cfg RateConfig) (Summary, *RateSummary, error)
 		workers: cfg.Workers, workerGroup: cfg.WorkerGroup, groups: ngroups,
 		exec: cfg.Exec, rec: cfg.Rec,
 		warmup: cfg.Warmup, measure: MeasureOf(cfg.Steps), grace: cfg.Grace,
-		tick: cfg.Tick, onTick: cfg.OnTick, start: cfg.Start,
+		tick: cfg.Tick, onTick: cfg.OnTick, start: cfg.Start, hurry: cfg.Hurry,
 	})
 	o := newOpen(c, &cfg)
 	c.feed = o
 	sum := c.run(ctx)
 	rs := o.stats.summary(cfg.Process, cfg.MaxBacklog)
 	rs.Backlog = o.samples
+	if !sum.Partial {
+		rs.unscheduled(o.reached, o.behind, o.made, sum.End.Sub(c.start))
+	}
 	return sum, rs, nil
 }
 
@@ -216,16 +224,21 @@ type open struct {
 	stats     *rateStats
 
 	// Guarded by core.mu.
-	groups    []backlogGroup
-	slotFree  []time.Duration // each worker: when it finished its previous operation
-	free      []Terminal      // job records to draw into
-	backlog   int             // queued, all groups
-	maxSince  int             // deepest backlog since the last sample
-	samples   []BacklogSample
-	dispDone  bool          // the dispatcher has returned: no arrival will come any more
-	ended     bool          // ... because the pacer ended before the window's end
-	stopDisp  chan struct{} // closed to stop the dispatcher
-	dispExits chan struct{}
+	groups   []backlogGroup
+	slotFree []time.Duration // each worker: when it finished its previous operation
+	free     []Terminal      // job records to draw into
+	backlog  int             // queued, all groups
+	maxSince int             // deepest backlog since the last sample
+	samples  []BacklogSample
+	dispDone bool // the dispatcher has returned: no arrival will come any more
+	ended    bool // ... because the pacer ended before the window's end
+	// reached is how far the dispatcher's schedule had got when the clock reached the window's
+	// end: the window's end when it had made every arrival of the window by then, else the
+	// intended time of the arrival it was making; behind is how far that lagged the clock.
+	reached, behind time.Duration
+	made            int64         // arrivals made (warm-up included, dropped ones too)
+	stopDisp        chan struct{} // closed to stop the dispatcher
+	dispExits       chan struct{}
 }
 
 var _ feeder = (*open)(nil)
@@ -282,11 +295,14 @@ func (o *open) dispatch() {
 	defer close(o.dispExits)
 	ended := false
 	unlockThread := func() {}
+	reached, made, atEnd := o.c.mEnd, int64(0), false
+	var behind time.Duration
 	defer func() {
 		unlockThread()
 		o.stats.dispatcherDone()
 		o.c.mu.Lock()
 		o.dispDone, o.ended = true, ended
+		o.reached, o.behind, o.made = reached, behind, made
 		o.c.checkFinished()
 		o.c.mu.Unlock()
 	}()
@@ -316,10 +332,19 @@ func (o *open) dispatch() {
 			unlockThread, locked = lockForWaits(), true
 		}
 		t := task{t: j, at: a.At, op: int32(op), tag: o.stepOf(a.At, &k)}
-		if !o.waitUntil(a.At, timer, precise) {
+		stopped := !o.waitUntil(a.At, timer, precise)
+		if !atEnd {
+			// Where the schedule is when the clock reaches the window's end: an arrival of the
+			// window still to make then is behind (issue 12, item 4).
+			if now := o.c.now(); now >= o.c.mEnd {
+				atEnd, reached, behind = true, a.At, now-a.At
+			}
+		}
+		if stopped {
 			return
 		}
 		j = o.arrive(t, g)
+		made++
 	}
 }
 

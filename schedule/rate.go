@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -38,6 +39,10 @@ type StepSummary struct {
 	Ops                                             []OpSummary // by operation index
 	// Lag, timer lateness and connection wait of the step's arrivals, all types together.
 	Lag, Lateness, ConnWait measure.Percentiles
+	// Unscheduled is the part of the step whose arrivals the dispatcher had not made when the
+	// clock reached the window's end: its schedule had fallen behind (the driver could not keep
+	// the rate; such arrivals were made late, or never).
+	Unscheduled time.Duration
 }
 
 // Seconds is the step's length.
@@ -50,13 +55,42 @@ func (s *StepSummary) AchievedRate() float64 { return float64(s.CompletedInStep)
 // offers its target rate only on average).
 func (s *StepSummary) OfferedRate() float64 { return float64(s.Arrived) / s.Seconds() }
 
+// MaxRate is the highest arrival rate the dispatcher is asked to keep (issue 12, item 4): it makes
+// every arrival on one goroutine, at about 0.7 µs of CPU each when busy (BenchmarkRateOverhead), so
+// past about a million a second it falls behind its own schedule whatever the database does, and
+// the window would describe a rate that was never offered. A run that falls behind below it is
+// caught too (StepSummary.Unscheduled).
+const MaxRate = 1_000_000
+
+// RateTooHigh is the refusal of a rate above MaxRate, with the figure.
+func RateTooHigh(rate float64) string {
+	return fmt.Sprintf("--rate %s/s is more than the driver can schedule: its dispatcher makes each arrival on one thread at about 0.7 µs of CPU, so at most 1,000,000/s; lower --rate (and run several drivers for more)", strconv.FormatFloat(rate, 'f', -1, 64))
+}
+
+// UnscheduledShare and UnscheduledFloor are how much of a step the dispatcher may leave unmade by
+// the window's end (one late timer near the end, on a busy host) before the step counts as not
+// offered in full: the larger of the two. Lateness below them is the driver's timer lateness
+// (DRIVER_LATE), not a schedule it could not keep.
+const (
+	UnscheduledShare = 0.01
+	UnscheduledFloor = 100 * time.Millisecond
+)
+
 // SustainedShare is the least share of the offered rate a step must achieve to count as sustained.
 const SustainedShare = 0.95
 
-// Sustained reports whether the database kept up with the step: nothing dropped, nothing left
-// unfinished, and at least SustainedShare of the offered arrivals completed inside the step.
+// Sustained reports whether the database kept up with the step: the driver offered it in full
+// (its schedule reached the step's end), nothing dropped, nothing left unfinished, and at least
+// SustainedShare of the offered arrivals completed inside the step. An empty step the schedule
+// never reached is not sustained.
 func (s *StepSummary) Sustained() bool {
-	return s.Dropped == 0 && s.Incomplete == 0 && float64(s.CompletedInStep) >= SustainedShare*float64(s.Arrived)
+	return !s.Behind() && s.Dropped == 0 && s.Incomplete == 0 && float64(s.CompletedInStep) >= SustainedShare*float64(s.Arrived)
+}
+
+// Behind reports whether the dispatcher's schedule fell behind the clock before the step's end:
+// more than UnscheduledShare of it (and more than UnscheduledFloor) was not offered in time.
+func (s *StepSummary) Behind() bool {
+	return s.Unscheduled > max(UnscheduledFloor, time.Duration(UnscheduledShare*float64(s.End-s.Start)))
 }
 
 // RateSummary is what an open-loop run adds to Summary.
@@ -75,6 +109,33 @@ type RateSummary struct {
 	Lag, Lateness, ConnWait *hdr.Histogram
 	// WarmupArrived and WarmupDropped count the warm-up's arrivals.
 	WarmupArrived, WarmupDropped int64
+	// Behind is how far the dispatcher's schedule lagged the clock when the window ended, when that
+	// left a step behind (StepSummary.Behind; 0 otherwise); Reached is the intended time (since the
+	// run's start) of the arrival it was making then. ScheduledRate is the arrivals it made per second of the
+	// run, warm-up and drops included: what this driver could schedule.
+	Behind, Reached time.Duration
+	ScheduledRate   float64
+}
+
+// unscheduled records that the dispatcher's schedule had got only to reached (behind the clock by
+// behind) at the window's end, having made made arrivals in elapsed: the part of each step after
+// reached was not offered in time.
+func (s *RateSummary) unscheduled(reached, behind time.Duration, made int64, elapsed time.Duration) {
+	if elapsed > 0 {
+		s.ScheduledRate = float64(made) / elapsed.Seconds()
+	}
+	if len(s.Steps) == 0 || reached >= s.Steps[len(s.Steps)-1].End {
+		return
+	}
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if reached < st.End {
+			st.Unscheduled = st.End - max(reached, st.Start)
+		}
+		if st.Behind() {
+			s.Behind, s.Reached = behind, reached
+		}
+	}
 }
 
 // Sustained reports whether every step was sustained.

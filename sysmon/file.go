@@ -123,7 +123,7 @@ func SeriesNames(samples []Sample) []string {
 // writer appends one line per sample and writes it through at once, so an interrupted run keeps
 // every sample taken.
 type writer struct {
-	f   *os.File
+	f   io.WriteCloser
 	buf []byte
 }
 

@@ -14,6 +14,7 @@ package sysmon
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sync"
@@ -195,6 +196,14 @@ func (s *Sampler) inWindow(off time.Duration) bool {
 		return false
 	}
 	return true
+}
+
+// SetWriter sends the samples to w instead of Config.Path (a file the caller created only once its
+// run is ready); Stop closes it. Call it before Begin.
+func (s *Sampler) SetWriter(w io.WriteCloser) {
+	s.mu.Lock()
+	s.w = &writer{f: w}
+	s.mu.Unlock()
 }
 
 // Stop ends sampling (waiting for a sample in progress), closes the database connection and the

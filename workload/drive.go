@@ -35,6 +35,13 @@ type DriveOptions struct {
 	// OutageWindow is how long the run waits for a database it cannot reach before it ends as
 	// partial (outage.go); 0 is DefaultOutageWindow.
 	OutageWindow time.Duration
+	// Hurry, when closed (a second Ctrl-C), ends every wait at once: the grace period and the
+	// session's drain; the outcome holds what was measured.
+	Hurry <-chan struct{}
+	// Ready, when set, runs once the session has started (its connections open) and before the
+	// run's clock starts: the caller creates its files there, so a run that cannot start creates
+	// none. An error ends the run before it starts.
+	Ready func() error
 }
 
 // RateOptions is the open-loop part of a run.
@@ -78,9 +85,17 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 	runCtx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	outages := NewOutages(o.OutageWindow)
-	w, err := s.Start(WithOutages(runCtx, outages), Env{Rec: rec, Abort: abort, Outages: outages})
+	w, err := s.Start(WithOutages(runCtx, outages), Env{Rec: rec, Abort: abort, Outages: outages, Hurry: o.Hurry})
 	if err != nil {
 		return nil, err
+	}
+	if o.Ready != nil {
+		if err := o.Ready(); err != nil {
+			if w.Drain != nil {
+				w.Drain(0)
+			}
+			return nil, err
+		}
 	}
 	// The run's clock starts once the session is ready (its connections open, its marks written),
 	// so none of that is in the warm-up or the window.
@@ -111,13 +126,13 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 			Source: w.Source, Workers: w.Workers, WorkerGroup: w.WorkerGroup, Exec: w.Exec, Rec: rec,
 			Process: o.Rate.Process, Seed: gen.Derive(o.Seed, name, "arrivals"), Steps: o.Rate.Steps, Warmup: o.Warmup,
 			MaxBacklog: o.Rate.MaxBacklog, Grace: o.Grace, Tick: o.Tick, OnTick: onTick, Start: start,
-			OnBacklog: o.Rate.OnBacklog, Pacer: o.Rate.Pacer,
+			OnBacklog: o.Rate.OnBacklog, Pacer: o.Rate.Pacer, Hurry: o.Hurry,
 		})
 	default:
 		out.Summary, err = schedule.Run(runCtx, schedule.Config{
 			Terminals: w.Terminals, Workers: w.Workers, Exec: w.Exec, Rec: rec,
 			Warmup: o.Warmup, Measure: o.Measure, Grace: o.Grace, Tick: o.Tick, OnTick: onTick, Start: start,
-			TerminalGroup: w.TerminalGroup, WorkerGroup: w.WorkerGroup,
+			TerminalGroup: w.TerminalGroup, WorkerGroup: w.WorkerGroup, Hurry: o.Hurry,
 		})
 	}
 	if err != nil {
@@ -127,7 +142,13 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 		return nil, err
 	}
 	if w.Drain != nil {
-		w.Drain(o.Grace)
+		grace := o.Grace
+		if ctx.Err() != nil {
+			// Interrupted: --grace bounds the whole wait since the interruption (or the window's
+			// end), the scheduler's part included (issue 12, item 8).
+			grace = max(0, o.Grace-time.Since(out.Summary.MeasureEnd))
+		}
+		w.Drain(grace)
 	}
 	onTick(rec.Tick(time.Now())) // takes in what the drain recorded
 	out.Totals = rec.Totals()

@@ -23,6 +23,7 @@ package workload
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -176,10 +177,15 @@ type SessionConfig struct {
 	// Warmup, Measure and Grace are the run's window.
 	Warmup, Measure, Grace time.Duration
 	// Out is the results directory ("" for none), for files of the workload's own (TPC-C's
-	// deliveries.csv). The core has created it.
+	// deliveries.csv), which it creates with Create.
 	Out string
 	// Note prints one line for the user (stderr).
 	Note func(line string)
+	// Create makes a file of the workload's own in the results directory Out (nil without one;
+	// it is nil then too). The run makes the directory on the first call: call it only once the
+	// session's connections are open, so a run that cannot connect leaves the directory as it was.
+	// The file says at once on stderr when a write to it fails.
+	Create func(name string) (io.WriteCloser, error)
 }
 
 // Setup is what a session will run with, once the workload has filled its defaults.
@@ -221,6 +227,9 @@ type Env struct {
 	// Outages is the run's record of the database's outages and the window it tolerates
 	// (outage.go); Start's context carries it too, for workload/sqlexec.
 	Outages *Outages
+	// Hurry is closed when the user asks to stop waiting (a second Ctrl-C): Work.Drain returns at
+	// once, counting what it still waits for as incomplete.
+	Hurry <-chan struct{}
 }
 
 // Work is what the scheduler runs.
@@ -238,7 +247,8 @@ type Work struct {
 	OnTick func(iv *measure.Interval)
 	// Drain, when set, runs after the scheduler has returned and before the final tick: work the
 	// workload handed on (TPC-C's deferred Delivery) is waited for, up to grace or longer when the
-	// workload's rules say so.
+	// workload's rules say so, but never longer than grace once the run was interrupted (the
+	// context given to Start is cancelled), and not at all once Env.Hurry is closed.
 	Drain func(grace time.Duration)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,6 +46,16 @@ func TestCompareTwoRuns(t *testing.T) {
 		t.Fatalf("compare --json: %+v", c)
 	}
 
+	// A garbage interval log (issue 12, item 10) is refused, not compared as -100%.
+	garbage := filepath.Join(dir, "garbage")
+	copyRun(t, b, garbage)
+	if err := os.WriteFile(filepath.Join(garbage, "latency.hlog"), []byte("this is not an interval log\n\x00\x01garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runCLI(t, "compare", a, garbage); code != 2 || !strings.Contains(out, "holds no interval histogram") {
+		t.Errorf("compare with a garbage latency.hlog: exit %d, want 2 and the reason", code)
+	}
+
 	for _, args := range [][]string{
 		{"compare", a},
 		{"compare", a, filepath.Join(dir, "nothing")},
@@ -53,6 +64,30 @@ func TestCompareTwoRuns(t *testing.T) {
 	} {
 		if code, out := runCLI(t, args...); code != 2 || !strings.HasPrefix(strings.TrimSpace(out), "candor: ") {
 			t.Errorf("candor %v: exit %d, want 2 and one sentence", args, code)
+		}
+	}
+}
+
+// copyRun copies the files of a results directory (no subdirectories).
+func copyRun(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

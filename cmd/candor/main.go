@@ -37,15 +37,14 @@ func main() {
 // execute runs the command line args and returns the exit status: 0 success, 1 a failed run or
 // check (or partial results), 2 bad input (usage, URL, unreachable server, mismatched data).
 func execute(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		// After the first Ctrl-C the run winds down and saves what it measured; a second one
-		// ends the process at once.
-		stop()
-	}()
-	out := run.Out{Stdout: os.Stdout, Stderr: os.Stderr, Terminal: isTerminal(os.Stderr)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hurry := run.NewHurry()
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go interrupts(sigs, cancel, hurry)
+	out := run.Out{Stdout: os.Stdout, Stderr: os.Stderr, Terminal: isTerminal(os.Stderr), Hurry: hurry}
 	root := newRoot(out)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -58,6 +57,9 @@ func execute(args []string) int {
 	case errors.Is(err, run.ErrNoRate):
 		fmt.Fprintln(os.Stderr, "candor: "+err.Error()+" (see the table above)")
 		return 1
+	case errors.Is(err, run.ErrIncomplete):
+		fmt.Fprintln(os.Stderr, "candor: "+err.Error())
+		return 1
 	case errors.Is(err, run.ErrPartial):
 		fmt.Fprintln(os.Stderr, "candor: "+err.Error())
 		return 1
@@ -68,6 +70,23 @@ func execute(args []string) int {
 		fmt.Fprintln(os.Stderr, "candor: error: "+err.Error())
 		return 1
 	}
+}
+
+// interrupts handles Ctrl-C and SIGTERM (issue 12, item 8): the first cancels the command (a run
+// stops starting work, waits up to --grace for what is in flight, then saves partial results); the
+// second ends a run's waits and saves what was measured at once (run.Hurry), or exits at once when
+// no run is listening; the third exits at once.
+func interrupts(sigs <-chan os.Signal, cancel context.CancelFunc, hurry *run.Hurry) {
+	<-sigs
+	cancel()
+	<-sigs
+	if !hurry.Fire() {
+		fmt.Fprintln(os.Stderr, "candor: interrupted twice: exiting at once")
+		os.Exit(130)
+	}
+	<-sigs
+	fmt.Fprintln(os.Stderr, "candor: interrupted three times: exiting at once, without saving")
+	os.Exit(130)
 }
 
 // usageError marks flag-parsing problems (unknown flags, bad values) so they exit with status 2.
@@ -85,6 +104,10 @@ func newRoot(out run.Out) *cobra.Command {
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// A word that is no command is a usage error with the closest commands (args.go); alone,
+		// candor prints its help.
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%v: see `%s --help`", err, c.CommandPath())}

@@ -23,7 +23,7 @@ stored procedures on MySQL and MariaDB) on a database that holds a candor load, 
 version in candor_load. With them,
 candor tpcc run --procedures sends each transaction as one call (one round trip at read committed).
 Running it again replaces them; load --procedures does the same right after a load.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return createProcedures(c.Context(), url, out)
 		},

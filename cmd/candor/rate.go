@@ -63,7 +63,7 @@ probe with its tails. Once the last probe has ended, the consistency conditions 
 quick ones; --check-full for all, --no-check to skip): a violated one is exit status 1.
 
   candor ` + in.Name + ` search --db URL --slo '` + in.SLOExample + `'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			p := f.resolve(c, w)
 			if err := f.db.apply(&p); err != nil {
@@ -96,6 +96,7 @@ quick ones; --check-full for all, --no-check to skip): a violated one is exit st
 	fs.DurationVar(&f.plan.Grace, "grace", 5*time.Second, "how long each probe waits for transactions in flight; what is left is incomplete and the probe fails")
 	fs.DurationVar(&f.plan.Interval, "interval", 5*time.Second, "length of an interval of each probe's log")
 	fs.StringVar(&f.plan.Out, "out", "", "directory for search.json and one result directory per probe (default results/search-TIMESTAMP)")
+	fs.BoolVar(&f.plan.Replace, "replace", false, "replace the search saved in --out (without it, an --out that holds a run is refused)")
 	fs.Uint64Var(&f.seed, "seed", 0, "root seed of every probe's random inputs (default: a fresh one, stored)")
 	fs.StringVar(&f.plan.Isolation, "isolation", "", "read-committed, repeatable-read or serializable (default: the engine's)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "skip the consistency check after the last probe")

@@ -69,6 +69,7 @@ func addRunFlags(c *cobra.Command, f *runFlags, in workload.Info, oneShot bool) 
 	fs.DurationVar(&f.plan.OutageWindow, "outage-window", workload.DefaultOutageWindow, "how long to wait for a database that cannot be reached (a restart) before the run ends as partial; the outage is counted and shown")
 	fs.DurationVar(&f.plan.Interval, "interval", 5*time.Second, "length of a progress and log interval")
 	fs.StringVar(&f.plan.Out, "out", "", "directory for result.json and the HdrHistogram interval log (default results/"+in.Name+"-TIMESTAMP)")
+	fs.BoolVar(&f.plan.Replace, "replace", false, "replace the run saved in --out (without it, an --out that holds a run is refused)")
 	fs.Uint64Var(&f.seed, "seed", 0, "root seed of the run's random inputs (default: a fresh one, printed and stored)")
 	fs.StringVar(&f.plan.Isolation, "isolation", "", "read-committed, repeatable-read or serializable (default: the engine's; stored in the results)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "skip the consistency check after the run")
@@ -110,6 +111,7 @@ func (f *runFlags) resolve(c *cobra.Command, w workload.Workload) run.RunPlan {
 	p.Check = !f.noCheck
 	p.CheckFull = f.fullChk
 	p.DurationGiven = c.Flags().Changed("duration")
+	p.TerminalsGiven, p.ConnectionsGiven = c.Flags().Changed("terminals"), c.Flags().Changed("connections")
 	return p
 }
 
@@ -128,7 +130,7 @@ loaded yet), find the peak in a short throughput-mode probe (20 s), then run ope
 50%% and 80%% of that peak (45 s each) and print them side by side, with a consistency check at the
 end; each run is saved in its own directory. With --mode, one run of that mode instead. Flags
 override everything; the subcommands load, run, check and search do one part each.`, in.Name, strings.TrimPrefix(in.DefaultDB, "sqlite:")),
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			p := f.resolve(c, w)
 			if err := f.db.apply(&p); err != nil {
@@ -196,7 +198,7 @@ func newLoad(out run.Out, reg workload.Registration) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "load",
 		Short: "Load the " + w.Info().Name + " workload's initial data into a database",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var err error
 			if p.DB, err = db.first(out, "load"); err != nil {
@@ -219,7 +221,7 @@ func newRun(out run.Out, reg workload.Registration) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the " + w.Info().Name + " workload against a loaded database and measure it",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			p := f.resolve(c, w)
 			if err := f.db.apply(&p); err != nil {
@@ -241,7 +243,7 @@ func newCheck(out run.Out, reg workload.Registration) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "check",
 		Short: "Check the " + w.Info().Name + " workload's consistency conditions (exit 1 and name the violated ones)",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			url, err := db.first(out, "check")
 			if err != nil {

@@ -156,8 +156,10 @@ type deferredQueue struct {
 	runCtx       context.Context
 
 	districts, skipped atomic.Int64
-	auditMu            sync.Mutex
-	audit              Audit
+	// unfinished counts the Deliveries queued and not yet done (run or counted incomplete).
+	unfinished atomic.Int64
+	auditMu    sync.Mutex
+	audit      Audit
 	// dbs[i] is worker i's endpoint; tallies[i] its measured outcomes (endpoints.go).
 	dbs     []driver.DB
 	tallies []endpointTally
@@ -206,10 +208,12 @@ func newDeferredQueue(ctx context.Context, db driver.DB, o RunOptions, rec *meas
 
 func (q *deferredQueue) enqueue(ctx context.Context, w, carrier int, measured bool) error {
 	job := deliveryJob{w: w, carrier: carrier, queued: time.Now(), measured: measured}
+	q.unfinished.Add(1)
 	select {
 	case q.queues[(w-1)%len(q.queues)] <- job:
 		return nil
 	case <-ctx.Done():
+		q.unfinished.Add(-1)
 		return ctx.Err()
 	}
 }
@@ -245,7 +249,17 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 			q.log.write(line)
 		}
 	}
+	taken := false // a job was taken: it is done once the next one is taken, or the queue closed
+	defer func() {
+		if taken {
+			q.unfinished.Add(-1)
+		}
+	}()
 	for job := range q.queues[i] {
+		if taken {
+			q.unfinished.Add(-1)
+		}
+		taken = true
 		m := job.measured
 		if q.runCtx.Err() != nil {
 			stripe.Incomplete(DeliveryDeferred, m)
@@ -309,7 +323,7 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 // cancelled and counted as incomplete. The result file is flushed every second meanwhile: the
 // schedule's ticks, which flush it during the run, have ended, and a drain can last the 80 s of
 // clause 2.7.2 (a second Ctrl-C during it ends the process).
-func (q *deferredQueue) finish(grace time.Duration) {
+func (q *deferredQueue) finish(grace time.Duration, hurry <-chan struct{}) {
 	for _, c := range q.queues {
 		close(c)
 	}
@@ -326,6 +340,10 @@ wait:
 		case <-flush.C:
 			q.log.flush()
 		case <-timeout:
+			q.stop()
+			<-done
+			break wait
+		case <-hurry: // a second Ctrl-C: what is left is incomplete
 			q.stop()
 			<-done
 			break wait

@@ -2,8 +2,8 @@ package tpcc
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"fmt"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -11,7 +11,6 @@ import (
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/schedule"
-	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 )
 
@@ -30,9 +29,13 @@ type session struct {
 	spread     *endpointSpread
 	ex         *executor
 	dq         *deferredQueue
-	deliveries *os.File // the Delivery result file of clause 2.7.4.2; nil without --out
+	deliveries io.WriteCloser // the Delivery result file of clause 2.7.4.2; nil without --out
 	stopExec   context.CancelFunc
 	drained    bool
+	// runCtx is the context Start was given (cancelled: the run was interrupted or aborted);
+	// hurry is closed by a second Ctrl-C.
+	runCtx context.Context
+	hurry  <-chan struct{}
 	// completedTx counts the transactions of the five types (a Delivery once, when queued), for
 	// the round trips per transaction.
 	completedTx atomic.Int64
@@ -71,22 +74,14 @@ func (s *session) Setup() workload.Setup {
 	}
 }
 
-// Start marks the data as run on, opens the Delivery result file, the workers' connections and the
-// deferred-Delivery workers, and returns the terminals (closed loop) or the arrival source (open
-// loop).
+// Start marks the data as run on, opens the workers' connections, the deferred-Delivery workers
+// and then the Delivery result file, and returns the terminals (closed loop) or the arrival source
+// (open loop).
 func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
 	if err := MarkRun(ctx, s.db); err != nil {
 		return nil, err
 	}
-	var logw *os.File
-	if s.cfg.Out != "" {
-		path := filepath.Join(s.cfg.Out, report.DeliveriesFile)
-		f, err := os.Create(path)
-		if err != nil {
-			return nil, userr.Errorf("cannot write %s: %v: choose another --out", path, err)
-		}
-		s.deliveries, logw = f, f
-	}
+	s.runCtx, s.hurry = ctx, env.Hurry
 	terms := newTerminals(s.o.Terminals, s.o.Warehouses, s.o.Mode, s.o.Seed, s.consts.Run)
 	// Transactions run on their own context: an interruption stops the dispatch at once but lets the
 	// work in flight finish within the grace period, so it is measured rather than lost.
@@ -100,13 +95,21 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 	if s.ex, err = newExecutor(execCtx, s.db, s.o, env.Abort, spread); err != nil {
 		return nil, err
 	}
-	o := s.o
-	if logw != nil {
-		o.Deliveries = logw
-	}
 	// The deferred workers record from stripe Workers+1 on (Workers is the open loop's drops).
-	if s.dq, err = newDeferredQueue(execCtx, s.db, o, env.Rec, len(s.ex.slots)+1, spread); err != nil {
+	if s.dq, err = newDeferredQueue(execCtx, s.db, s.o, env.Rec, len(s.ex.slots)+1, spread); err != nil {
 		return nil, err
+	}
+	// The Delivery result file, once every connection is open (a run that cannot connect creates
+	// no file); no Delivery is queued yet, so the workers see the log set.
+	if s.cfg.Create != nil {
+		f, err := s.cfg.Create(report.DeliveriesFile)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			s.deliveries = f
+			s.dq.log = newDeliveryLog(f)
+		}
 	}
 	s.ex.deliveries = s.dq
 	w := &workload.Work{
@@ -131,9 +134,24 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 
 // drain waits for the deferred Deliveries up to the grace period, and at least the 80 s within
 // which 90% of them must complete (clause 2.7.2.1), so that slow ones are measured rather than cut
-// off; those still pending then are counted as incomplete.
+// off; those still pending then are counted as incomplete. An interrupted run waits only the grace
+// period the user gave (issue 12, item 8), and says what for; a second Ctrl-C (hurry) ends the wait.
 func (s *session) drain(grace time.Duration) {
-	s.dq.finish(max(grace, DeliveryCompletionLimit))
+	wait := max(grace, DeliveryCompletionLimit)
+	if s.runCtx != nil && s.runCtx.Err() != nil {
+		wait = grace
+		hurried := false
+		select {
+		case <-s.hurry:
+			hurried = true
+		default:
+		}
+		if n := s.dq.unfinished.Load(); n > 0 && grace > 0 && !hurried && s.cfg.Note != nil {
+			s.cfg.Note(fmt.Sprintf("waiting up to %s more (--grace) for %d deferred Deliver%s queued or running; Ctrl-C again stops waiting",
+				grace.Round(100*time.Millisecond), n, map[bool]string{true: "y", false: "ies"}[n == 1]))
+		}
+	}
+	s.dq.finish(wait, s.hurry)
 	s.drained = true
 	s.stopExec()
 }
@@ -155,7 +173,7 @@ func (s *session) RoundTrips() (int64, int64, bool) {
 // Close stops what Start started; safe to call more than once.
 func (s *session) Close() error {
 	if s.dq != nil && !s.drained {
-		s.dq.finish(0)
+		s.dq.finish(0, nil)
 		s.drained = true
 	}
 	if s.stopExec != nil {
