@@ -82,6 +82,8 @@ type Result struct {
 
 	// Verdicts are the workload's pass/fail rules (TPC-C: the 90th-percentile limits).
 	Verdicts []Verdict `json:"verdicts,omitempty"`
+	// FailureVerdict judges every operation's failures against --max-failures (failures.go).
+	FailureVerdict *FailureVerdict `json:"failure_verdict,omitempty"`
 	Warnings []Warning `json:"warnings"`
 	Checks   []Check   `json:"checks,omitempty"`
 	// Plan is the fully resolved plan the run executed (every flag, defaulted or given; the
@@ -126,6 +128,10 @@ type Figure struct {
 	// Note qualifies it ("of the 12.86 x W spec ceiling"); Bad marks a value that breaks a rule.
 	Note string `json:"note,omitempty"`
 	Bad  bool   `json:"bad,omitempty"`
+	// NotQualified, when set, says why the figure is not a qualified result (TPC-C: a
+	// 90th-percentile limit failed, too many failures, the mix below clause 5.2.3's minimums):
+	// it is then shown as "not qualified", never as the result.
+	NotQualified string `json:"not_qualified,omitempty"`
 }
 
 // Section is one of the workload's own tables, rendered as it is by the console and report.html.
@@ -252,6 +258,9 @@ type TxResult struct {
 	// the deferred part of delivery, its response time running from when delivery handed it on):
 	// such an operation has its own row, but is not counted again among all operations.
 	PartOf string `json:"part_of,omitempty"`
+	// Failures are the errors by class with their first distinct messages (failures.go); absent
+	// when there were none.
+	Failures *Failures `json:"failures,omitempty"`
 }
 
 // Deferred is the deferred Delivery's figures.

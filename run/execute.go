@@ -278,6 +278,9 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	case failed(res.Checks):
 		return res, ErrCheckFailed
 	}
+	if err := failuresError(res); err != nil {
+		return res, err // failures.go: exit status 1
+	}
 	return res, nil
 }
 
@@ -353,8 +356,10 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 		if minutes > 0 {
 			tx.PerMinute = float64(c.Completed) / minutes
 		}
+		tx.Failures = report.FailuresOf(t, op) // failures.go: by class, first messages
 		r.Operations[name] = tx
 	}
+	judgeFailures(r, p.failureLimit())
 	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder) // rate.go
 	return r
 }

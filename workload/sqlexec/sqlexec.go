@@ -142,7 +142,7 @@ func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c d
 				if ctx.Err() == nil && s.lostStreak.Add(1) >= MaxLostStreak && s.abort != nil {
 					s.abort(fmt.Errorf("lost the database: %d reconnects in a row failed, the last to %s with: %v", MaxLostStreak, sl.db.Redacted(), err))
 				}
-				out.Err = err
+				out.Err, out.Class = err, driver.FailConnLost
 				return out
 			}
 			s.lostStreak.Store(0)
@@ -157,6 +157,9 @@ func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c d
 			if out.Reconnects < MaxReruns && ctx.Err() == nil {
 				continue
 			}
+		}
+		if err != nil {
+			out.Class = driver.FailureOf(sl.db, err) // the one classification (driver/failure.go)
 		}
 		return out
 	}
