@@ -158,7 +158,7 @@ func (r *RunPlan) Validate() error {
 		p.add("%s", err.Error())
 	}
 	r.validateEndpoints(&p)
-	r.validateMetrics(&p) // metrics.go
+	r.validateMetrics(&p)  // metrics.go
 	r.validateFailures(&p) // failures.go
 	p = append(p, r.Workload.Validate(workload.Validation{Cmd: workload.CmdRun, Mode: r.Mode,
 		Terminals: r.Terminals, Connections: r.Connections, DB: r.DB, Endpoints: 1 + len(r.ExtraDB)})...)
