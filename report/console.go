@@ -131,10 +131,10 @@ func printOps(w io.Writer, r *Result) {
 		incomplete += t.Incomplete
 		overflow += t.Overflow
 		if t.PartOf != "" {
-			parts = append(parts, name+" is a part of "+t.PartOf+" (from when "+t.PartOf+" handed it on), not counted again among all operations")
+			parts = append(parts, name)
 		}
 	}
-	for _, s := range parts {
+	for _, s := range partLines(r, parts) {
 		p("  %s\n", s)
 	}
 	if incomplete > 0 {
@@ -143,6 +143,41 @@ func printOps(w io.Writer, r *Result) {
 	if overflow > 0 {
 		p("  %d latencies exceeded the histogram range and were counted at its highest value\n", overflow)
 	}
+}
+
+// partLines say which operations are parts of others, one line per whole operation and note:
+// "a, b are parts of tx (note), not counted again among all operations".
+func partLines(r *Result, parts []string) []string {
+	type key struct{ of, note string }
+	var order []key
+	names := map[key][]string{}
+	for _, name := range parts {
+		t := r.Operations[name]
+		k := key{t.PartOf, PartNote(t)}
+		if _, ok := names[k]; !ok {
+			order = append(order, k)
+		}
+		names[k] = append(names[k], name)
+	}
+	var out []string
+	for _, k := range order {
+		n := names[k]
+		verb := " is a part of "
+		if len(n) > 1 {
+			verb = " are parts of "
+		}
+		out = append(out, strings.Join(n, ", ")+verb+k.of+" ("+k.note+"), not counted again among all operations")
+	}
+	return out
+}
+
+// PartNote is how a part of another operation is timed: its PartNote, or for TPC-C's deferred
+// Delivery (which has none) from when the whole handed it on.
+func PartNote(t *TxResult) string {
+	if t.PartNote != "" {
+		return t.PartNote
+	}
+	return "from when " + t.PartOf + " handed it on"
 }
 
 // PrintSection prints one of the workload's own sections: its title, its table with aligned

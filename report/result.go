@@ -268,6 +268,9 @@ type TxResult struct {
 	// Failures are the errors by class with their first distinct messages (failures.go); absent
 	// when there were none.
 	Failures *Failures `json:"failures,omitempty"`
+	// PartNote says how a part is timed ("from the statement's call to its result"); empty for
+	// TPC-C's delivery_deferred, timed from when delivery handed it on.
+	PartNote string `json:"part_note,omitempty"`
 }
 
 // Deferred is the deferred Delivery's figures.

@@ -34,7 +34,12 @@ type SearchResult struct {
 	// Converged: both are known and within the search's precision.
 	FailRate  float64 `json:"fail_rate"`
 	Converged bool    `json:"converged"`
-	Precision float64 `json:"precision"`
+	// SearchRate is the search's own answer, before confirmation: the highest rate whose one probe
+	// passed. MaxRate is the rate the confirmation held (0: none); without one, the same.
+	SearchRate float64 `json:"search_rate,omitempty"`
+	// Confirmation is how the answer was confirmed (nil: it was not, or there was nothing to confirm).
+	Confirmation *SearchConfirmation `json:"confirmation,omitempty"`
+	Precision    float64             `json:"precision"`
 	// Each probe: WarmupSeconds of warm-up (excluded), then ProbeSeconds measured.
 	ProbeSeconds  float64       `json:"probe_seconds"`
 	WarmupSeconds float64       `json:"warmup_seconds"`
@@ -51,6 +56,30 @@ type SearchResult struct {
 	// Warnings are conditions of the search itself (CHECK_FAILED_TO_RUN); each probe's own are in
 	// its line.
 	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// SearchConfirmation is the re-running of a search's answer in longer probes: Repeats probes of
+// ProbeSeconds at one rate must all pass; a failure steps the rate down by StepDown (a fraction) and
+// starts again, at most Rounds rates.
+type SearchConfirmation struct {
+	Repeats      int     `json:"repeats"`
+	ProbeSeconds float64 `json:"probe_seconds"`
+	StepDown     float64 `json:"step_down"`
+	Rounds       int     `json:"rounds"`
+	Confirmed    bool    `json:"confirmed"`
+	// RestsOn is how many passing probes at MaxRate the answer rests on (the search's and the
+	// confirming ones); Spread is each budget's range over them, AchievedMin/Max the achieved rate's.
+	RestsOn     int            `json:"rests_on"`
+	Spread      []BudgetSpread `json:"spread"`
+	AchievedMin float64        `json:"achieved_min"`
+	AchievedMax float64        `json:"achieved_max"`
+}
+
+// BudgetSpread is one budget's value over the probes an answer rests on.
+type BudgetSpread struct {
+	SLO   string  `json:"slo"`
+	MinMs float64 `json:"min_ms"`
+	MaxMs float64 `json:"max_ms"`
 }
 
 // SearchProbe is one rate tried.
@@ -71,6 +100,9 @@ type SearchProbe struct {
 	Dir string `json:"dir"`
 	// Warnings are the probe's warning codes.
 	Warnings []string `json:"warnings"`
+	// Confirm: a confirming probe, Seconds long (the search's own are ProbeSeconds).
+	Confirm bool    `json:"confirm,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // BudgetResult is one budget judged on one probe.
@@ -162,6 +194,9 @@ func ProbeLine(s *SearchResult, p *SearchProbe) string {
 			verdict += " (rate not sustained)"
 		}
 	}
+	if p.Confirm {
+		verdict += fmt.Sprintf(" · confirming, %.0f s", p.Seconds)
+	}
 	fmt.Fprintf(&b, "  %s", verdict)
 	return b.String()
 }
@@ -172,6 +207,9 @@ func ProbeBrief(p *SearchProbe) string {
 	verdict := "pass"
 	if !p.Pass {
 		verdict = "fail"
+	}
+	if p.Confirm {
+		verdict = fmt.Sprintf("confirming (%.0f s): %s", p.Seconds, verdict)
 	}
 	fmt.Fprintf(&b, "probe %d at %g/s: %s (achieved %.1f/s", p.Probe, p.Rate, verdict, p.AchievedRate)
 	if p.Dropped > 0 {
@@ -227,16 +265,7 @@ func PrintSearch(w io.Writer, s *SearchResult) {
 		p("%s\n", ProbeLine(s, &s.Probes[i]))
 	}
 	p("\n")
-	switch {
-	case s.MaxRate == 0:
-		p("no rate tried met every budget (the lowest tried was %.1f/s): the database cannot meet these budgets at any rate tried\n", lowest(s))
-	case s.FailRate == 0:
-		p("max rate: at least %.1f operations/s (all of them together): every rate tried met every budget; search again with a higher --start-rate or more --max-probes\n", s.MaxRate)
-	case s.Converged:
-		p("max rate: %.1f operations/s (all of them together) meets every budget; %.1f/s does not\n", s.MaxRate, s.FailRate)
-	default:
-		p("max rate: %.1f operations/s (all of them together) meets every budget; %.1f/s does not (not narrowed to %.0f%%: raise --max-probes)\n", s.MaxRate, s.FailRate, 100*s.Precision)
-	}
+	printAnswer(w, s)
 	for _, wr := range s.Warnings {
 		p("\n[%s] %s\n", wr.Code, wr.Message)
 	}
@@ -247,6 +276,56 @@ func PrintSearch(w io.Writer, s *SearchResult) {
 			break
 		}
 	}
+}
+
+// printAnswer prints the search's answer: the rate, whether longer probes confirmed it and what it
+// rests on, or why there is none.
+func printAnswer(w io.Writer, s *SearchResult) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	c := s.Confirmation
+	if c != nil && !c.Confirmed {
+		p("no rate confirmed: the search's answer, %.1f/s, failed a longer probe (%d×%.0f s), and so did %d lower rate(s) down to %.1f/s (steps of %.0f%%): the database does not hold these budgets there\n",
+			s.SearchRate, c.Repeats, c.ProbeSeconds, max(c.Rounds-1, 0), lowestConfirming(s), 100*c.StepDown)
+		return
+	}
+	switch {
+	case s.MaxRate == 0:
+		p("no rate tried met every budget (the lowest tried was %.1f/s): the database cannot meet these budgets at any rate tried\n", lowest(s))
+		return
+	case s.FailRate == 0:
+		p("max rate: at least %.1f operations/s (all of them together): every rate tried met every budget; search again with a higher --start-rate or more --max-probes\n", s.MaxRate)
+	case s.Converged:
+		p("max rate: %.1f operations/s (all of them together) meets every budget; %.1f/s does not\n", s.MaxRate, s.FailRate)
+	case c != nil && s.MaxRate < s.SearchRate:
+		p("max rate: %.1f operations/s (all of them together) meets every budget; %.1f/s does not (narrowed only to the confirmation's %.0f%% steps)\n", s.MaxRate, s.FailRate, 100*c.StepDown)
+	default:
+		p("max rate: %.1f operations/s (all of them together) meets every budget; %.1f/s does not (not narrowed to %.0f%%: raise --max-probes)\n", s.MaxRate, s.FailRate, 100*s.Precision)
+	}
+	if c == nil {
+		p("not confirmed: the answer rests on one %.0f s probe (--confirm 0)\n", s.ProbeSeconds)
+		return
+	}
+	if s.MaxRate < s.SearchRate {
+		p("the search's answer, %.1f/s, did not hold in longer probes: stepped down %d time(s) by %.0f%%\n", s.SearchRate, c.Rounds-1, 100*c.StepDown)
+	}
+	var spread []string
+	for _, b := range c.Spread {
+		spread = append(spread, fmt.Sprintf("%s %s–%s ms", budgetName(b.SLO), ms(b.MinMs), ms(b.MaxMs)))
+	}
+	spread = append(spread, fmt.Sprintf("achieved %.1f–%.1f/s", c.AchievedMin, c.AchievedMax))
+	p("confirmed by %d probe(s) of %.0f s; the answer rests on %d passing probe(s) at this rate, whose spread is: %s\n",
+		c.Repeats, c.ProbeSeconds, c.RestsOn, strings.Join(spread, ", "))
+}
+
+// lowestConfirming is the lowest rate a confirming probe tried.
+func lowestConfirming(s *SearchResult) float64 {
+	l := 0.0
+	for _, p := range s.Probes {
+		if p.Confirm && (l == 0 || p.Rate < l) {
+			l = p.Rate
+		}
+	}
+	return l
 }
 
 func lowest(s *SearchResult) float64 {

@@ -219,7 +219,8 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	var logErr error
 	o, err := workload.Drive(ctx, in.Name, w.Ops(), sess, workload.DriveOptions{
 		Mode: p.Mode, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval, Seed: p.Seed,
-		Rate: mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
+		Rate:  mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr
+		Parts: in.Parts,
 		OnTick: func(iv *measure.Interval) {
 			prog.line(iv, started)
 			mx.observe(iv)
@@ -357,6 +358,9 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 			tx.PerMinute = float64(c.Completed) / minutes
 		}
 		tx.Failures = report.FailuresOf(t, op) // failures.go: by class, first messages
+		if of, ok := in.Parts[name]; ok { // workload/parts.go
+			tx.PartOf, tx.PartNote = of, in.PartNote
+		}
 		r.Operations[name] = tx
 	}
 	judgeFailures(r, p.failureLimit())

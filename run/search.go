@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/gen"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/search"
 	"github.com/candor-bench/candor/userr"
@@ -26,7 +27,13 @@ type SearchPlan struct {
 	StartRate float64
 	Precision float64
 	MaxProbes int
-	Out       string
+	// Confirm is how many longer probes (ConfirmProbe measured each) must pass at the search's
+	// answer before it is given; a failure steps the rate down by twice Precision (at least 5%)
+	// and confirms again, at most ConfirmRounds rates. 0 gives the search's answer unconfirmed.
+	Confirm       int
+	ConfirmProbe  time.Duration
+	ConfirmRounds int
+	Out           string
 }
 
 // ErrNoRate is returned when no rate tried met every budget (exit status 1).
@@ -51,6 +58,15 @@ func (sp *SearchPlan) Validate() ([]search.SLO, error) {
 	}
 	if sp.MaxProbes < 2 {
 		p.add("--max-probes must be at least 2 (got %d)", sp.MaxProbes)
+	}
+	if sp.Confirm < 0 {
+		p.add("--confirm must be 0 (no confirmation) or more (got %d): 2 re-runs the answer twice in longer probes", sp.Confirm)
+	}
+	if sp.Confirm > 0 && sp.ConfirmProbe < time.Second {
+		p.add("--confirm-probe must be at least 1s (got %s): the confirming probes should be longer than the search's", sp.ConfirmProbe)
+	}
+	if sp.Confirm > 0 && sp.ConfirmRounds < 1 {
+		p.add("--confirm-rounds must be at least 1 (got %d)", sp.ConfirmRounds)
 	}
 	b := sp.Base
 	b.Mode, b.Rate = workload.ModeRate, "1" // the probes' rates come from the search
@@ -85,12 +101,19 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 	}
 	fmt.Fprintf(out.Stderr, "searching the highest rate meeting %v: probes of %s after %s of warm-up, stepping up from %g/s, results in %s\n",
 		sp.SLOs, sp.Base.Duration, sp.Base.Warmup, sp.StartRate, sp.Out)
-	probe := func(rate float64) (bool, error) {
+	// probe runs one open-loop probe at rate for measure; a confirming probe (repeat from 1) draws
+	// its inputs from a seed of its own, so the repeats differ as runs on other days would.
+	probe := func(rate float64, measure time.Duration, repeat int) (bool, error) {
 		n := len(res.Probes) + 1
 		pp := sp.Base
 		pp.Mode = workload.ModeRate
 		pp.Rate = strconv.FormatFloat(rate, 'f', -1, 64)
+		pp.Duration = measure
 		dir := fmt.Sprintf("probe-%02d-%s", n, pp.Rate)
+		if repeat > 0 {
+			pp.Seed = gen.Derive(sp.Base.Seed, "confirm", n)
+			dir = fmt.Sprintf("probe-%02d-%s-confirm", n, pp.Rate)
+		}
 		pp.Out = filepath.Join(sp.Out, dir)
 		pp.Check, pp.Quiet = false, true // the search checks once, after the last probe
 		if out.Terminal {
@@ -105,6 +128,9 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 			return false, err
 		}
 		pr := judgeProbe(n, rate, dir, r, slos)
+		if repeat > 0 {
+			pr.Confirm, pr.Seconds = true, measure.Seconds()
+		}
 		res.Probes = append(res.Probes, pr)
 		if n == 1 {
 			res.Database, res.Connections, res.Arrivals, res.KeyOp = r.Database, r.Connections, r.Rate.Arrivals, r.KeyOp
@@ -114,8 +140,16 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 	}
 	cfg := search.Defaults
 	cfg.Start, cfg.Precision, cfg.MaxProbes = sp.StartRate, sp.Precision, sp.MaxProbes
-	found, ferr := search.Find(cfg, probe)
-	res.MaxRate, res.FailRate, res.Converged = found.MaxRate, found.FailRate, found.Converged
+	found, ferr := search.Find(cfg, func(rate float64) (bool, error) { return probe(rate, sp.Base.Duration, 0) })
+	res.SearchRate, res.MaxRate, res.FailRate, res.Converged = found.MaxRate, found.MaxRate, found.FailRate, found.Converged
+	switch {
+	case ferr != nil || found.MaxRate == 0 || ctx.Err() != nil:
+	case sp.Confirm == 0:
+		res.Warnings = append(res.Warnings, report.Warning{Code: "SEARCH_UNCONFIRMED", Message: fmt.Sprintf(
+			"the answer rests on one %s probe at %g/s, not confirmed by longer ones (--confirm 0): a short probe can pass at a rate the database does not hold", sp.Base.Duration, found.MaxRate)})
+	default:
+		ferr = confirmAnswer(&sp, res, cfg.Precision, found, probe, out)
+	}
 	if err := report.WriteSearch(sp.Out, res); err != nil {
 		return res, userr.Errorf("cannot write %s into %s: %v: choose another --out", report.SearchFile, sp.Out, err)
 	}
@@ -133,10 +167,55 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 		return res, ferr
 	case failed(res.Checks):
 		return res, ErrCheckFailed
+	case res.MaxRate == 0 && res.Confirmation != nil:
+		return res, fmt.Errorf("%w: the search's answer, %g/s, was not confirmed by longer probes, nor any rate below it tried", ErrNoRate, res.SearchRate)
 	case res.MaxRate == 0:
 		return res, ErrNoRate
 	}
 	return res, nil
+}
+
+// confirmAnswer re-runs the search's answer in sp.Confirm probes of sp.ConfirmProbe each, stepping
+// down while one fails, and sets the answer to the rate they confirm (0: none), with how many passing
+// probes it rests on and each budget's spread over them.
+func confirmAnswer(sp *SearchPlan, res *report.SearchResult, precision float64, found search.Result,
+	probe func(float64, time.Duration, int) (bool, error), out Out) error {
+	fmt.Fprintf(out.Stderr, "confirming %g/s: %d probe(s) of %s each must pass (--confirm, --confirm-probe)\n", found.MaxRate, sp.Confirm, sp.ConfirmProbe)
+	ccfg := search.ConfirmConfig{Repeats: sp.Confirm, StepDown: max(2*precision, 0.05), MaxRounds: sp.ConfirmRounds, MinRate: search.Defaults.MinRate}
+	c, err := search.Confirm(ccfg, found.MaxRate, func(rate float64, repeat int) (bool, error) {
+		return probe(rate, sp.ConfirmProbe, repeat)
+	})
+	conf := &report.SearchConfirmation{Repeats: sp.Confirm, ProbeSeconds: sp.ConfirmProbe.Seconds(), StepDown: ccfg.StepDown,
+		Confirmed: c.Confirmed(), Rounds: len(c.Rounds), Spread: []report.BudgetSpread{}}
+	res.Confirmation = conf
+	res.MaxRate = c.Rate
+	if f := c.FailRate(); f > 0 && (res.FailRate == 0 || f < res.FailRate) {
+		res.FailRate = f
+	}
+	res.Converged = res.MaxRate > 0 && res.FailRate > 0 && (res.FailRate-res.MaxRate)/res.MaxRate <= precision
+	if !c.Confirmed() {
+		return err
+	}
+	// What the answer rests on: every passing probe at the confirmed rate, the search's included.
+	spreads := make([]search.Spread, len(sp.SLOs))
+	var achieved search.Spread
+	for _, pr := range res.Probes {
+		if pr.Rate != c.Rate || !pr.Pass {
+			continue
+		}
+		conf.RestsOn++
+		achieved.Add(pr.AchievedRate)
+		for i, b := range pr.Budgets {
+			if i < len(spreads) {
+				spreads[i].Add(b.ValueMs)
+			}
+		}
+	}
+	conf.AchievedMin, conf.AchievedMax = achieved.Min, achieved.Max
+	for i, s := range spreads {
+		conf.Spread = append(conf.Spread, report.BudgetSpread{SLO: sp.SLOs[i], MinMs: s.Min, MaxMs: s.Max})
+	}
+	return err
 }
 
 // checkSearch runs the consistency check once the last probe has ended, as a run does after its

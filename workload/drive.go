@@ -29,6 +29,9 @@ type DriveOptions struct {
 	// Seed is the run's root seed (the Poisson arrivals derive theirs from it and the workload's
 	// name).
 	Seed uint64
+	// Parts are the operations that are parts of others (Info.Parts): they are left out of
+	// Outcome.Completed.
+	Parts map[string]string
 }
 
 // RateOptions is the open-loop part of a run.
@@ -53,7 +56,8 @@ type Outcome struct {
 	// Rate is what an open-loop run measured besides the totals: steps, drops, backlog.
 	Rate *schedule.RateSummary
 	// CPU is the driver process's CPU time (user + system) over the run, and Completed the
-	// operations completed over the same time (warm-up included), to divide it by.
+	// operations completed over the same time (warm-up included, parts of operations left out), to
+	// divide it by.
 	CPU       time.Duration
 	Completed int64
 	// Aborted says why the run stopped early when the session aborted it (the database was lost).
@@ -78,8 +82,11 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 	measureStart := start.Add(o.Warmup)
 	rec.Begin(start, measureStart, measureStart.Add(o.Measure))
 	var completed int64
+	whole := wholeOps(ops, o.Parts)
 	onTick := func(iv *measure.Interval) {
-		completed += iv.Completed()
+		for _, op := range whole {
+			completed += iv.Counts[op].Completed
+		}
 		if w.OnTick != nil {
 			w.OnTick(iv)
 		}
@@ -125,6 +132,17 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 		out.Summary.Partial = true
 	}
 	return out, nil
+}
+
+// wholeOps are the indexes of the operations of ops that are no part of another.
+func wholeOps(ops []string, parts map[string]string) []int {
+	var w []int
+	for i, name := range ops {
+		if _, ok := parts[name]; !ok {
+			w = append(w, i)
+		}
+	}
+	return w
 }
 
 // ProcessCPU is the CPU time (user + system) this process has used so far.

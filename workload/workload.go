@@ -84,6 +84,11 @@ type Info struct {
 	// TerminalsHelp and ConnectionsHelp say the workload's defaults of --terminals and
 	// --connections in --help ("10 per warehouse in spec and rate mode, 4 in throughput mode").
 	TerminalsHelp, ConnectionsHelp string
+	// Parts maps the operations that are parts of another (parts.go: each statement of a
+	// transaction timed on its own) to the operation they are a part of; PartNote says how a part
+	// is timed, for the report ("from the statement's call to its result").
+	Parts    map[string]string
+	PartNote string
 }
 
 // Workload is one benchmark configured by its own options. The registry makes a fresh value for each

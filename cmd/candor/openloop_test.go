@@ -162,7 +162,7 @@ func TestOpenLoopCLISQLite(t *testing.T) {
 	// A search with a generous budget: a few probes, search.json, one result directory each.
 	srch := filepath.Join(dir, "search")
 	code, out = runCLI(t, "tpcc", "search", "--db", db, "--slo", "new_order.p99<=5s", "--slo", "payment.p99<=5s",
-		"--probe", "2s", "--warmup", "1s", "--start-rate", "10", "--max-probes", "2", "--out", srch)
+		"--probe", "2s", "--warmup", "1s", "--start-rate", "10", "--max-probes", "2", "--confirm", "1", "--confirm-probe", "3s", "--out", srch)
 	if code != 0 {
 		t.Fatalf("search: exit %d", code)
 	}
@@ -178,8 +178,16 @@ func TestOpenLoopCLISQLite(t *testing.T) {
 		t.Errorf("search.json slo %v, want the budgets as given", sr["slo"])
 	}
 	probes := sr["probes"].([]any)
-	if len(probes) != 2 || sr["max_rate"].(float64) != 20 {
-		t.Errorf("search: %d probes, max rate %v; want 2 probes (10/s, 20/s) both passing", len(probes), sr["max_rate"])
+	if len(probes) != 3 || sr["max_rate"].(float64) != 20 || sr["search_rate"].(float64) != 20 {
+		t.Errorf("search: %d probes, max rate %v (search's %v); want 3 probes (10/s, 20/s, a confirming 20/s) all passing", len(probes), sr["max_rate"], sr["search_rate"])
+	}
+	// The confirmation: one 3 s probe at 20/s with a seed of its own; the answer rests on two.
+	if conf, _ := sr["confirmation"].(map[string]any); conf == nil || conf["confirmed"] != true || conf["rests_on"] != 2.0 || conf["probe_seconds"] != 3.0 ||
+		len(conf["spread"].([]any)) != 2 {
+		t.Errorf("search.json confirmation %v; want confirmed, resting on 2 probes, a spread per budget", sr["confirmation"])
+	}
+	if last := probes[len(probes)-1].(map[string]any); last["confirm"] != true || last["seconds"] != 3.0 || last["rate"] != 20.0 {
+		t.Errorf("last probe %v: want the confirming one, 3 s at 20/s", last)
 	}
 	for _, p := range probes {
 		p := p.(map[string]any)

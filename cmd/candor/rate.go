@@ -54,7 +54,9 @@ func newSearch(out run.Out, reg workload.Registration) *cobra.Command {
 		Use:   "search",
 		Short: "Find the highest arrival rate whose steady-state tails meet every latency budget (--slo)",
 		Long: `Probe open-loop arrival rates, stepping up (x2 from --start-rate) while every budget is met and
-the rate is sustained, then bisect between the highest rate that passed and the lowest that failed.
+the rate is sustained, then bisect between the highest rate that passed and the lowest that failed. The answer is then
+confirmed: --confirm longer probes (--confirm-probe each) must all pass at it; while one fails the
+rate steps down by twice --precision, so a short probe's luck is never the answer.
 Each probe is an open-loop run with its own warm-up, saved like any run under --out; search.json
 holds the budgets, the answer (max_rate, operations per second of all types together) and every
 probe with its tails. Once the last probe has ended, the consistency conditions are checked (the
@@ -83,6 +85,9 @@ quick ones; --check-full for all, --no-check to skip): a violated one is exit st
 	fs.Float64Var(&sp.StartRate, "start-rate", 50, "the first rate probed, per second (all types together)")
 	fs.Float64Var(&sp.Precision, "precision", 0.05, "stop bisecting once the highest passing and lowest failing rates are this close (0.05: 5%)")
 	fs.IntVar(&sp.MaxProbes, "max-probes", 12, "at most this many probes")
+	fs.IntVar(&sp.Confirm, "confirm", 2, "confirm the answer: this many longer probes (--confirm-probe) must pass at it, stepping down while one fails (0: give the search's answer unconfirmed)")
+	fs.DurationVar(&sp.ConfirmProbe, "confirm-probe", time.Minute, "each confirming probe's measurement, after its warm-up")
+	fs.IntVar(&sp.ConfirmRounds, "confirm-rounds", 5, "at most this many rates tried by the confirmation")
 	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections (default: as in rate mode, "+orWorkloads(in.ConnectionsHelp)+")")
 	fs.IntVar(&f.plan.Terminals, "terminals", 0, "terminal states arrivals are drawn from (default: "+orWorkloads(in.TerminalsHelp)+")")
 	w.Flags(fs, workload.CmdRun)

@@ -99,9 +99,9 @@ func (f workloadFlow) run(t *testing.T, db, dir string) {
 	// search: the highest rate meeting a budget, checked afterwards.
 	srch := filepath.Join(dir, "search")
 	out = f.cli(t, 0, append([]string{f.name, "search", "--db", db, "--slo", f.slo, "--probe", "2s", "--warmup", "1s",
-		"--start-rate", "20", "--max-probes", "2", "--out", srch}, f.runArgs...)...)
-	if !strings.Contains(out, "max rate: at least") || !strings.Contains(out, "consistency checks") {
-		t.Errorf("search does not print its answer and its check")
+		"--start-rate", "20", "--max-probes", "2", "--confirm", "1", "--confirm-probe", "2s", "--out", srch}, f.runArgs...)...)
+	if !strings.Contains(out, "max rate: at least") || !strings.Contains(out, "confirmed by 1 probe(s) of 2 s") || !strings.Contains(out, "consistency checks") {
+		t.Errorf("search does not print its answer, its confirmation and its check:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(srch, report.SearchFile)); err != nil {
 		t.Errorf("search.json: %v", err)

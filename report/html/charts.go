@@ -11,6 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/sysmon"
 )
 
@@ -29,11 +30,11 @@ func (d *runData) color(op string) string {
 }
 
 // partNote is the note of the charts of an operation that is a part of another.
-func partNote(of string) string {
-	if of == "" {
+func partNote(t *report.TxResult) string {
+	if t == nil || t.PartOf == "" {
 		return ""
 	}
-	return "a part of " + of + ", from when " + of + " handed it on"
+	return "a part of " + t.PartOf + ", " + report.PartNote(t)
 }
 
 // chartView is a plot ready for the page: its SVG and an HTML legend.
@@ -147,7 +148,7 @@ func (d *runData) percentilesOverTime() []chartView {
 		p.ylog, p.yfmt, p.yTitle, p.unit = true, fmtMs, "ms", "ms"
 		p.xTitle = "seconds"
 		p.empty = "no completed operations"
-		p.note = partNote(d.partOf(op))
+		p.note = partNote(d.res.Operations[op])
 		for _, s := range overTime {
 			l := line{series: op + "." + s.label, label: s.label, color: s.color, dash: s.dash}
 			switch {
@@ -187,7 +188,7 @@ func (d *runData) spectrum() []chartView {
 	for _, op := range d.ops {
 		hs := d.totals[op]
 		p := &plot{id: "spectrum-" + op, title: op, w: 480, h: 250, ylog: true, yfmt: fmtMs, yTitle: "ms",
-			xTitle: "percentile", empty: "nothing measured", xkind: "nines", unit: "ms", note: partNote(d.partOf(op))}
+			xTitle: "percentile", empty: "nothing measured", xkind: "nines", unit: "ms", note: partNote(d.res.Operations[op])}
 		var n int64
 		for _, k := range []measure.Kind{measure.Response, measure.Service} {
 			if hs == nil || hs[k] == nil || hs[k].TotalCount() == 0 {

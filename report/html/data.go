@@ -208,14 +208,6 @@ func (d *runData) isOp(op string) bool {
 	return ok
 }
 
-// partOf is the operation op is a part of ("" when none: see report.TxResult.PartOf).
-func (d *runData) partOf(op string) string {
-	if t := d.res.Operations[op]; t != nil {
-		return t.PartOf
-	}
-	return ""
-}
-
 // phaseOf names where an interval lies against the measurement window.
 func (d *runData) phaseOf(iv *interval) string {
 	switch {

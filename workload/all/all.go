@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/kv"
+	"github.com/candor-bench/candor/workload/sysbench"
 	"github.com/candor-bench/candor/workload/tpcc"
 	"github.com/candor-bench/candor/workload/ycsb"
 )
@@ -13,4 +14,5 @@ func init() {
 	workload.Register(workload.Registration{Name: "tpcc", New: tpcc.New})
 	workload.Register(workload.Registration{Name: "kv", New: kv.New})
 	workload.Register(workload.Registration{Name: "ycsb", New: ycsb.New})
+	workload.Register(workload.Registration{Name: "sysbench", New: sysbench.New})
 }

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/dbtest"
+)
+
+// sysbench through the CLI: the flow every workload gets (workloads_test.go), then what is
+// sysbench's own: the statements as parts of the transaction in result.json, the console and the
+// page, another test on the same tables, and its refusals.
+
+var sysbenchFlow = workloadFlow{name: "sysbench", loadArgs: []string{"--tables", "2", "--table-size", "2000"},
+	slo: "transaction.p99<=5s", lead: "transactions",
+	ops: []string{"transaction", "point_select", "simple_range", "sum_range", "order_range", "distinct_range",
+		"index_update", "non_index_update", "delete", "insert", "commit"}}
+
+func TestSysbenchSQLiteCLI(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "sb.db")
+	sysbenchFlow.run(t, db, dir)
+	sysbenchParts(t, db, dir)
+}
+
+func TestSysbenchPostgresCLI(t *testing.T) {
+	dir := t.TempDir()
+	db := dbtest.FreshPostgresURL(t, "candor_sysbench_cli")
+	sysbenchFlow.run(t, db, dir)
+	sysbenchParts(t, db, dir)
+}
+
+func TestSysbenchMySQLCLI(t *testing.T) {
+	dir := t.TempDir()
+	db := dbtest.FreshMySQLURL(t, "candor_sysbench_cli")
+	sysbenchFlow.run(t, db, dir)
+	sysbenchParts(t, db, dir)
+}
+
+// sysbenchParts checks the throughput run sysbenchFlow left in dir/thr, then runs another test.
+func sysbenchParts(t *testing.T, db, dir string) {
+	f := sysbenchFlow
+	res := readResult(t, filepath.Join(dir, "thr"))
+	ops := res["operations"].(map[string]any)
+	tx := ops["transaction"].(map[string]any)
+	if tx["part_of"] != nil {
+		t.Errorf("the transaction is marked a part of %v", tx["part_of"])
+	}
+	n := tx["count"].(float64)
+	for _, op := range f.ops[1:] {
+		o := ops[op].(map[string]any)
+		want := n
+		if op == "point_select" {
+			want = 10 * n
+		}
+		// Statements of transactions whose intended start was in the window: as many per
+		// transaction as sysbench sends (retried attempts may add a few).
+		if c := o["count"].(float64); c < want || c > want*1.05+2 {
+			t.Errorf("%s: %v in the window, want about %v (%v transactions)", op, c, want, n)
+		}
+		if o["part_of"] != "transaction" || o["part_note"] == nil {
+			t.Errorf("%s: part_of %v, part_note %v", op, o["part_of"], o["part_note"])
+		}
+	}
+	if ops["random_points"] != nil {
+		t.Errorf("oltp_read_write's result holds select_random_points' operation")
+	}
+	// The console and the page say what the parts are.
+	out := f.cli(t, 0, "report", filepath.Join(dir, "thr"))
+	for _, want := range []string{"are parts of transaction (each statement from its call to its result)", "sysbench: statements of the measured transactions", "point_select"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "thr", "report.html"))
+	if err != nil || !strings.Contains(string(b), "spectrum-point_select") || !strings.Contains(string(b), "a part of transaction, each statement from its call to its result") {
+		t.Errorf("report.html: %v, or no point_select spectrum marked a part of transaction", err)
+	}
+
+	// Another test on the same tables: one statement, no commit.
+	ps := filepath.Join(dir, "ps")
+	out = f.cli(t, 0, "sysbench", "run", "--db", db, "--test", "oltp_point_select", "--terminals", "2", "--duration", "2s",
+		"--warmup", "0s", "--interval", "1s", "--rand-type", "pareto", "--out", ps)
+	if !strings.Contains(out, "oltp_point_select, 2 tables of 2,000 rows, 1 statement per transaction, pareto ids") {
+		t.Errorf("oltp_point_select's opening line is not there")
+	}
+	if !strings.Contains(out, "throughput per second: tx │") {
+		t.Errorf("the progress line shows more than the transactions")
+	}
+	pres := readResult(t, ps)
+	pops := pres["operations"].(map[string]any)
+	if len(pops) != 2 || pops["commit"] != nil || pops["point_select"].(map[string]any)["count"] != pops["transaction"].(map[string]any)["count"] {
+		t.Errorf("oltp_point_select's operations: %v", pops)
+	}
+	// Bad input: one sentence naming the flag, exit status 2, before anything connects.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--test", "oltp_nothing"}, `--test "oltp_nothing" is not a sysbench test candor has`},
+		{[]string{"--rand-type", "normal"}, `--rand-type "normal" is not a distribution`},
+		{[]string{"--table-size", "5"}, "--table-size 5 (loaded: 2000)"},
+		{[]string{"--tables", "3"}, "--tables 3 (loaded: 2)"},
+	} {
+		out := f.cli(t, 2, append([]string{"sysbench", "run", "--db", db, "--duration", "1s"}, tc.args...)...)
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%v: no sentence saying %q", tc.args, tc.want)
+		}
+	}
+}

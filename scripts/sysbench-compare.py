@@ -1,0 +1,37 @@
+"""sysbench-compare.py DIR PAIRS "TESTS" [PREFIX]: the figures of scripts/bench's section 7 from the
+files its runs left in DIR (PREFIX-TOOL-TEST-N.{out,cpu,calls} and candor's results directory
+PREFIX-candor-TEST-N): per run tx/s, latency, statements per transaction as the server counted them
+(.calls), the driver's CPU per transaction and the host's load average at the run's end (.cpu); per
+test candor's tx/s over sysbench's."""
+import json
+import re
+import statistics
+import sys
+
+tmp, pairs, tests = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+prefix = sys.argv[4] if len(sys.argv) > 4 else "sb"
+for t in tests:
+    tps = {"sysbench": [], "candor": []}
+    for i in range(1, pairs + 1):
+        for tool in ("sysbench", "candor"):
+            b = "%s/%s-%s-%s-%d" % (tmp, prefix, tool, t, i)
+            cpu, load = (float(x) for x in open(b + ".cpu").read().split())
+            calls = int(open(b + ".calls").read().strip() or 0)
+            if tool == "sysbench":
+                out = open(b + ".out").read()
+                done = int(re.search(r"transactions:\s+(\d+)", out).group(1))
+                rate = done / float(re.search(r"total time:\s+([\d.]+)s", out).group(1))
+                errs = int(re.search(r"ignored errors:\s+(\d+)", out).group(1))
+                lat = "p95 %7.2f ms from the call          " % float(re.search(r"95th percentile:\s+([\d.]+)", out).group(1))
+            else:
+                r = json.load(open(b + "/result.json"))
+                tx = r["operations"]["transaction"]
+                rate, errs = tx["count"] / r["measure_seconds"], tx["errors"] + tx["retries"]
+                lat = "p95 %7.2f ms from the intended start" % tx["response_ms"]["p95"]
+                # every transaction the server saw: the window's, and the few still running at its end
+                done = tx["count"] + tx["errors"] + tx["incomplete"]
+            tps[tool].append(rate)
+            print("%-18s %-8s run %d: %8.1f tx/s  %s  statements/tx %5.2f  driver CPU %5.0f µs/tx  errors+retries %d  load average %.1f" % (
+                t, tool, i, rate, lat, calls / done if done else 0, cpu * 1e6 / done if done else 0, errs, load))
+    a, b = statistics.median(tps["candor"]), statistics.median(tps["sysbench"])
+    print("%-18s candor / sysbench tx/s: %.2fx (medians %.1f / %.1f; target: >= 0.9x)" % (t, a / b, a, b))

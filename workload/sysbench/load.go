@@ -1,0 +1,199 @@
+package sysbench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/gen"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
+	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
+)
+
+// The load is oltp_common.lua's prepare: for each table sbtestN, the table, then --table-size rows
+// with ids 1..table-size, k drawn by sysbench.rand.default(1, table-size) (the --rand-type of the
+// load), c and pad random digit groups (rand.go), then the secondary index k_N. The rows go in
+// through the engine's bulk path (package bulkload) in chunks, each chunk's values from its own
+// stream gen.Derive(seed, "sysbench", "load", table, chunk), so the same seed gives the same rows
+// whatever the number of loaders. The load is recorded in candor_workloads under "sysbench".
+
+const loadChunk = 10000
+
+// record is what sysbench keeps in candor_workloads' options.
+type record struct {
+	Tables    int      `json:"tables"`
+	TableSize int      `json:"table_size"`
+	RandType  RandType `json:"rand_type"`
+	// Changed says a run since the load deleted or inserted rows (oltp_delete, oltp_insert: the
+	// row counts may differ from the load's); the delete/insert pairs keep them.
+	Changed bool `json:"changed,omitempty"`
+}
+
+// room is what a load replaces: sbtest1..N and the record (sbtest1 tells whether tables exist).
+var room = bulkload.Room{Workload: "sysbench", Table: "sbtest1", Name: "sbtest1",
+	Describe: func(st loadstate.State) string {
+		var r record
+		if st.Decode(&r) != nil {
+			return ""
+		}
+		return fmt.Sprintf(" (%d tables of %s rows, loaded %s UTC)", r.Tables, textfmt.Thousands(int64(r.TableSize)), st.StartedAt.Format(time.DateTime))
+	},
+	DropTables: func(ctx context.Context, ctl driver.Conn, st loadstate.State) error {
+		n := 1
+		var r record
+		if st.Status != loadstate.NotFound && st.Decode(&r) == nil {
+			n = max(n, r.Tables)
+		}
+		for i := 1; i <= n; i++ {
+			if _, err := ctl.Exec(ctx, "DROP TABLE IF EXISTS "+tableName(i)); err != nil {
+				return fmt.Errorf("dropping the old %s: %w", tableName(i), err)
+			}
+		}
+		return nil
+	}}
+
+// Load creates and fills the tables.
+func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (workload.LoadResult, error) {
+	opt := s.resolve()
+	fam, engine, err := sqlexec.Dialect(db, "sysbench")
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	ctl, err := room.Open(ctx, db, o.Drop)
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	defer ctl.Close()
+	rec := record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}
+	if _, err := loadstate.Begin(ctx, db, "sysbench", rec, o.Seed, o.ToolVersion); err != nil {
+		return workload.LoadResult{}, err
+	}
+	d := newDist(&opt)
+	var rows int64
+	for t := 1; t <= opt.Tables; t++ {
+		if _, err := ctl.Exec(ctx, createSQL(fam, t)); err != nil {
+			return workload.LoadResult{}, fmt.Errorf("creating %s: %w", tableName(t), err)
+		}
+		size := int64(opt.TableSize)
+		n, err := bulkload.Run(ctx, db, o, bulkload.Copy{Workload: "sysbench", Table: tableName(t), Columns: []string{"id", "k", "c", "pad"},
+			Chunks: (size + loadChunk - 1) / loadChunk, Rows: size,
+			Chunk: func(c int64) driver.RowSource { return makeChunk(o.Seed, d, t, opt.TableSize, c) },
+			Failed: func(c int64, src driver.RowSource, err error) error {
+				first := c*loadChunk + 1
+				return fmt.Errorf("loading ids %d to %d of %s: %w", first, first+int64(src.(*chunkRows).N)-1, tableName(t), err)
+			}})
+		if err != nil {
+			return workload.LoadResult{}, err
+		}
+		rows += n
+		if _, err := ctl.Exec(ctx, indexSQL(t)); err != nil {
+			return workload.LoadResult{}, fmt.Errorf("creating the index k_%d: %w", t, err)
+		}
+		if fam == sqlexec.FamilyPostgres && engine == "postgres" {
+			if _, err := ctl.Exec(ctx, sequenceSQL(t)); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("moving %s's id sequence past the rows loaded: %w", tableName(t), err)
+			}
+		}
+	}
+	// The statistics once every table is in (SQLite's checkpoint PRAGMA would hold the control
+	// connection's next DDL in an open transaction); Finish does the last table's.
+	for t := 1; t < opt.Tables && fam != sqlexec.FamilySQLite; t++ {
+		for _, q := range bulkload.StatsSQL(fam, engine, tableName(t)) {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
+			}
+		}
+	}
+	res, err := bulkload.Finish(ctx, db, ctl, "sysbench", tableName(opt.Tables), rows)
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	res.Summary = fmt.Sprintf("%d table%s of %s rows (k: %s)", opt.Tables, plural(opt.Tables), textfmt.Thousands(int64(opt.TableSize)), opt.RandType)
+	return res, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// chunkRows is one chunk's rows as a driver.RowSource.
+type chunkRows struct {
+	bulkload.Cursor
+	first int64
+	k     []int64
+	c     []string
+	pad   []string
+	row   [4]any
+}
+
+// makeChunk makes chunk c of table t: ids c*loadChunk+1 on, each row's k, c and pad drawn in
+// that order (oltp_common.lua draws c and pad before k; the values are the same in law).
+func makeChunk(seed uint64, d *dist, t, size int, c int64) *chunkRows {
+	first := c * loadChunk
+	n := int(min(loadChunk, int64(size)-first))
+	r := gen.New(gen.Derive(seed, "sysbench", "load", t, c))
+	ch := &chunkRows{Cursor: bulkload.Cursor{N: n}, first: first + 1, k: make([]int64, n), c: make([]string, n), pad: make([]string, n)}
+	buf := make([]byte, 0, 120)
+	for i := range n {
+		buf = appendDigits(buf[:0], r, cGroups)
+		ch.c[i] = string(buf)
+		buf = appendDigits(buf[:0], r, padGroups)
+		ch.pad[i] = string(buf)
+		ch.k[i] = int64(d.draw(r, 1, uint32(size)))
+	}
+	return ch
+}
+
+func (c *chunkRows) Values() ([]any, error) {
+	i := c.Row()
+	c.row[0], c.row[1], c.row[2], c.row[3] = c.first+int64(i), c.k[i], c.c[i], c.pad[i]
+	return c.row[:], nil
+}
+
+// Loaded reports whether db holds a complete sysbench load agreeing with --tables and
+// --table-size when given.
+func (s *Sysbench) Loaded(ctx context.Context, db driver.DB) (bool, error) {
+	st, rec, err := readRecord(ctx, db)
+	if err != nil {
+		return false, err
+	}
+	switch st.Status {
+	case loadstate.NotFound:
+		return false, room.Unrecorded(ctx, db)
+	case loadstate.HalfLoaded:
+		return false, loadstate.HalfLoadedError(db, st)
+	}
+	if d := s.differs(rec); len(d) > 0 {
+		return false, userr.Errorf("the sysbench data at %s was loaded with other options: %s; drop those flags to use the loaded data, or reload with candor sysbench load --drop --db %s", db.Redacted(), textfmt.List(d), db.Redacted())
+	}
+	return true, nil
+}
+
+// differs lists the options given that disagree with the load: --table-size other than loaded,
+// --tables above the tables loaded (fewer run on a subset, as sysbench's do).
+func (s *Sysbench) differs(rec record) []string {
+	var d []string
+	if s.given("tables") && s.o.Tables > rec.Tables {
+		d = append(d, fmt.Sprintf("--tables %d (loaded: %d)", s.o.Tables, rec.Tables))
+	}
+	if s.given("table-size") && s.o.TableSize != rec.TableSize {
+		d = append(d, fmt.Sprintf("--table-size %d (loaded: %d)", s.o.TableSize, rec.TableSize))
+	}
+	return d
+}
+
+// readRecord reads sysbench's row of candor_workloads.
+func readRecord(ctx context.Context, db driver.DB) (loadstate.State, record, error) {
+	if _, _, err := sqlexec.Dialect(db, "sysbench"); err != nil {
+		return loadstate.State{}, record{}, err
+	}
+	return loadstate.ReadRecord[record](ctx, db, "sysbench")
+}

@@ -1,0 +1,201 @@
+package sysbench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/gen"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
+)
+
+// session is one run (workload.Session, workload.RoundTripper).
+type session struct {
+	db        driver.DB
+	endpoints []driver.DB
+	cfg       workload.SessionConfig
+	o         Options
+	t         test
+	st        loadstate.State
+	rec       record
+	family    string
+	terms     int
+	conns     int
+	slots     *sqlexec.Slots
+	ex        *executor
+}
+
+var (
+	_ workload.Session      = (*session)(nil)
+	_ workload.RoundTripper = (*session)(nil)
+)
+
+// Open resolves a run against the loaded tables: --tables and --table-size default to the load's
+// (fewer tables run on a subset; another table size is refused). Terminals default to sysbench's
+// --threads, 1; connections to one per terminal (in rate mode connections default to 1 and the
+// terminals to one per connection).
+func (s *Sysbench) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (workload.Session, error) {
+	if c.Mode != workload.ModeThroughput && c.Mode != workload.ModeRate {
+		return nil, userr.Errorf("sysbench runs in --mode throughput or --mode rate, not %q", c.Mode)
+	}
+	fam, _, err := sqlexec.Dialect(db, "sysbench")
+	if err != nil {
+		return nil, err
+	}
+	st, rec, err := loadstate.ForRun(ctx, db, readRecord)
+	if err != nil {
+		return nil, err
+	}
+	if d := s.differs(rec); len(d) > 0 {
+		return nil, userr.Errorf("the sysbench data at %s was loaded with other options: %s; drop those flags to use the loaded data, or reload with candor sysbench load --drop --tables N --table-size N", db.Redacted(), textfmt.List(d))
+	}
+	o := s.resolve()
+	if !s.given("tables") {
+		o.Tables = rec.Tables
+	}
+	o.TableSize = rec.TableSize
+	t, _ := findTest(o.Test)
+	ss := &session{db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), cfg: c, o: o, t: t, st: st, rec: rec, family: fam}
+	same := func(e record) bool { return e.Tables == rec.Tables && e.TableSize == rec.TableSize }
+	if err := loadstate.SameLoad(ctx, db, st, c.Endpoints, readRecord, same); err != nil {
+		return nil, err
+	}
+	ss.terms, ss.conns, err = sqlexec.Sizing{Mode: c.Mode, Terminals: c.Terminals, Connections: c.Connections,
+		DefaultTerminals: defaultThreads, RateConnections: defaultThreads, Endpoints: len(ss.endpoints)}.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	return ss, nil
+}
+
+// Setup is the run's terminals, connections and opening line.
+func (s *session) Setup() workload.Setup {
+	return workload.Setup{Terminals: s.terms, Connections: s.conns, Describe: s.describe(), Options: s.o}
+}
+
+// describe is "oltp_read_write, 1 table of 10,000 rows, 18 statements per transaction in
+// BEGIN/COMMIT, special ids (75% of them on the middle 1%)".
+func (s *session) describe() string {
+	o := &s.o
+	parts := []string{o.Test, fmt.Sprintf("%d table%s of %s rows", o.Tables, plural(o.Tables), textfmt.Thousands(int64(o.TableSize)))}
+	n := statementsPerTx(s.t, o)
+	tx := fmt.Sprintf("%d statement%s per transaction", n, plural(n))
+	if s.trx() {
+		tx += " in BEGIN/COMMIT"
+	} else if s.t.trx {
+		tx += " in autocommit (--skip-trx)"
+	}
+	parts = append(parts, tx, newDist(o).describe(o))
+	return strings.Join(parts, ", ")
+}
+
+// trx says whether transactions are explicit.
+func (s *session) trx() bool { return s.t.trx && !s.o.SkipTrx }
+
+// Start records the run, opens the connections and builds the terminals.
+func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
+	if s.slots != nil {
+		return nil, fmt.Errorf("sysbench: Start called twice")
+	}
+	if (s.o.Test == "oltp_insert" || s.o.Test == "oltp_delete") && !s.rec.Changed {
+		s.rec.Changed = true
+		if err := loadstate.SetOptions(ctx, s.db, "sysbench", s.rec); err != nil {
+			return nil, err
+		}
+	}
+	if err := loadstate.MarkRun(ctx, s.db, "sysbench"); err != nil {
+		return nil, err
+	}
+	slots, err := sqlexec.Open(ctx, s.endpoints, s.conns, env.Abort)
+	if err != nil {
+		return nil, err
+	}
+	s.slots = slots
+	stmts := make([]*statements, s.o.Tables+1)
+	for t := 1; t <= s.o.Tables; t++ {
+		stmts[t] = newStatements(s.family, t, &s.o)
+	}
+	s.ex = &executor{iso: s.cfg.Isolation, trx: s.trx(), readOnly: s.o.Test == "oltp_read_only", slots: slots, parts: workload.NewPartTimer(env.Rec),
+		stmts: stmts, per: make([]slotState, slots.Len())}
+	for i, op := range usedOps(&s.o) {
+		s.ex.rec[op] = i
+	}
+	p := &plan{o: &s.o, steps: s.t.steps(&s.o), d: newDist(&s.o), threads: s.terms}
+	terms := make([]*terminal, s.terms)
+	for i := range terms {
+		terms[i] = &terminal{p: p, r: gen.New(gen.Derive(s.cfg.Seed, "sysbench", "terminal", i)), tid: i}
+	}
+	return sqlexec.Work(s.cfg.Mode, s.ex, slots, terms), nil
+}
+
+// Details is the workload's part of result.json ("details").
+type Details struct {
+	Options  Options `json:"options"`
+	LoadSeed string  `json:"load_seed"`
+	// StatementsPerTx is the statements one transaction sends, BEGIN and COMMIT left out (sysbench's
+	// "queries" counts them as "other").
+	StatementsPerTx int   `json:"statements_per_tx"`
+	Measured        tally `json:"measured"`
+}
+
+// Finish adds the headline (transactions and statements per second, as sysbench prints them),
+// the details and a table of the statement kinds.
+func (s *session) Finish(f *workload.Finished) {
+	r := f.Result
+	var t tally
+	if s.ex != nil {
+		for i := range s.ex.per {
+			t.add(&s.ex.per[i].t)
+		}
+	}
+	n := statementsPerTx(s.t, &s.o)
+	r.Details = Details{Options: s.o, LoadSeed: strconv.FormatUint(s.st.Seed, 10), StatementsPerTx: n, Measured: t}
+	count := func(op int) int64 {
+		if t := r.Operations[OpNames[op]]; t != nil {
+			return t.Count
+		}
+		return 0
+	}
+	txs := count(OpTransaction)
+	var stmts int64
+	for op := OpPointSelect; op < OpCommit; op++ {
+		stmts += count(op)
+	}
+	r.Headline = append(r.Headline,
+		report.Figure{Name: "transactions", Value: f.PerSecond(txs), Unit: "per second", Note: s.o.Test},
+		report.Figure{Name: "statements", Value: f.PerSecond(stmts), Unit: "per second", Note: "BEGIN and COMMIT left out"})
+	sec := report.Section{
+		Title:   "sysbench: statements of the measured transactions",
+		Columns: []string{"statement", "count", "per transaction", "p50 ms", "p99 ms", "p99.9 ms", "max ms"},
+	}
+	for _, op := range usedOps(&s.o)[1:] {
+		tx := r.Operations[OpNames[op]]
+		if tx == nil {
+			continue
+		}
+		per := "-"
+		if txs > 0 {
+			per = fmt.Sprintf("%.2f", float64(tx.Count)/float64(txs))
+		}
+		sec.Rows = append(sec.Rows, []string{OpNames[op], textfmt.Thousands(tx.Count), per,
+			ms(tx.ResponseMs.P50), ms(tx.ResponseMs.P99), ms(tx.ResponseMs.P999), ms(tx.ResponseMs.Max)})
+	}
+	sec.Notes = []string{fmt.Sprintf("Each statement is timed from its call to its result, on the worker's connection; a transaction sends %d statements besides BEGIN and COMMIT. Statements of attempts that were retried count too (%s duplicate-key retries). The selects returned %s rows; the writes changed %s.",
+		n, textfmt.Thousands(t.DuplicateRetries), textfmt.Thousands(t.Rows), textfmt.Thousands(t.Affected))}
+	r.Sections = append(r.Sections, sec)
+}
+
+func ms(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// RoundTrips is the round trips of every connection and the transactions completed.
+func (s *session) RoundTrips() (trips, ops int64, counted bool) { return s.slots.Trips() }
+
+// Close closes the connections.
+func (s *session) Close() error { return s.slots.Close() }
