@@ -357,8 +357,9 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 		if minutes > 0 {
 			tx.PerMinute = float64(c.Completed) / minutes
 		}
-		tx.Failures = report.FailuresOf(t, op) // failures.go: by class, first messages
-		if of, ok := in.Parts[name]; ok {      // workload/parts.go
+		// failures.go: by class, first messages
+		tx.Failures = report.FailuresOf(t, op)
+		if of, ok := in.Parts[name]; ok { // workload/parts.go
 			tx.PartOf, tx.PartNote = of, in.PartNote
 		}
 		r.Operations[name] = tx
