@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -153,17 +154,27 @@ func FailureOf(db DB, err error) FailureClass {
 	return FailStatement
 }
 
+// passwordKV is a password=VALUE pair (key=value DSNs, query parameters), passwordURL a URL's
+// user:password@.
+var (
+	passwordKV  = regexp.MustCompile(`(?i)\b(password|passwd|pwd)\s*=\s*('[^']*'|"[^"]*"|[^\s&;]+)`)
+	passwordURL = regexp.MustCompile(`(://[^/\s:@]*):[^@\s/]*@`)
+)
+
 // MaxFailureMessage is the longest failure message kept (in bytes); longer ones are cut.
 const MaxFailureMessage = 300
 
-// FailureMessage is err's message as results keep it: on one line, at most MaxFailureMessage bytes.
-// Engines' errors name no password (their URLs are redacted before any error is made), so the
-// message is kept as the engine gave it.
+// FailureMessage is err's message as results keep it: on one line, at most MaxFailureMessage bytes,
+// with anything that looks like a password hidden. Engines' errors name no password (their URLs are
+// redacted before any error is made); hiding password=... and a URL's user:password@ again is a
+// safety net, since these messages go into every result file.
 func FailureMessage(err error) string {
 	if err == nil {
 		return ""
 	}
 	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg = passwordKV.ReplaceAllString(msg, "${1}=xxxxx")
+	msg = passwordURL.ReplaceAllString(msg, "${1}:xxxxx@")
 	if len(msg) > MaxFailureMessage {
 		cut := MaxFailureMessage
 		for cut > 0 && msg[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence

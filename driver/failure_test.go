@@ -90,6 +90,16 @@ func TestFailureMessage(t *testing.T) {
 			t.Fatalf("cut inside a character: %q", long)
 		}
 	}
+	for _, leak := range []string{
+		"failed to connect to host=db user=u password=S3cretPW dbname=x",
+		"dial postgres://u:S3cretPW@db:5432/x: refused",
+		"connect: PASSWORD = 'S3cretPW' rejected",
+		"url mysql://u:S3cretPW@tcp(db:3306)/x?pwd=S3cretPW&x=1",
+	} {
+		if got := FailureMessage(errors.New(leak)); strings.Contains(got, "S3cretPW") || !strings.Contains(got, "xxxxx") {
+			t.Errorf("FailureMessage(%q) = %q: the password shows", leak, got)
+		}
+	}
 	if FailureMessage(nil) != "" {
 		t.Error("no error, no message")
 	}
