@@ -91,17 +91,24 @@ type Totals struct {
 	Ops    []string
 	Hist   [][NumKinds]*hdr.Histogram
 	Counts []Counts
+	// Messages are the first distinct failure messages per op (at most MaxFailureMessages), with
+	// their class and count.
+	Messages [][]FailureMessage
 }
 
 // NewTotals returns empty totals for ops, to merge others into.
 func NewTotals(ops []string) *Totals {
 	s := newSet(len(ops))
-	return &Totals{Ops: slices.Clone(ops), Hist: s.hist, Counts: s.counts}
+	return &Totals{Ops: slices.Clone(ops), Hist: s.hist, Counts: s.counts, Messages: s.msgs}
 }
 
 // Clone returns a deep copy of t.
 func (t *Totals) Clone() *Totals {
-	return &Totals{Ops: slices.Clone(t.Ops), Hist: cloneHists(t.Hist), Counts: slices.Clone(t.Counts)}
+	msgs := make([][]FailureMessage, len(t.Messages))
+	for op, ms := range t.Messages {
+		msgs[op] = slices.Clone(ms)
+	}
+	return &Totals{Ops: slices.Clone(t.Ops), Hist: cloneHists(t.Hist), Counts: slices.Clone(t.Counts), Messages: msgs}
 }
 
 // Percentiles returns the percentile spectrum (milliseconds) of op's histogram of kind k.
@@ -131,6 +138,11 @@ func MergeTotals(dst, src *Totals) error {
 			}
 		}
 		dst.Counts[op].Add(src.Counts[op])
+		if op < len(src.Messages) && op < len(dst.Messages) {
+			for _, m := range src.Messages[op] {
+				addMessage(&dst.Messages[op], m.Class, m.Text, m.Count)
+			}
+		}
 	}
 	return nil
 }

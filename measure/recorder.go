@@ -8,6 +8,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/candor-bench/candor/driver"
 )
 
 // Event is one finished operation as a worker saw it.
@@ -19,6 +21,13 @@ type Event struct {
 	Err        bool          // failed (after any retries)
 	RolledBack bool          // business rollback: a completed operation, not an error
 	Reconnects int           // connections re-established while running it
+	// Fail is why a failed operation failed (driver.FailureOf; FailNone counts as a statement
+	// error) and Msg its message (driver.FailureMessage), for the failure counts and messages.
+	Fail driver.FailureClass
+	Msg  string
+	// InWindow: the operation completed inside the measurement window (clause 5.4 of TPC-C counts
+	// those), whichever window its intended start fell in.
+	InWindow bool
 }
 
 // Counts are per-operation counters.
@@ -41,6 +50,13 @@ type Counts struct {
 	// Dropped arrivals of an open-loop run found the backlog full and were never run (counted,
 	// never silent). They have no latency and are in no histogram.
 	Dropped int64 `json:"dropped"`
+	// Failures are Errors by class (index driver.FailureClass; FailNone unused): every error is
+	// counted in exactly one class.
+	Failures [driver.NumFailureClasses]int64 `json:"-"`
+	// CompletedInWindow counts the operations completed without error whose completion fell inside
+	// the measurement window, whether or not their intended start did (it is counted among the
+	// measured counts however the operation itself was labelled).
+	CompletedInWindow int64 `json:"-"`
 }
 
 // Add adds o to c.
@@ -53,16 +69,23 @@ func (c *Counts) Add(o Counts) {
 	c.Incomplete += o.Incomplete
 	c.Overflow += o.Overflow
 	c.Dropped += o.Dropped
+	for i, n := range o.Failures {
+		c.Failures[i] += n
+	}
+	c.CompletedInWindow += o.CompletedInWindow
 }
 
 // set is one histogram per op and kind, and counters per op.
 type set struct {
 	hist   [][NumKinds]*hdr.Histogram
 	counts []Counts
+	// msgs are the distinct failure messages per op (measured sets only), at most
+	// MaxFailureMessages each.
+	msgs [][]FailureMessage
 }
 
 func newSet(ops int) *set {
-	s := &set{hist: make([][NumKinds]*hdr.Histogram, ops), counts: make([]Counts, ops)}
+	s := &set{hist: make([][NumKinds]*hdr.Histogram, ops), counts: make([]Counts, ops), msgs: make([][]FailureMessage, ops)}
 	for op := range s.hist {
 		for k := range s.hist[op] {
 			s.hist[op][k] = NewHistogram()
@@ -81,6 +104,9 @@ func (s *set) reset() {
 		}
 	}
 	clear(s.counts)
+	for op := range s.msgs {
+		s.msgs[op] = s.msgs[op][:0]
+	}
 }
 
 // Stripe is the part of a Recorder one group of writers records into. Its mutex is uncontended
@@ -108,8 +134,19 @@ func (s *Stripe) Done(op int, measured bool, e Event) {
 	c := &st.counts[op]
 	if e.Err {
 		c.Errors++
+		fail := e.Fail
+		if fail == driver.FailNone || fail >= driver.NumFailureClasses {
+			fail = driver.FailStatement
+		}
+		c.Failures[fail]++
+		if measured && e.Msg != "" {
+			addMessage(&st.msgs[op], fail, e.Msg, 1) // allocates only for a new message
+		}
 		c.Overflow += record(h[ErrorResponse], Micros(e.Response))
 	} else {
+		if e.InWindow {
+			s.cur[1].counts[op].CompletedInWindow++
+		}
 		c.Completed++
 		if e.RolledBack {
 			c.Rollbacks++
@@ -288,6 +325,9 @@ func (r *Recorder) absorb(s *set, measured bool) {
 		if measured {
 			iv.Measured[op].Add(s.counts[op])
 			tot.Counts[op].Add(s.counts[op])
+			for _, m := range s.msgs[op] {
+				addMessage(&tot.Messages[op], m.Class, m.Text, m.Count)
+			}
 		}
 	}
 }

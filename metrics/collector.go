@@ -15,6 +15,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/measure"
 )
 
@@ -101,6 +102,9 @@ var (
 	descLatency = prometheus.NewDesc("candor_latency_seconds",
 		"Latency of completed transactions by type and kind, warm-up included: response (from the intended start, waiting included) or service (from dispatch). Built from HdrHistograms at scrape time; a value counts under a bound only when its whole 3-digit bucket is.",
 		[]string{"type", "kind"}, nil)
+	descFailures = prometheus.NewDesc("candor_failures_total",
+		"Failed transactions (operations) of the run by type and failure class, warm-up included: serialization (serialization failure or deadlock after the retries), constraint, connection_lost, timeout, statement (any other error of the database), check (the driver found the answer wrong). The classes of one type add up to its error outcome.",
+		[]string{"type", "class"}, nil)
 	descRate = prometheus.NewDesc("candor_achieved_rate_per_second",
 		"Transactions completed per second in the last interval, by type.",
 		[]string{"type"}, nil)
@@ -128,7 +132,7 @@ var (
 
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descTx, descLatency, descRate, descPhase, descInfo, descLastEnd,
+	for _, d := range []*prometheus.Desc{descTx, descFailures, descLatency, descRate, descPhase, descInfo, descLastEnd,
 		descTarget, descBacklog, descBacklogMax, descBacklogLimit, descProbe, descProbeRate} {
 		ch <- d
 	}
@@ -238,6 +242,13 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 				continue // closed loop: nothing can be dropped, so no series
 			}
 			ch <- prometheus.MustNewConstMetric(descTx, prometheus.CounterValue, float64(v), name, Outcomes[i])
+		}
+		for _, cl := range driver.FailureClasses {
+			v := cn.Failures[cl]
+			if cl == driver.FailStatement {
+				v += cn.Failures[driver.FailNone] // recorded without a class
+			}
+			ch <- prometheus.MustNewConstMetric(descFailures, prometheus.CounterValue, float64(v), name, cl.String())
 		}
 		for k, kind := range latencyKinds {
 			count, sum, buckets := promBuckets(c.hist[op][k])

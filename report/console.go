@@ -33,6 +33,7 @@ func Summary(w io.Writer, r *Result) {
 	p("measured %.1f s after %.1f s of warm-up · driver %s, %d CPUs, %.0f µs of %s%s per operation · %s %s\n",
 		r.MeasureSeconds, r.WarmupSeconds, r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose, RoundTripsPhrase(r), r.Tool.Name, r.Tool.Version)
 
+	PrintFailures(w, r) // failures.go: on the first screen, before any figure
 	if len(r.Headline) > 0 {
 		var figs []string
 		for _, f := range r.Headline {
@@ -84,6 +85,9 @@ func FigureText(f Figure) string {
 	}
 	if f.Bad {
 		s += " (!)"
+	}
+	if f.NotQualified != "" {
+		s = f.Name + " NOT QUALIFIED (" + f.NotQualified + "): " + strings.TrimPrefix(s, f.Name+" ")
 	}
 	return s
 }

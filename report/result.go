@@ -81,8 +81,10 @@ type Result struct {
 
 	// Verdicts are the workload's pass/fail rules (TPC-C: the 90th-percentile limits).
 	Verdicts []Verdict `json:"verdicts,omitempty"`
-	Warnings []Warning `json:"warnings"`
-	Checks   []Check   `json:"checks,omitempty"`
+	// FailureVerdict judges every operation's failures against --max-failures (failures.go).
+	FailureVerdict *FailureVerdict `json:"failure_verdict,omitempty"`
+	Warnings       []Warning       `json:"warnings"`
+	Checks         []Check         `json:"checks,omitempty"`
 	// Plan is the fully resolved plan the run executed (every flag, defaulted or given; the
 	// workload's own under "options").
 	Plan any `json:"plan"`
@@ -108,7 +110,9 @@ type TPCC struct {
 	// StockLevelIsolation is Stock-Level's level (clause 2.8.2.1).
 	StockLevelIsolation string  `json:"stock_level_isolation,omitempty"`
 	TpmC                float64 `json:"tpmC"`
-	// Efficiency is tpmC / (12.86 x W) in percent, only in spec mode (null otherwise).
+	// Efficiency is tpmC / (12.86 x W) in percent, only in spec mode (null otherwise); 12.86 is the
+	// customary ceiling (the mix at clause 5.2.3's minimums), kept for comparability, while the
+	// deck's own ceiling is about 12.6 x W (EFFICIENCY_ABOVE_100).
 	Efficiency *float64 `json:"efficiency"`
 	// Transactions is Operations without the deferred Delivery (format 1's name).
 	Transactions map[string]*TxResult `json:"transactions"`
@@ -117,6 +121,11 @@ type TPCC struct {
 	Audit            *Audit    `json:"audit,omitempty"`
 	// Constants are the NURand C values of the load and of the run (clause 2.1.6).
 	Constants any `json:"constants,omitempty"`
+	// Qualified says tpmC may be read as the run's result; NotQualifiedReasons say why it may not
+	// (failures above --max-failures, a 90th-percentile limit failed, more than 1% of deferred
+	// Delivery districts skipped, the mix below clause 5.2.3's minimums).
+	Qualified           *bool    `json:"qualified,omitempty"`
+	NotQualifiedReasons []string `json:"not_qualified_reasons,omitempty"`
 }
 
 // Figure is one headline number.
@@ -128,6 +137,10 @@ type Figure struct {
 	// Note qualifies it ("of the 12.86 x W spec ceiling"); Bad marks a value that breaks a rule.
 	Note string `json:"note,omitempty"`
 	Bad  bool   `json:"bad,omitempty"`
+	// NotQualified, when set, says why the figure is not a qualified result (TPC-C: a
+	// 90th-percentile limit failed, too many failures, the mix below clause 5.2.3's minimums):
+	// it is then shown as "not qualified", never as the result.
+	NotQualified string `json:"not_qualified,omitempty"`
 }
 
 // Section is one of the workload's own tables, rendered as it is by the console and report.html.
@@ -254,6 +267,9 @@ type TxResult struct {
 	// the deferred part of delivery, its response time running from when delivery handed it on):
 	// such an operation has its own row, but is not counted again among all operations.
 	PartOf string `json:"part_of,omitempty"`
+	// Failures are the errors by class with their first distinct messages (failures.go); absent
+	// when there were none.
+	Failures *Failures `json:"failures,omitempty"`
 	// PartNote says how a part is timed ("from the statement's call to its result"); empty for
 	// TPC-C's delivery_deferred, timed from when delivery handed it on.
 	PartNote string `json:"part_note,omitempty"`

@@ -111,8 +111,17 @@ LANGUAGE plpgsql AS $fn$ BEGIN RAISE EXCEPTION 'delivery broken "on purpose"'; E
 	res, err := Run(t.Context(), RunPlan{Workload: tpccW(0, true), DB: url, Mode: workload.ModeThroughput, Terminals: 4, Duration: 3 * time.Second,
 		Warmup: time.Second, Grace: 10 * time.Second, Interval: time.Second, Out: dir, Seed: 5, Quiet: true},
 		Out{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatalf("run: %v", err)
+	// Every deferred Delivery failed: the run fails its failure verdict (exit status 1), naming it,
+	// with the procedure's exception as a statement error and its message.
+	if !errors.Is(err, ErrFailures) || res == nil {
+		t.Fatalf("run: %v, want ErrFailures", err)
+	}
+	if v := res.FailureVerdict; v == nil || v.Pass || len(v.Over) != 1 || v.Over[0].Operation != "delivery_deferred" {
+		t.Fatalf("failure verdict %+v: want delivery_deferred alone above the limit", v)
+	}
+	if f := res.Operations["delivery_deferred"].Failures; f == nil || f.ByClass["statement"] == 0 || len(f.Messages) == 0 ||
+		!strings.Contains(f.Messages[0].Message, `delivery broken "on purpose"`) {
+		t.Fatalf("delivery_deferred failures %+v: want statement errors with the procedure's message", f)
 	}
 	f, err := os.Open(filepath.Join(dir, report.DeliveriesFile))
 	if err != nil {

@@ -319,6 +319,9 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	case len(incomplete) > 0:
 		return res, ErrIncomplete
 	}
+	if err := failuresError(res); err != nil {
+		return res, err // failures.go: exit status 1
+	}
 	return res, nil
 }
 
@@ -383,6 +386,8 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 		if minutes > 0 {
 			tx.PerMinute = float64(c.Completed) / minutes
 		}
+		// failures.go: by class, first messages
+		tx.Failures = report.FailuresOf(t, op)
 		if of, ok := in.Parts[name]; ok { // workload/parts.go
 			tx.PartOf, tx.PartNote = of, in.PartNote
 		}
@@ -390,6 +395,7 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 	}
 	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder)                       // rate.go
 	r.Outages, r.Warnings = outageResults(o.Outages, sum.Start, p.OutageWindow, t) // outage.go
+	judgeFailures(r, p.failureLimit())                                             // failures.go: after the warnings above
 	return r
 }
 

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -86,6 +87,12 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	finish := func(err error) ([]report.LoadRun, error) {
 		if len(runs) > 0 {
 			report.PrintLoads(out.Stdout, runs)
+			for _, r := range runs { // what failed, and why, whatever the verdict (failures.go)
+				if r.R != nil && r.R.FailureVerdict != nil && !r.R.FailureVerdict.Pass {
+					fmt.Fprintf(out.Stdout, "\n%s:", r.Label)
+					report.PrintFailures(out.Stdout, r.R)
+				}
+			}
 			var dirs []string
 			for _, r := range runs {
 				dirs = append(dirs, filepath.Base(r.Dir))
@@ -109,6 +116,12 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	pr, err := Run(ctx, peak, quiet)
 	if pr != nil {
 		runs = append(runs, report.LoadRun{Label: report.PeakLabel, Dir: peak.Out, R: pr})
+	}
+	// A run above --max-failures goes on to the next (its verdict is in its summary); the one-shot
+	// then ends with exit status 1 (failures.go).
+	var failures error
+	if errors.Is(err, ErrFailures) && pr != nil {
+		failures, err = err, nil
 	}
 	if err != nil {
 		return finish(err)
@@ -138,9 +151,12 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 		if r != nil {
 			runs = append(runs, report.LoadRun{Label: report.RateLabel(pct), Dir: rp.Out, R: r})
 		}
+		if errors.Is(err, ErrFailures) && r != nil {
+			failures, err = err, nil
+		}
 		if err != nil { // interrupted, or the consistency check failed: shown with the comparison
 			return finish(err)
 		}
 	}
-	return finish(nil)
+	return finish(failures)
 }

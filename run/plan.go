@@ -79,6 +79,9 @@ type RunPlan struct {
 	Check     bool `json:"check"`
 	CheckFull bool `json:"check_full"`
 	Quiet     bool `json:"-"`
+	// MaxFailures is the share of an operation's attempts, in percent, that may fail before the
+	// run fails its failure verdict (exit status 1); nil: report.DefaultMaxFailuresPct (failures.go).
+	MaxFailures *float64 `json:"max_failures_pct,omitempty"`
 
 	// The durations as text in the stored plan, so it reads as the user would write it.
 	DurationText string `json:"duration"`
@@ -170,7 +173,8 @@ func (r *RunPlan) Validate() error {
 		p.add("%s", err.Error())
 	}
 	r.validateEndpoints(&p)
-	r.validateMetrics(&p) // metrics.go
+	r.validateMetrics(&p)  // metrics.go
+	r.validateFailures(&p) // failures.go
 	p = append(p, r.Workload.Validate(workload.Validation{Cmd: workload.CmdRun, Mode: r.Mode,
 		Terminals: r.Terminals, Connections: r.Connections, DB: r.DB, Endpoints: 1 + len(r.ExtraDB)})...)
 	return p.err()

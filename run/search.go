@@ -127,7 +127,7 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 		if out.Terminal {
 			fmt.Fprint(out.Stderr, "\r\033[K")
 		}
-		if err != nil {
+		if err != nil && !(errors.Is(err, ErrFailures) && r != nil) { // a probe above --max-failures fails (judgeProbe)
 			return false, err
 		}
 		pr := judgeProbe(n, rate, dir, r, slos)
@@ -252,7 +252,7 @@ func judgeProbe(n int, rate float64, dir string, r *report.Result, slos []search
 	for name, t := range r.Operations {
 		pr.Tails[name] = report.ProbeTails{Count: t.Count, ResponseMs: t.ResponseMs, ServiceMs: t.ServiceMs}
 	}
-	pr.Pass = pr.Sustained && !r.Partial
+	pr.Pass = pr.Sustained && !r.Partial && (r.FailureVerdict == nil || r.FailureVerdict.Pass)
 	for _, s := range slos {
 		b := report.BudgetResult{SLO: s.Text}
 		t := r.Operations[s.Type]

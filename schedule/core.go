@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/measure"
 )
 
@@ -292,6 +293,13 @@ func (c *core) worker(w int) {
 		done := c.now()
 		f.ran(t, done)
 		pending = true
+		fail, msg := driver.FailNone, ""
+		if out.Err != nil {
+			fail, msg = out.Class, driver.FailureMessage(out.Err)
+			if fail == driver.FailNone {
+				fail = driver.FailureOf(nil, out.Err) // an executor that did not classify it
+			}
+		}
 		*prev = finished{
 			ev: measure.Event{
 				Response:   done - t.at,
@@ -301,6 +309,9 @@ func (c *core) worker(w int) {
 				Err:        out.Err != nil,
 				RolledBack: out.RolledBack,
 				Reconnects: out.Reconnects,
+				InWindow:   c.measured(done),
+				Fail:       fail,
+				Msg:        msg,
 			},
 			at: t.at, ready: t.ready, dispatch: dispatch, done: done,
 			op: t.op, tag: t.tag,

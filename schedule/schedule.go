@@ -39,6 +39,8 @@ package schedule
 import (
 	"context"
 	"time"
+
+	"github.com/candor-bench/candor/driver"
 )
 
 // Terminal is an emulated terminal's state: its random stream, its drawn inputs, its deck. The
@@ -63,6 +65,9 @@ type Outcome struct {
 	Err        error // non-nil: the operation failed (after its retries)
 	RolledBack bool  // business rollback (completed, not an error)
 	Reconnects int   // connections re-established while running it
+	// Class is why Err failed (driver.FailureOf, which the executor calls with its database);
+	// FailNone leaves it to the core, which can classify from the error alone.
+	Class driver.FailureClass
 }
 
 // Executor runs operations.

@@ -60,6 +60,9 @@ func execute(args []string) int {
 	case errors.Is(err, run.ErrIncomplete):
 		fmt.Fprintln(os.Stderr, "candor: "+err.Error())
 		return 1
+	case errors.Is(err, run.ErrFailures):
+		fmt.Fprintln(os.Stderr, "candor: "+err.Error()+" (see the failures above)")
+		return 1
 	case errors.Is(err, run.ErrPartial):
 		fmt.Fprintln(os.Stderr, "candor: "+err.Error())
 		return 1

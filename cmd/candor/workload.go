@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/run"
 	"github.com/candor-bench/candor/workload"
 )
@@ -38,6 +39,8 @@ type runFlags struct {
 	noCheck  bool
 	fullChk  bool
 	outGiven bool
+	// maxFailures is --max-failures (percent).
+	maxFailures float64
 }
 
 func addRunFlags(c *cobra.Command, f *runFlags, in workload.Info, oneShot bool) {
@@ -75,6 +78,7 @@ func addRunFlags(c *cobra.Command, f *runFlags, in workload.Info, oneShot bool) 
 	fs.BoolVar(&f.noCheck, "no-check", false, "skip the consistency check after the run")
 	fs.BoolVar(&f.fullChk, "check-full", false, "run every consistency condition after the run, including the expensive ones")
 	fs.BoolVarP(&f.plan.Quiet, "quiet", "q", false, "no progress lines")
+	fs.Float64Var(&f.maxFailures, "max-failures", report.DefaultMaxFailuresPct, "the share of an operation's attempts, in percent, that may fail: above it the run fails (exit status 1) and its headline figure is not qualified")
 	fs.StringVar(&f.plan.MetricsAddr, "metrics-addr", "", "serve live Prometheus metrics at http://HOST:PORT/metrics during the run (for example 127.0.0.1:9464; default: none)")
 }
 
@@ -112,6 +116,8 @@ func (f *runFlags) resolve(c *cobra.Command, w workload.Workload) run.RunPlan {
 	p.CheckFull = f.fullChk
 	p.DurationGiven = c.Flags().Changed("duration")
 	p.TerminalsGiven, p.ConnectionsGiven = c.Flags().Changed("terminals"), c.Flags().Changed("connections")
+	mf := f.maxFailures
+	p.MaxFailures = &mf
 	return p
 }
 

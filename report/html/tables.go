@@ -23,7 +23,10 @@ func (pg *page) headlineAndFigures(r *report.Result) {
 		if lead.Note != "" {
 			sub = lead.Note + "; " + sub
 		}
-		pg.Headline = headline{Label: lead.Name, Value: fmtFigure(lead.Value), Unit: lead.Unit, Sub: sub, Bad: lead.Bad}
+		if lead.NotQualified != "" {
+			sub = "NOT QUALIFIED: " + lead.NotQualified + "; " + sub
+		}
+		pg.Headline = headline{Label: lead.Name, Value: fmtFigure(lead.Value), Unit: lead.Unit, Sub: sub, Bad: lead.Bad || lead.NotQualified != ""}
 	} else {
 		pg.Headline = headline{Label: "operations", Value: fmtRate(report.AllTypesRate(r)), Unit: "per second, all operations", Sub: sub}
 	}
@@ -185,6 +188,9 @@ func (pg *page) tables(d *runData) {
 			row.Value = "–"
 		}
 		pg.Verdicts = append(pg.Verdicts, row)
+	}
+	if fs := report.FailureSection(r); len(fs.Rows) > 0 {
+		pg.Sections = append(pg.Sections, sectionOf(fs))
 	}
 	for _, s := range r.Sections {
 		pg.Sections = append(pg.Sections, sectionOf(s))

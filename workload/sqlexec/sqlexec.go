@@ -145,7 +145,7 @@ func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c d
 		if sl.conn == nil {
 			c, err := s.reconnect(ctx, sl)
 			if err != nil {
-				out.Err = err
+				out.Err, out.Class = err, driver.FailConnLost
 				return out
 			}
 			sl.conn = c
@@ -159,6 +159,9 @@ func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c d
 			if out.Reconnects < MaxReruns && ctx.Err() == nil {
 				continue
 			}
+		}
+		if err != nil {
+			out.Class = driver.FailureOf(sl.db, err) // the one classification (driver/failure.go)
 		}
 		return out
 	}

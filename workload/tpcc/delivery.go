@@ -2,8 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math"
 	"time"
 
@@ -46,7 +44,7 @@ func (st *deliveryState) setRow() error {
 	for d := range st.res.OIDs {
 		o := st.row[2+d]
 		if o < 0 || o > math.MaxInt32 {
-			return fmt.Errorf("tpcc: delivery of warehouse %d: district %d reports order %d", st.w, d+1, o)
+			return driver.Checkf("tpcc: delivery of warehouse %d: district %d reports order %d", st.w, d+1, o)
 		}
 		if o != 0 {
 			n++
@@ -54,12 +52,12 @@ func (st *deliveryState) setRow() error {
 		st.res.OIDs[d] = int32(o)
 	}
 	if n != st.res.Delivered || st.res.Delivered+st.res.Skipped != DistrictsPerWarehouse {
-		return fmt.Errorf("tpcc: delivery of warehouse %d: %d delivered and %d skipped, but %d orders named", st.w, st.res.Delivered, st.res.Skipped, n)
+		return driver.Checkf("tpcc: delivery of warehouse %d: %d delivered and %d skipped, but %d orders named", st.w, st.res.Delivered, st.res.Skipped, n)
 	}
 	return nil
 }
 
-var errTooManyLines = errors.New("tpcc: an order has more than 15 order lines (corrupt database?)")
+var errTooManyLines = &driver.CheckError{Msg: "tpcc: an order has more than 15 order lines (corrupt database?)"}
 
 // Delivery runs the deferred part of one Delivery of warehouse w (clause 2.7.4) as one database
 // transaction covering its 10 districts (clause 2.7.4.2 allows one to ten transactions). For each

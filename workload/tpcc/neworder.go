@@ -167,7 +167,7 @@ func (st *newOrderState) apply() error {
 			// Clause 2.4.2.3: an unused item. Only the generated rollback line may be one; any other
 			// missing item or stock row means the database does not hold what the load wrote.
 			if !in.Rollback || l != in.OLCnt-1 {
-				return fmt.Errorf("tpcc: new-order: item %d or its stock in warehouse %d not found (is the database fully loaded?)", line.ItemID, line.SupplyWID)
+				return driver.Checkf("tpcc: new-order: item %d or its stock in warehouse %d not found (is the database fully loaded?)", line.ItemID, line.SupplyWID)
 			}
 			st.missing = l
 			st.amount[l] = 0

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -43,7 +42,7 @@ type paymentState struct {
 // errNotFound means that the warehouse, district or customer a transaction names does not exist,
 // which a complete load rules out (every district has customers 1..3000 and each of the 1000 last
 // names).
-var errNotFound = errors.New("tpcc: the warehouse, district or customer of the transaction does not exist (is the database loaded, with this many warehouses?)")
+var errNotFound = &driver.CheckError{Msg: "tpcc: the warehouse, district or customer of the transaction does not exist (is the database loaded, with this many warehouses?)"}
 
 // Payment runs one Payment (clause 2.5.2) as one database transaction. in.Date is set to the time
 // of execution.

@@ -409,7 +409,7 @@ func (my *myProcState) scanLines(st *newOrderState) error {
 		for j := range f {
 			i := strings.IndexByte(rec, ' ')
 			if i < 0 {
-				return fmt.Errorf("tpcc: new-order: malformed line record %q from the procedure", rec)
+				return driver.Checkf("tpcc: new-order: malformed line record %q from the procedure", rec)
 			}
 			f[j], rec = rec[:i], rec[i+1:]
 		}
@@ -419,7 +419,7 @@ func (my *myProcState) scanLines(st *newOrderState) error {
 		amount, err4 := strconv.ParseInt(f[3], 10, 64)
 		l := n - 1
 		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || l < 0 || l >= in.OLCnt || seen&(1<<l) != 0 || len(f[4]) != 1 {
-			return fmt.Errorf("tpcc: new-order: malformed or repeated line record %q from the procedure", f)
+			return driver.Checkf("tpcc: new-order: malformed or repeated line record %q from the procedure", f)
 		}
 		seen |= 1 << l
 		lines++
@@ -428,7 +428,7 @@ func (my *myProcState) scanLines(st *newOrderState) error {
 		st.amount[l], st.brand[l] = amount, f[4][0]
 	}
 	if lines != in.OLCnt {
-		return fmt.Errorf("tpcc: new-order: the procedure returned %d of %d lines", lines, in.OLCnt)
+		return driver.Checkf("tpcc: new-order: the procedure returned %d of %d lines", lines, in.OLCnt)
 	}
 	return nil
 }

@@ -160,7 +160,7 @@ func (p *procState) scanNewOrder(rows driver.Rows, st *newOrderState) error {
 		st.total = sc.total // on every line row
 		l := int(sc.num) - 1
 		if l < 0 || l >= in.OLCnt || seen&(1<<l) != 0 {
-			return fmt.Errorf("tpcc: new-order: the procedure returned line %d twice or out of 1..%d", sc.num, in.OLCnt)
+			return driver.Checkf("tpcc: new-order: the procedure returned line %d twice or out of 1..%d", sc.num, in.OLCnt)
 		}
 		seen |= 1 << l
 		lines++
@@ -176,7 +176,7 @@ func (p *procState) scanNewOrder(rows driver.Rows, st *newOrderState) error {
 		return err
 	}
 	if !header || lines != in.OLCnt {
-		return fmt.Errorf("tpcc: new-order: the procedure returned %d of %d lines (header: %v)", lines, in.OLCnt, header)
+		return driver.Checkf("tpcc: new-order: the procedure returned %d of %d lines (header: %v)", lines, in.OLCnt, header)
 	}
 	return nil
 }

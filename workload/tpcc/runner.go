@@ -275,7 +275,7 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 				continue
 			}
 			if err != nil {
-				ev.Err = true
+				ev.Err, ev.Fail, ev.Msg = true, driver.FailConnLost, driver.FailureMessage(err)
 				now := time.Now()
 				ev.Response, ev.Lag = now.Sub(job.queued), now.Sub(job.queued)
 				stripe.Done(DeliveryDeferred, m, ev)
@@ -303,6 +303,9 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 		}
 		ev.Response, ev.Service, ev.Lag = done.Sub(job.queued), done.Sub(begin), begin.Sub(job.queued)
 		ev.Retries, ev.Err = o.Retries, o.Err != nil
+		if o.Err != nil {
+			ev.Fail, ev.Msg = driver.FailureOf(q.db, o.Err), driver.FailureMessage(o.Err)
+		}
 		stripe.Done(DeliveryDeferred, m, ev)
 		q.tallies[i].add(m, o.Err, o.Retries)
 		if q.log != nil { // clause 2.7.4.2: the result file

@@ -39,6 +39,9 @@ type session struct {
 	// completedTx counts the transactions of the five types (a Delivery once, when queued), for
 	// the round trips per transaction.
 	completedTx atomic.Int64
+	// steady is each interval's New-Orders completed inside the window, for the steady-state
+	// test of spec mode (qualify.go); only the tick goroutine appends.
+	steady []ivCount
 }
 
 var (
@@ -117,6 +120,9 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 		TerminalGroup: spread.termGroup, WorkerGroup: spread.slotGroup,
 		OnTick: func(iv *measure.Interval) {
 			s.completedTx.Add(iv.Completed() - iv.Counts[DeliveryDeferred].Completed)
+			if n := iv.Measured[NewOrder].CompletedInWindow; n > 0 {
+				s.steady = append(s.steady, ivCount{start: iv.Start, end: iv.End, n: n})
+			}
 			s.dq.log.flush() // a run killed outright loses at most one interval of the result file
 		},
 		Drain: s.drain,

@@ -206,7 +206,7 @@ func (mysqlTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) e
 		}
 		k := st.find(int32(my.w), int32(my.i))
 		if k < 0 {
-			return fmt.Errorf("tpcc: new-order: unexpected stock row (%d, %d)", my.w, my.i)
+			return driver.Checkf("tpcc: new-order: unexpected stock row (%d, %d)", my.w, my.i)
 		}
 		r := &st.rows[k]
 		r.qty, r.dist, r.price, r.name, r.original, r.found = int32(my.qty), dist, my.price, name, original, true
@@ -225,7 +225,7 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 			return err
 		}
 		if int(n) != found {
-			return fmt.Errorf("tpcc: new-order updated %d stock rows, expected %d", n, found)
+			return driver.Checkf("tpcc: new-order updated %d stock rows, expected %d", n, found)
 		}
 	}
 	args := cl.args[:0]
@@ -248,7 +248,7 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 		return err
 	}
 	if int(n) != lines {
-		return fmt.Errorf("tpcc: new-order inserted %d order lines, expected %d", n, lines)
+		return driver.Checkf("tpcc: new-order inserted %d order lines, expected %d", n, lines)
 	}
 	return nil
 }
@@ -456,7 +456,7 @@ func (mysqlTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error
 	for k := 0; k < n; k++ {
 		d := my.delD[k]
 		if d < 1 || d > DistrictsPerWarehouse {
-			return fmt.Errorf("tpcc: delivery of warehouse %d: a new_order row of district %d", st.w, d)
+			return driver.Checkf("tpcc: delivery of warehouse %d: a new_order row of district %d", st.w, d)
 		}
 		st.res.OIDs[d-1] = int32(my.delO[k])
 	}
@@ -465,7 +465,7 @@ func (mysqlTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error
 			return err
 		}
 		if int(got) != n {
-			return fmt.Errorf("tpcc: delivery of warehouse %d: %s %d rows for %d districts (a concurrent Delivery, or orders, lines or customers missing)", st.w, what, got, n)
+			return driver.Checkf("tpcc: delivery of warehouse %d: %s %d rows for %d districts (a concurrent Delivery, or orders, lines or customers missing)", st.w, what, got, n)
 		}
 		return nil
 	}
@@ -498,7 +498,7 @@ func scanPairs(ctx context.Context, c driver.Conn, query string, d, o *[District
 	n := 0
 	for rows.Next() {
 		if n == DistrictsPerWarehouse {
-			return 0, fmt.Errorf("tpcc: delivery: more than %d districts with new orders", DistrictsPerWarehouse)
+			return 0, driver.Checkf("tpcc: delivery: more than %d districts with new orders", DistrictsPerWarehouse)
 		}
 		if err := rows.Scan(&d[n], &o[n]); err != nil {
 			return 0, err

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/candor-bench/candor/driver"
@@ -115,7 +114,7 @@ func (pgTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) erro
 		}
 		k := st.find(sc.r.w, sc.r.i)
 		if k < 0 {
-			return fmt.Errorf("tpcc: new-order: unexpected stock row (%d, %d)", sc.r.w, sc.r.i)
+			return driver.Checkf("tpcc: new-order: unexpected stock row (%d, %d)", sc.r.w, sc.r.i)
 		}
 		st.rows[k] = sc.r
 		st.rows[k].found = true
@@ -192,7 +191,7 @@ func (pgTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) err
 		return err
 	}
 	if int(n) != lines {
-		return fmt.Errorf("tpcc: new-order inserted %d order lines, expected %d", n, lines)
+		return driver.Checkf("tpcc: new-order inserted %d order lines, expected %d", n, lines)
 	}
 	return nil
 }

@@ -272,7 +272,7 @@ func (sqliteTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) erro
 			return err
 		}
 		if n != 1 {
-			return fmt.Errorf("tpcc: delivery deleted %d new_order rows for order %d of district %d/%d", n, oID, st.w, d)
+			return driver.Checkf("tpcc: delivery deleted %d new_order rows for order %d of district %d/%d", n, oID, st.w, d)
 		}
 		if err := c.QueryRow(ctx, sqliteDelOrder, cl.argList(st.w, d, oID, st.in.CarrierID)...).Scan(&cID); err != nil {
 			return fmt.Errorf("tpcc: delivery of order %d of district %d/%d: %w", oID, st.w, d, err)
@@ -282,14 +282,14 @@ func (sqliteTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) erro
 			return err
 		}
 		if lines == 0 {
-			return fmt.Errorf("tpcc: delivery of order %d of district %d/%d: the order has no lines", oID, st.w, d)
+			return driver.Checkf("tpcc: delivery of order %d of district %d/%d: the order has no lines", oID, st.w, d)
 		}
 		n, err = c.Exec(ctx, sqliteDelCustomer, cl.argList(st.w, d, cID, sum)...)
 		if err != nil {
 			return err
 		}
 		if n != 1 {
-			return fmt.Errorf("tpcc: delivery of order %d of district %d/%d: its customer %d does not exist", oID, st.w, d, cID)
+			return driver.Checkf("tpcc: delivery of order %d of district %d/%d: its customer %d does not exist", oID, st.w, d, cID)
 		}
 		st.res.Delivered++
 		st.res.OIDs[d-1] = int32(oID)
