@@ -111,12 +111,16 @@ SELECT 1 / 0 AS never;
 	}
 
 	// A statement that fails at run time: its script's first error, at file:line:col, printed
-	// once and kept in the result's warnings.
+	// once and kept in the result's warnings; every run of the script fails, so the failure
+	// verdict says so on the first screen, by class, and the exit status is 1.
 	failing := filepath.Join(dir, "failing.sql")
 	os.WriteFile(failing, []byte("\\set x random(1, 3)\nSELECT 1;\nSELECT * FROM no_such_table WHERE aid = :x;\n"), 0o644)
-	out = f.cli(t, 0, "script", "run", "--db", db, "-f", failing, "--duration", "1s", "--warmup", "0s", "--no-check", "-q", "--out", filepath.Join(dir, "failing"))
+	out = f.cli(t, 1, "script", "run", "--db", db, "-f", failing, "--duration", "1s", "--warmup", "0s", "--no-check", "-q", "--out", filepath.Join(dir, "failing"))
 	if !strings.Contains(out, "failing failed: "+failing+":3:1: ") || !strings.Contains(out, "[SCRIPT_ERROR] failing failed (its first error in the run): "+failing+":3:1: ") {
 		t.Errorf("the failing statement's place and error are not printed:\n%s", out)
+	}
+	if !strings.Contains(out, "FAILED: failing failed 100.0% of") || !strings.Contains(out, "× statement error: "+failing+":3:1: ") {
+		t.Errorf("the failure verdict and the failures by class are not printed:\n%s", out)
 	}
 
 	// Errors: at file:line:col, exit status 2, before anything connects.
