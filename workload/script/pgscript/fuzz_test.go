@@ -2,6 +2,7 @@ package pgscript
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -149,4 +150,30 @@ func same(a, b Value) bool {
 		return true // NaN
 	}
 	return a == b
+}
+
+// FuzzCommandLine: the command line's specs (-f FILE@W and -b NAME@W through ParseWeight, -D
+// name=value through Define) either parse, with a weight in pgbench's range and the name the text
+// before the last '@', or fail with a user error; nothing panics.
+func FuzzCommandLine(f *testing.F) {
+	for _, s := range []string{"a.sql@5", "tpcb-like", "select-only@0", "a@b@3", "x@", "x@+5", "x@ 5", "x@-1",
+		"x@2147483648", "scale=10", "n=", "=v", "1x=2", "a_b=c=d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		name, w, err := ParseWeight(spec)
+		switch {
+		case err != nil && !userr.Is(err):
+			t.Fatalf("ParseWeight(%q): %v is not a user error", spec, err)
+		case err == nil && (w < 0 || w > math.MaxInt32):
+			t.Fatalf("ParseWeight(%q): weight %d out of range", spec, w)
+		case err == nil && strings.Contains(spec, "@") && name != spec[:strings.LastIndexByte(spec, '@')]:
+			t.Fatalf("ParseWeight(%q): name %q is not the text before the last @", spec, name)
+		case err == nil && !strings.Contains(spec, "@") && (name != spec || w != 1):
+			t.Fatalf("ParseWeight(%q) = %q, %d: want the spec itself, weight 1", spec, name, w)
+		}
+		if err := NewProgram().Define(spec); err != nil && !userr.Is(err) {
+			t.Fatalf("Define(%q): %v is not a user error", spec, err)
+		}
+	})
 }
