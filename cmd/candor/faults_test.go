@@ -153,7 +153,7 @@ func TestOutKeptWhenConnectFails(t *testing.T) {
 	rand.Read(b[:])
 	role := "candor_limited_" + hex.EncodeToString(b[:])
 	pgExec(t, admin, "CREATE ROLE "+role+" LOGIN")
-	t.Cleanup(func() { pgExecErr(admin, "DROP ROLE IF EXISTS "+role) }) // after the database's drop
+	t.Cleanup(func() { dbtest.Exec(admin, "DROP ROLE IF EXISTS "+role) }) // after the database's drop
 	fresh := dbtest.FreshPostgresURL(t, "faults_out")
 	u, err := url.Parse(fresh)
 	if err != nil {
@@ -191,26 +191,9 @@ func TestOutKeptWhenConnectFails(t *testing.T) {
 
 func pgExec(t *testing.T, u, sql string) {
 	t.Helper()
-	if err := pgExecErr(u, sql); err != nil {
+	if err := dbtest.Exec(u, sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
-}
-
-func pgExecErr(u, sql string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	db, err := driver.Open(ctx, u)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	c, err := db.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	_, err = c.Exec(ctx, sql)
-	return err
 }
 
 // TestDiskFull (issue 12, item 3): with --out on a 16 KiB tmpfs, the run still prints its summary,

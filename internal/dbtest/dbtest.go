@@ -59,11 +59,11 @@ func freshDatabase(t testing.TB, raw, prefix, dropOptions string) string {
 		t.Fatal(err)
 	}
 	name := prefix + "_" + hex.EncodeToString(b[:])
-	if err := adminExec(raw, "CREATE DATABASE "+name); err != nil {
+	if err := Exec(raw, "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("creating the test database %s on %s: %v", name, driver.Redact(raw), err)
 	}
 	t.Cleanup(func() {
-		if err := adminExec(raw, "DROP DATABASE IF EXISTS "+name+dropOptions); err != nil {
+		if err := Exec(raw, "DROP DATABASE IF EXISTS "+name+dropOptions); err != nil {
 			t.Errorf("dropping the test database %s: %v", name, err)
 		}
 	})
@@ -100,7 +100,9 @@ func open(t testing.TB, u string) driver.DB {
 	return db
 }
 
-func adminExec(raw, sql string) error {
+// Exec runs one statement on the database at raw, on a connection of its own (a test's setup or
+// teardown: creating and dropping databases and roles, probing a server).
+func Exec(raw, sql string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	db, err := driver.Open(ctx, raw)

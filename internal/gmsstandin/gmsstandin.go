@@ -16,7 +16,6 @@
 package gmsstandin
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -31,8 +30,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/sirupsen/logrus"
 
-	"github.com/candor-bench/candor/driver"
 	_ "github.com/candor-bench/candor/driver/mysql" // the dolt:// scheme
+	"github.com/candor-bench/candor/internal/dbtest"
 )
 
 // The server, started once per test binary and left running until the binary exits.
@@ -67,7 +66,7 @@ func start() {
 	// Wait until it answers a query, so that the first test does not race the server's start.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err = exec(baseURL(homeDB), "SELECT 1")
+		err = dbtest.Exec(baseURL(homeDB), "SELECT 1")
 		if err == nil || time.Now().After(deadline) {
 			break
 		}
@@ -83,24 +82,6 @@ const homeDB = "standin"
 
 func baseURL(db string) string { return "dolt://root@" + addr + "/" + db }
 
-// exec runs one statement on the server, on a connection of its own.
-func exec(raw, stmt string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	db, err := driver.Open(ctx, raw)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	c, err := db.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	_, err = c.Exec(ctx, stmt)
-	return err
-}
-
 // FreshDoltURL starts the stand-in (once per test binary) and returns the dolt:// URL of an empty
 // database named prefix_<random> on it, dropped when the test ends. It fails the test, never skips
 // it, when the server cannot start.
@@ -115,11 +96,11 @@ func FreshDoltURL(t testing.TB, prefix string) string {
 		t.Fatal(err)
 	}
 	name := prefix + "_" + hex.EncodeToString(b[:])
-	if err := exec(baseURL(homeDB), "CREATE DATABASE "+name); err != nil {
+	if err := dbtest.Exec(baseURL(homeDB), "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("creating the test database %s on the Dolt stand-in: %v", name, err)
 	}
 	t.Cleanup(func() {
-		if err := exec(baseURL(homeDB), "DROP DATABASE IF EXISTS "+name); err != nil {
+		if err := dbtest.Exec(baseURL(homeDB), "DROP DATABASE IF EXISTS "+name); err != nil {
 			t.Errorf("dropping the test database %s on the Dolt stand-in: %v", name, err)
 		}
 	})
