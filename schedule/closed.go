@@ -156,7 +156,9 @@ type closed struct {
 	termGroup []int32 // each terminal's group
 	nops      int
 	seq       uint64
-	live      int // terminals that are not Done
+	live      int   // terminals that are not Done
+	gated     []int // terminals waiting for their Gate (Gated), started by start
+	quit      chan struct{}
 }
 
 var _ feeder = (*closed)(nil)
@@ -169,6 +171,7 @@ func newClosed(c *core, cfg *Config) *closed {
 		termGroup: make([]int32, len(cfg.Terminals)),
 		nops:      len(cfg.Rec.Ops()),
 		live:      len(cfg.Terminals),
+		quit:      make(chan struct{}),
 	}
 	for i := range f.termGroup {
 		f.termGroup[i] = int32(cfg.terminalGroup(i))
@@ -180,6 +183,10 @@ func newClosed(c *core, cfg *Config) *closed {
 // staggered), and makes the groups' timers. It runs before anything else.
 func (f *closed) begin() {
 	for i, t := range f.terminals {
+		if g, ok := t.(Gated); ok && g.Gate() != nil {
+			f.gated = append(f.gated, i)
+			continue
+		}
 		op, keying := t.Next()
 		f.push(int32(i), op, keying)
 	}
@@ -190,7 +197,31 @@ func (f *closed) begin() {
 	}
 }
 
-func (f *closed) start() {}
+// start waits, for each Gated terminal, for its gate, then queues its first operation from that
+// moment; a gate still shut when the run closes leaves the terminal out (nothing of it arrived).
+func (f *closed) start() {
+	for _, i := range f.gated {
+		gate := f.terminals[i].(Gated).Gate()
+		go func() {
+			select {
+			case <-gate:
+			case <-f.quit:
+				return
+			}
+			op, keying := f.terminals[i].Next()
+			c := f.c
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.stop || c.closed {
+				return
+			}
+			now := c.now()
+			f.push(int32(i), op, now+keying)
+			f.kick(int(f.termGroup[i]), now)
+			c.checkFinished()
+		}()
+	}
+}
 
 // push queues terminal term's next operation, intended at at, or lets the terminal leave when op
 // is Done. Caller holds mu (or runs before the workers).
@@ -284,6 +315,7 @@ func (f *closed) closing(now time.Duration) {
 func (f *closed) stopped() {}
 
 func (f *closed) halt() <-chan struct{} {
+	close(f.quit)
 	for i := range f.groups {
 		f.groups[i].timer.Stop()
 	}

@@ -131,6 +131,62 @@ func TestClosedSomeDone(t *testing.T) {
 	})
 }
 
+// gatedTerm is a seqTerm that starts once gate is closed; the power terminal closes it when its
+// sequence is over (as TPC-H's throughput test follows its power test).
+type gatedTerm struct {
+	seqTerm
+	gate chan struct{}
+}
+
+func (g *gatedTerm) Gate() <-chan struct{} { return g.gate }
+
+// closer is a seqTerm that closes gate when it is Done.
+type closer struct {
+	seqTerm
+	gate chan struct{}
+}
+
+func (c *closer) Next() (int, time.Duration) {
+	op, k := c.seqTerm.Next()
+	if op == Done {
+		close(c.gate)
+	}
+	return op, k
+}
+
+// A power stream (two 100 ms operations of type 0) then two throughput streams gated on it (three
+// of type 1 each, with 50 ms of keying first), on three workers: the streams start at 0.2 s, not at
+// 0, so their operations' response times hold no wait for the power stream (max 100 ms, no lag
+// beyond the keying); the run ends exhausted at 0.2 + 0.05 + 0.3 = 0.55 s.
+func TestClosedGatedStartsAfterGate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		gate := make(chan struct{})
+		terms := []Terminal{&closer{seqTerm: seqTerm{ops: []int{0, 0}}, gate: gate},
+			&gatedTerm{seqTerm{ops: []int{1, 1, 1}, first: 50 * ms}, gate}, &gatedTerm{seqTerm{ops: []int{1, 1, 1}, first: 50 * ms}, gate}}
+		sum, tot, _ := runCfg(t, Config{Terminals: terms, Workers: 3, Exec: constant(100 * ms), Measure: 10 * time.Second, Grace: time.Second})
+		if !sum.Exhausted || sum.Partial || sum.Completed != 8 || !sum.End.Equal(t0.Add(550*ms)) {
+			t.Fatalf("summary %+v; want exhausted at 0.55 s with 8 completed", sum)
+		}
+		if r := tot.Hist[1][measure.Response]; r.TotalCount() != 6 || !within(r.Max(), 100*ms) {
+			t.Fatalf("streams' responses: %d, max %d µs; want 6 of 100 ms", r.TotalCount(), r.Max())
+		}
+	})
+}
+
+// A gate that never opens: the gated terminal never starts, nothing of it is counted, and the run
+// lasts its window (it is not out of work while a terminal waits).
+func TestClosedGateNeverOpens(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		terms := []Terminal{&seqTerm{ops: []int{0}}, &gatedTerm{seqTerm{ops: []int{1}}, make(chan struct{})}}
+		sum, tot, _ := runCfg(t, Config{Terminals: terms, Workers: 2, Exec: constant(100 * ms), Measure: time.Second, Grace: time.Second})
+		if sum.Exhausted || !sum.MeasureEnd.Equal(t0.Add(time.Second)) || sum.Incomplete != 0 || tot.Counts[1] != (measure.Counts{}) {
+			t.Fatalf("summary %+v, counts %+v; want the whole window, nothing of the gated terminal", sum, tot.Counts[1])
+		}
+	})
+}
+
 // A pacer that ends before the window's end (5 arrivals at 10 per second, in a 10 s window): the run
 // ends when the last one has finished, at 0.55 s, exhausted and whole; the steps' figures count
 // what arrived.

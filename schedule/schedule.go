@@ -54,6 +54,17 @@ type Terminal interface {
 	Think(op int) time.Duration
 }
 
+// Gated is an optional ability of a closed-loop Terminal: its first operation waits until Gate is
+// closed (TPC-H's throughput test, whose streams start once the power test has ended). Its first
+// Next is called then, and its keying time counts from that moment, so the wait is nobody's
+// response time. A nil Gate starts it with the others. A terminal whose gate is still shut when
+// the run ends never started: nothing of it arrived, nothing of it is incomplete; while it waits
+// the run is not out of work (Summary.Exhausted needs every terminal Done).
+type Gated interface {
+	Terminal
+	Gate() <-chan struct{}
+}
+
 // Done is the operation a Terminal's Next returns when the terminal has finished its sequence (a
 // finite workload, such as TPC-H's power test): the terminal leaves the run, and once every terminal
 // has left and its last operation has finished, the run ends (Summary.Exhausted).
