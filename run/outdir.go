@@ -143,6 +143,12 @@ func (o *outDir) create(name string) (*outFile, error) {
 		return nil, err
 	}
 	path := filepath.Join(o.path, name)
+	if dir := filepath.Dir(path); dir != o.path {
+		// a workload's file in a subdirectory of its own (TPC-H's plans/qN.txt)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, userr.Errorf("cannot create %s: %v: choose another --out", dir, err)
+		}
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, userr.Errorf("cannot write %s: %v: choose another --out", path, err)

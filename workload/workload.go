@@ -71,6 +71,11 @@ type Info struct {
 	Disclaimer string
 	// Modes are the modes the workload runs in; the first is `run`'s default.
 	Modes []Mode
+	// Finite says the workload's runs are finite sequences (TPC-H's power and throughput tests:
+	// terminals that say schedule.Done): a run ends when they do, --duration only bounds it
+	// (default FiniteBound) and has no warm-up by default, and the one-shot is one run in the
+	// first mode (no peak probe and open-loop comparison; no search without rate mode).
+	Finite bool
 	// DefaultDB is the one-shot's embedded database (sqlite:candor-NAME.db).
 	DefaultDB string
 	// KeyOp is the operation the progress line shows percentiles of (new_order, read, ...), and
@@ -91,6 +96,10 @@ type Info struct {
 	Parts    map[string]string
 	PartNote string
 }
+
+// FiniteBound is a Finite workload's default --duration: a bound on the run, which ends when its
+// sequences do.
+const FiniteBound = 24 * time.Hour
 
 // Workload is one benchmark configured by its own options. The registry makes a fresh value for each
 // command (New), so a value holds one command's options; its flags are bound to its fields.

@@ -60,13 +60,20 @@ func addRunFlags(c *cobra.Command, f *runFlags, in workload.Info, oneShot bool) 
 	}
 	fs.StringVar(&f.mode, "mode", defMode, strings.Join(modes, ", "))
 	fs.IntVar(&f.plan.Terminals, "terminals", 0, "terminals (closed loop), or the terminal states arrivals are drawn from (rate mode); default: "+orWorkloads(in.TerminalsHelp))
-	addRateFlags(c, &f.plan) // rate.go
+	if in.HasMode(workload.ModeRate) {
+		addRateFlags(c, &f.plan) // rate.go
+	}
 	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections the terminals share (default: "+orWorkloads(in.ConnectionsHelp)+")")
 	defDur, defWarm := 10*time.Minute, 2*time.Minute
-	if oneShot {
+	durHelp := "measurement interval"
+	switch {
+	case in.Finite:
+		// the run ends when the workload's sequences do (TPC-H's tests)
+		defDur, defWarm, durHelp = workload.FiniteBound, 0, "the longest the run may last: it ends when the workload's streams are done"
+	case oneShot:
 		defDur, defWarm = 45*time.Second, 10*time.Second // each open-loop run of the one-shot
 	}
-	fs.DurationVar(&f.plan.Duration, "duration", defDur, "measurement interval")
+	fs.DurationVar(&f.plan.Duration, "duration", defDur, durHelp)
 	fs.DurationVar(&f.plan.Warmup, "warmup", defWarm, "warm-up before the measurement (excluded from the results)")
 	fs.DurationVar(&f.plan.Grace, "grace", 30*time.Second, "how long to wait for operations in flight when the measurement ends")
 	fs.DurationVar(&f.plan.OutageWindow, "outage-window", workload.DefaultOutageWindow, "how long to wait for a database that cannot be reached (a restart) before the run ends as partial; the outage is counted and shown")
@@ -131,19 +138,15 @@ func newWorkloadCommand(out run.Out, reg workload.Registration) *cobra.Command {
 	c := &cobra.Command{
 		Use:   in.Name,
 		Short: in.Short,
-		Long: fmt.Sprintf(`With no subcommand: load %s into the embedded SQLite file %s (if it is not
-loaded yet), find the peak in a short throughput-mode probe (20 s), then run open-loop arrivals at
-50%% and 80%% of that peak (45 s each) and print them side by side, with a consistency check at the
-end; each run is saved in its own directory. With --mode, one run of that mode instead. Flags
-override everything; the subcommands load, run, check and search do one part each.`, in.Name, strings.TrimPrefix(in.DefaultDB, "sqlite:")),
-		Args: noArgs,
+		Long:  oneShotHelp(in),
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			p := f.resolve(c, w)
 			if err := f.db.apply(&p); err != nil {
 				return err
 			}
 			var loads *run.LoadsPlan // the peak and open-loop comparison, unless --mode asks for one run
-			if !c.Flags().Changed("mode") {
+			if !c.Flags().Changed("mode") && !in.Finite && in.HasMode(workload.ModeRate) {
 				lp, err := oneShotLoads(c, p) // rate.go
 				if err != nil {
 					return err
@@ -157,8 +160,13 @@ override everything; the subcommands load, run, check and search do one part eac
 	w.Flags(c.Flags(), workload.CmdOneShot)
 	c.Flags().IntVar(&loaders, "loaders", 2, "parallel loaders, when the database must be loaded first")
 	c.Flags().Uint64Var(&loadSeed, "load-seed", 1, "root seed of the initial data, when the database must be loaded first")
-	addOneShotFlags(c) // rate.go
-	c.AddCommand(newLoad(out, reg), newRun(out, reg), newSearch(out, reg))
+	if in.HasMode(workload.ModeRate) && !in.Finite {
+		addOneShotFlags(c) // rate.go
+	}
+	c.AddCommand(newLoad(out, reg), newRun(out, reg))
+	if in.HasMode(workload.ModeRate) {
+		c.AddCommand(newSearch(out, reg))
+	}
 	if _, ok := w.(workload.Checker); ok {
 		c.AddCommand(newCheck(out, reg))
 	}
@@ -166,6 +174,21 @@ override everything; the subcommands load, run, check and search do one part eac
 		c.AddCommand(extra(out)...)
 	}
 	return c
+}
+
+// oneShotHelp is `candor NAME --help`'s description.
+func oneShotHelp(in workload.Info) string {
+	file := strings.TrimPrefix(in.DefaultDB, "sqlite:")
+	if in.Finite || !in.HasMode(workload.ModeRate) {
+		return fmt.Sprintf(`With no subcommand: load %s into the embedded SQLite file %s (if it is not
+loaded yet), then one run of its tests, printed and saved with report.html. Flags override
+everything; the subcommands load, run and check do one part each.`, in.Name, file)
+	}
+	return fmt.Sprintf(`With no subcommand: load %s into the embedded SQLite file %s (if it is not
+loaded yet), find the peak in a short throughput-mode probe (20 s), then run open-loop arrivals at
+50%% and 80%% of that peak (45 s each) and print them side by side, with a consistency check at the
+end; each run is saved in its own directory. With --mode, one run of that mode instead. Flags
+override everything; the subcommands load, run, check and search do one part each.`, in.Name, file)
 }
 
 // oneShot loads the database unless it already holds a complete load that matches, then runs:

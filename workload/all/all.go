@@ -8,6 +8,7 @@ import (
 	"github.com/candor-bench/candor/workload/script"
 	"github.com/candor-bench/candor/workload/sysbench"
 	"github.com/candor-bench/candor/workload/tpcc"
+	"github.com/candor-bench/candor/workload/tpch"
 	"github.com/candor-bench/candor/workload/ycsb"
 )
 
@@ -17,4 +18,5 @@ func init() {
 	workload.Register(workload.Registration{Name: "ycsb", New: ycsb.New})
 	workload.Register(workload.Registration{Name: "sysbench", New: sysbench.New})
 	workload.Register(workload.Registration{Name: "script", New: script.New})
+	workload.Register(workload.Registration{Name: "tpch", New: tpch.New})
 }
