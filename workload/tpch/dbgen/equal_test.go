@@ -107,6 +107,9 @@ func checkEqual(t *testing.T, sf float64) {
 		if rows == 0 {
 			t.Errorf("SF %v %s: no rows", sf, tab)
 		}
+		if tab == Lineitem && int64(rows) != LineitemRows(sf) {
+			t.Errorf("SF %v lineitem: %d rows, LineitemRows says %d", sf, rows, LineitemRows(sf))
+		}
 		if tab != Lineitem && int64(rows) != Rows(tab, sf) {
 			t.Errorf("SF %v %s: %d rows, Rows says %d", sf, tab, rows, Rows(tab, sf))
 		}

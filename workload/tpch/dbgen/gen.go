@@ -307,3 +307,18 @@ func genPartSupp(sf float64, start, n int64, emit func([]any) error) error {
 }
 
 func itoa(v int64) string { return string(appendInt(nil, v)) }
+
+// LineitemRows is lineitem's exact row count at sf: the orders' line counts (1 to 7 each), drawn
+// from their stream alone.
+func LineitemRows(sf float64) int64 {
+	if checkArgs(Lineitem, sf, 1, 1) != nil {
+		return 0
+	}
+	r := newRowRand(1434868289, 1)
+	var n int64
+	for range scaled(ordersBase, sf) {
+		n += int64(r.nextInt(1, linesMax))
+		r.rowFinished()
+	}
+	return n
+}
