@@ -104,7 +104,7 @@ func (d Decimal) Append(b []byte) []byte {
 		v = -v
 	}
 	b = appendInt(b, v/100)
-	return append(b, byte('0'+v%100/10), byte('0'+v%10))
+	return append(b, '.', byte('0'+v%100/10), byte('0'+v%10))
 }
 
 // Float is the decimal as a float64 (not exact; for display and for engines without decimals).

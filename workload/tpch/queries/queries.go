@@ -74,13 +74,13 @@ func StreamOrder(s int) []int {
 	return append([]int(nil), row[:]...)
 }
 
-// Compare checks an answer of query q (got: its rows, each column as the driver's text) against
-// the reference want under clause 2.1.3.5's precision rules: integers (counts) exactly, sums of
-// money within ±$100 (rounded to the cent), averages and ratios/percentages within ±1% of the
-// reference (compared at two decimals rounding), text exactly after trimming trailing blanks
-// (CHAR padding); the row count must match and rows must be in the same order (every query has an
-// ORDER BY, and ties are compared as a set within the tied keys). The error names the first
-// mismatching row and column.
+// Compare checks an answer of query q (got: its rows, each column as text; NULL as "") against
+// the reference want under clause 2.1.3.5's precision rules: singleton column values and COUNT
+// results exactly (numbers compared to the cent, text after trimming blanks, so CHAR padding does
+// not matter; a date may carry a midnight time), SUM results within $100 when rounded to the cent,
+// ratios and AVG results within 1% when rounded to 1/100th. The row count must match and rows are
+// compared in order (every query orders its rows). The error names the first mismatching row and
+// column and the rule applied.
 func Compare(q int, got, want [][]string) error {
 	checkQ(q)
 	return compare(q, got, want)
