@@ -2,9 +2,7 @@ package tpch
 
 import (
 	"context"
-	sqldriver "database/sql/driver"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -87,10 +85,15 @@ func (e *executor) query(ctx context.Context, c driver.Conn, q int, p queries.Pa
 			return nil, fmt.Errorf("Q%d setup: %w", q, err)
 		}
 	}
-	return readAll(ctx, c, st.Query)
+	rows, err := c.Query(ctx, st.Query)
+	if err != nil {
+		return nil, err
+	}
+	return queries.ReadAnswer(rows, len(queries.Columns(q)))
 }
 
-// readAll runs sql and returns every row, each value as text (cellText).
+// readAll runs sql, a statement of unknown columns (an EXPLAIN), and returns every row, each value
+// as text (queries.Text).
 func readAll(ctx context.Context, c driver.Conn, sql string) ([][]string, error) {
 	rows, err := c.Query(ctx, sql)
 	if err != nil {
@@ -116,7 +119,7 @@ func readAll(ctx context.Context, c driver.Conn, sql string) ([][]string, error)
 		}
 		row := make([]string, len(vals))
 		for i, v := range vals {
-			row[i] = cellText(v)
+			row[i] = queries.Text(v)
 		}
 		out = append(out, row)
 	}
@@ -134,39 +137,6 @@ func columnCount(rows driver.Rows) int {
 		return len(x.Columns())
 	}
 	return 0
-}
-
-// cellText is a value as text: numbers as Go prints them in full, dates as YYYY-MM-DD, bytes as
-// the text they hold, decimals (pgx's numeric) as their driver value, NULL as "".
-func cellText(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case []byte:
-		return string(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case int32:
-		return strconv.FormatInt(int64(x), 10)
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case float32:
-		return strconv.FormatFloat(float64(x), 'f', -1, 32)
-	case time.Time:
-		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
-			return x.Format(time.DateOnly)
-		}
-		return x.Format(time.DateTime)
-	case sqldriver.Valuer:
-		if dv, err := x.Value(); err == nil {
-			return cellText(dv)
-		}
-	}
-	return fmt.Sprint(v)
 }
 
 // rfBatch is the rows per INSERT of RF1 (lineitem's 16 columns: 8,000 parameters, within every
@@ -264,18 +234,21 @@ func (e *executor) rf2(ctx context.Context, slot int, c driver.Conn, set int) (i
 	return deleted, err
 }
 
-// bindValue is a generated value as the engine's statements take it: SQLite's dates and decimals as
-// the text they are stored as (the load's form, load.go), the others as they are (dbgen's types are
-// driver.Valuers).
+// bindValue is a generated value as a parameter of family's INSERT, stored as the load stores it
+// (load.go's converter): decimals exactly as their text ("123.45"), except SQLite's REAL columns
+// (float64); dates as time.Time for PostgreSQL's DATE, as 'YYYY-MM-DD' text elsewhere.
 func bindValue(family string, v any) any {
-	if family != "sqlite" {
-		return v
-	}
 	switch x := v.(type) {
-	case dbgen.Date:
-		return x.String()
 	case dbgen.Decimal:
-		return x.Float()
+		if family == sqlexec.FamilySQLite {
+			return x.Float()
+		}
+		return x.String()
+	case dbgen.Date:
+		if family == sqlexec.FamilyPostgres {
+			return x.Time()
+		}
+		return x.String()
 	}
 	return v
 }
