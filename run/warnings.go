@@ -22,10 +22,13 @@ func warnings(r *report.Result, p *RunPlan) []report.Warning {
 	if r.Partial {
 		add("PARTIAL", "the run was interrupted (%s): figures cover %.1f s of measurement only", r.PartialReason, r.MeasureSeconds)
 	}
-	if p.Mode == workload.ModeThroughput {
+	// A finite workload's tests (TPC-H's streams) are closed loops of the standard's own, and last
+	// as long as their sequences: neither warning applies to them.
+	finite := p.info().Finite
+	if p.Mode == workload.ModeThroughput && !finite {
 		add("CLOSED_LOOP", "throughput mode is a closed loop without waits: each terminal waits for its previous operation, so these latencies are those of a saturated system and its throughput is not comparable to a paced (spec or rate) run's")
 	}
-	if time.Duration(r.MeasureSeconds*float64(time.Second)) < SteadyStateMin {
+	if time.Duration(r.MeasureSeconds*float64(time.Second)) < SteadyStateMin && !finite {
 		add("SHORT_RUN", "the measurement lasted %.0f s, less than the %s a steady state needs (checkpoints, vacuum and cache effects may not have shown)", r.MeasureSeconds, SteadyStateMin)
 	}
 	unit := p.info().Unit

@@ -23,6 +23,43 @@ type executor struct {
 	sf     float64
 	// validate compares each answer with the reference answers of sf (clause 2.1.3.5's rules).
 	validate bool
+	// sets are the refresh sets' rows, generated before the run (prepare): dbgen -U's files are
+	// made before the test too, and generating them is no part of a refresh function's interval.
+	sets map[int]*refreshSet
+}
+
+// refreshSet is one update set: RF1's rows (as bound to INSERTs) and RF2's orderkeys.
+type refreshSet struct {
+	orders, lines [][]any
+	deletes       []int64
+}
+
+// prepare generates the rows of refresh sets first..first+n-1.
+func (e *executor) prepare(first, n int) error {
+	e.sets = map[int]*refreshSet{}
+	for set := first; set < first+n; set++ {
+		rs := &refreshSet{deletes: dbgen.RefreshDelete(e.sf, set)}
+		err := dbgen.RefreshInsert(e.sf, set, func(t dbgen.Table, row []any) error {
+			r := make([]any, len(row))
+			for i, v := range row {
+				r[i] = bindValue(e.family, v)
+			}
+			switch t {
+			case dbgen.Orders:
+				rs.orders = append(rs.orders, r)
+			case dbgen.Lineitem:
+				rs.lines = append(rs.lines, r)
+			default:
+				return fmt.Errorf("tpch: RF1 generated a row of %s", t.Name())
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("tpch: generating refresh set %d: %w", set, err)
+		}
+		e.sets[set] = rs
+	}
+	return nil
 }
 
 var _ schedule.Executor = (*executor)(nil)
@@ -146,27 +183,13 @@ const rfBatch = 500
 // rf1 is the new sales refresh function (clause 2.5.2): update set set's orders and their
 // lineitems inserted in one transaction, in batches of rfBatch rows.
 func (e *executor) rf1(ctx context.Context, slot int, c driver.Conn, set int) (int64, error) {
-	var orders, lines [][]any
-	err := dbgen.RefreshInsert(e.sf, set, func(t dbgen.Table, row []any) error {
-		r := make([]any, len(row))
-		for i, v := range row {
-			r[i] = bindValue(e.family, v)
-		}
-		switch t {
-		case dbgen.Orders:
-			orders = append(orders, r)
-		case dbgen.Lineitem:
-			lines = append(lines, r)
-		default:
-			return fmt.Errorf("tpch: RF1 generated a row of %s", t.Name())
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
+	rs := e.sets[set]
+	if rs == nil {
+		return 0, fmt.Errorf("tpch: refresh set %d was not prepared", set)
 	}
+	orders, lines := rs.orders, rs.lines
 	db := e.slots.DB(slot)
-	_, err = driver.Retry(ctx, db, c, driver.TxOptions{}, sqlexec.MaxRetries, func(ctx context.Context, c driver.Conn) error {
+	_, err := driver.Retry(ctx, db, c, driver.TxOptions{}, sqlexec.MaxRetries, func(ctx context.Context, c driver.Conn) error {
 		if err := e.insert(ctx, c, dbgen.Orders, orders); err != nil {
 			return err
 		}
@@ -207,7 +230,11 @@ func (e *executor) insert(ctx context.Context, c driver.Conn, t dbgen.Table, row
 // rf2 is the old sales refresh function (clause 2.5.3): update set set's orders and their
 // lineitems deleted in one transaction, in batches of rfBatch keys.
 func (e *executor) rf2(ctx context.Context, slot int, c driver.Conn, set int) (int64, error) {
-	keys := dbgen.RefreshDelete(e.sf, set)
+	rs := e.sets[set]
+	if rs == nil {
+		return 0, fmt.Errorf("tpch: refresh set %d was not prepared", set)
+	}
+	keys := rs.deletes
 	db := e.slots.DB(slot)
 	var deleted int64
 	_, err := driver.Retry(ctx, db, c, driver.TxOptions{}, sqlexec.MaxRetries, func(ctx context.Context, c driver.Conn) error {

@@ -390,8 +390,8 @@ func median(sorted []float64) float64 {
 	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
-// secs is seconds to the millisecond.
-func secs(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+// secs is seconds to the tenth of a millisecond (result.json holds them in full).
+func secs(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
 // throughputSections are the per-stream table and the per-query, per-stream table.
 func (s *session) throughputSections(d *Details) []report.Section {

@@ -146,6 +146,9 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 	}
 	s.slots = slots
 	s.ex = &executor{slots: slots, family: s.family, sf: s.o.SF, validate: s.o.Validate}
+	if err := s.ex.prepare(s.plan.firstSet, s.plan.sets); err != nil {
+		return nil, err
+	}
 	if s.o.Explain && s.cfg.Create != nil {
 		s.explain(ctx)
 	}
