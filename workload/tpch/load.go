@@ -1,0 +1,266 @@
+// Package tpch is TPC-H (standard revision 3.0.x) on the workload contract.
+package tpch
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
+	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
+	"github.com/candor-bench/candor/workload/tpch/dbgen"
+)
+
+// The load: the eight tables (schema.go), then each table's rows from package dbgen in chunks of
+// about chunkRows rows, each chunk a part of the table (dbgen.Generate(t, sf, c+1, chunks): the
+// generator seeks its streams, so any chunk is made alone and the chunks together are the
+// table's rows, dbgen's), copied on o.Loaders connections through the engine's bulk path
+// (bulkload.Run), then the keys and indexes, the statistics, and the load recorded complete in
+// candor_workloads under "tpch" with its scale factor. The data depends on the scale factor only
+// (dbgen's fixed seeds): the run's --seed does not change it.
+
+const (
+	// workloadName is the name in candor_workloads and in messages.
+	workloadName = "tpch"
+	// chunkRows is about how many rows a chunk holds (one CopyFrom, its own transaction).
+	chunkRows = 10000
+)
+
+// record is what tpch keeps in candor_workloads' options.
+type record struct {
+	// SF is the scale factor loaded.
+	SF float64 `json:"sf"`
+}
+
+// room is what a TPC-H load replaces: the eight tables (lineitem tells whether they exist) and
+// the record.
+var room = bulkload.Room{Workload: workloadName, Table: "lineitem", Name: "lineitem",
+	Describe: func(st loadstate.State) string {
+		var r record
+		if st.Decode(&r) != nil {
+			return ""
+		}
+		return fmt.Sprintf(" (SF %s, loaded %s UTC)", formatSF(r.SF), st.StartedAt.Format(time.DateTime))
+	},
+	DropTables: func(ctx context.Context, ctl driver.Conn, _ loadstate.State) error {
+		for _, q := range dropSQL() {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return fmt.Errorf("dropping the old TPC-H tables (%s): %w", q, err)
+			}
+		}
+		return nil
+	}}
+
+// formatSF writes a scale factor as given (0.01, 1, 10).
+func formatSF(sf float64) string { return strconv.FormatFloat(sf, 'f', -1, 64) }
+
+// tableRows is the exact number of rows of t at sf (lineitem's counted from the orders' line
+// counts).
+func tableRows(t dbgen.Table, sf float64) int64 {
+	if t == dbgen.Lineitem {
+		return dbgen.LineitemRows(sf)
+	}
+	return dbgen.Rows(t, sf)
+}
+
+// loadRows is the rows of a load at sf, every table.
+func loadRows(sf float64) int64 {
+	var n int64
+	for _, t := range dbgen.Tables() {
+		n += tableRows(t, sf)
+	}
+	return n
+}
+
+// chunks is how many chunks table t is copied in at sf: parts of about chunkRows rows (lineitem:
+// of orders with four lines on average; partsupp: of parts with four suppliers).
+func chunks(t dbgen.Table, sf float64) int64 {
+	n := dbgen.Rows(t, sf)
+	if t == dbgen.Region || t == dbgen.Nation {
+		return 1
+	}
+	return max(1, (n+chunkRows-1)/chunkRows)
+}
+
+func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf float64) (workload.LoadResult, error) {
+	fam, engine, err := sqlexec.Dialect(db, workloadName)
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	ctl, err := room.Open(ctx, db, o.Drop)
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	defer ctl.Close()
+	if _, err := loadstate.Begin(ctx, db, workloadName, record{SF: sf}, o.Seed, o.ToolVersion); err != nil {
+		return workload.LoadResult{}, err
+	}
+	for _, t := range dbgen.Tables() {
+		if _, err := ctl.Exec(ctx, createSQL(fam, t)); err != nil {
+			return workload.LoadResult{}, fmt.Errorf("creating the table %s: %w", tableName(t), err)
+		}
+	}
+	conv := converter(fam)
+	var rows int64
+	for _, t := range dbgen.Tables() {
+		n, err := bulkload.Run(ctx, db, o, copyOf(t, sf, conv))
+		rows += n
+		if err != nil {
+			return workload.LoadResult{}, err
+		}
+	}
+	start := time.Now()
+	for _, q := range keySQL(fam) {
+		if _, err := ctl.Exec(ctx, q); err != nil {
+			return workload.LoadResult{}, fmt.Errorf("after the rows (%s): %w", q, err)
+		}
+	}
+	if o.Note != nil {
+		o.Note(fmt.Sprintf("keys and indexes built in %s", time.Since(start).Round(time.Millisecond)))
+	}
+	// The statistics of every table but the last (SQLite's are one ANALYZE of the whole database,
+	// with the checkpoint, which Finish runs).
+	if fam != sqlexec.FamilySQLite {
+		for _, t := range dbgen.Tables()[:len(dbgen.Tables())-1] {
+			for _, q := range bulkload.StatsSQL(fam, engine, tableName(t)) {
+				if _, err := ctl.Exec(ctx, q); err != nil {
+					return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
+				}
+			}
+		}
+	}
+	res, err := bulkload.Finish(ctx, db, ctl, workloadName, tableName(dbgen.Lineitem), rows)
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	res.Summary = fmt.Sprintf("SF %s: %s lineitems, %s orders", formatSF(sf),
+		textfmt.Thousands(tableRows(dbgen.Lineitem, sf)), textfmt.Thousands(tableRows(dbgen.Orders, sf)))
+	return res, nil
+}
+
+// copyOf is table t's rows at sf as a bulkload.Copy.
+func copyOf(t dbgen.Table, sf float64, conv func([]any)) bulkload.Copy {
+	cols := dbgen.Columns(t)
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	n := chunks(t, sf)
+	return bulkload.Copy{Workload: workloadName, Table: tableName(t), Columns: names, Chunks: n, Rows: tableRows(t, sf),
+		Chunk: func(c int64) driver.RowSource { return makeChunk(t, sf, int(c)+1, int(n), conv) },
+		Failed: func(c int64, src driver.RowSource, err error) error {
+			if ch, ok := src.(*chunk); ok && ch.err != nil {
+				return fmt.Errorf("generating part %d of %d of %s: %w", c+1, n, tableName(t), ch.err)
+			}
+			return fmt.Errorf("loading part %d of %d of %s: %w", c+1, n, tableName(t), err)
+		}}
+}
+
+// chunk is one part of a table's rows, generated into memory, as a driver.RowSource.
+type chunk struct {
+	bulkload.Cursor
+	rows [][]any
+	err  error
+}
+
+func makeChunk(t dbgen.Table, sf float64, part, parts int, conv func([]any)) *chunk {
+	ch := &chunk{}
+	ch.err = dbgen.Generate(t, sf, part, parts, func(row []any) error {
+		r := make([]any, len(row))
+		copy(r, row)
+		conv(r)
+		ch.rows = append(ch.rows, r)
+		return nil
+	})
+	ch.N = len(ch.rows)
+	return ch
+}
+
+func (c *chunk) Values() ([]any, error) { return c.rows[c.Row()], nil }
+
+// Err is the generator's error, if it failed (the chunk then holds none of its rows).
+func (c *chunk) Err() error {
+	if c.err != nil {
+		return c.err
+	}
+	return c.Cursor.Err()
+}
+
+// converter turns the generator's values into what family's bulk path stores exactly:
+//   - PostgreSQL: decimals as binary NUMERIC (pgtype.NumericValuer), dates as time.Time;
+//   - MySQL/MariaDB: decimals and dates as their text (encoding.TextAppender: "123.45",
+//     "1995-06-17"), which LOAD DATA and INSERT take exactly;
+//   - SQLite: decimals as float64 (REAL columns), dates as 'YYYY-MM-DD' text.
+func converter(family string) func([]any) {
+	return func(row []any) {
+		for i, v := range row {
+			switch v := v.(type) {
+			case dbgen.Decimal:
+				switch family {
+				case sqlexec.FamilyPostgres:
+					row[i] = pgDecimal(v)
+				case sqlexec.FamilySQLite:
+					row[i] = v.Float()
+				default:
+					row[i] = textDecimal(v)
+				}
+			case dbgen.Date:
+				switch family {
+				case sqlexec.FamilyPostgres:
+					row[i] = v.Time()
+				case sqlexec.FamilySQLite:
+					row[i] = v.String()
+				default:
+					row[i] = textDate(v)
+				}
+			}
+		}
+	}
+}
+
+// pgDecimal is an exact NUMERIC(15,2) for pgx's binary COPY.
+type pgDecimal dbgen.Decimal
+
+func (d pgDecimal) NumericValue() (pgtype.Numeric, error) {
+	return pgtype.Numeric{Int: big.NewInt(int64(d)), Exp: -2, Valid: true}, nil
+}
+
+var _ pgtype.NumericValuer = pgDecimal(0)
+
+// textDecimal and textDate are written as text by the MySQL bulk path.
+type (
+	textDecimal dbgen.Decimal
+	textDate    dbgen.Date
+)
+
+func (d textDecimal) AppendText(b []byte) ([]byte, error) { return dbgen.Decimal(d).Append(b), nil }
+func (d textDate) AppendText(b []byte) ([]byte, error)    { return dbgen.Date(d).Append(b), nil }
+
+func loadedSF(ctx context.Context, db driver.DB) (sf float64, ok bool, err error) {
+	if _, _, err := sqlexec.Dialect(db, workloadName); err != nil {
+		return 0, false, err
+	}
+	st, rec, err := loadstate.ReadRecord[record](ctx, db, workloadName)
+	if err != nil {
+		return 0, false, err
+	}
+	switch st.Status {
+	case loadstate.NotFound:
+		return 0, false, room.Unrecorded(ctx, db)
+	case loadstate.HalfLoaded:
+		return 0, false, loadstate.HalfLoadedError(db, st)
+	}
+	if !(rec.SF > 0) {
+		return 0, false, userr.Errorf("the TPC-H load recorded at %s has no scale factor: reload with candor tpch load --drop --db %s", db.Redacted(), db.Redacted())
+	}
+	return rec.SF, true, nil
+}
