@@ -175,3 +175,25 @@ func TestLoadRefusesUnlessDrop(t *testing.T) {
 		t.Fatalf("after --drop: loadedSF %v %v %v", sf, ok, err)
 	}
 }
+
+// BenchmarkLoad is the load's rate at SF 0.1 on each engine (2 loaders; one on SQLite, a single
+// writer): rows/s over the whole load (tables, rows, keys and indexes, statistics).
+func BenchmarkLoad(b *testing.B) {
+	const sf = 0.1
+	for _, e := range loadDBs {
+		b.Run(e.name, func(b *testing.B) {
+			var rows int64
+			for b.Loop() {
+				b.StopTimer()
+				db := e.open(b)
+				b.StartTimer()
+				res, err := loadData(testCtx(b), db, workload.LoadOptions{Loaders: 2, ToolVersion: "bench", Drop: true}, sf)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rows += res.Rows
+			}
+			b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}

@@ -13,6 +13,9 @@
 //	KindVarchar  string
 //	KindDate     Date (days since 1970-01-01)
 //
+// One exception: l_quantity, a DECIMAL column, is an int64 (its values are whole, and dbgen's .tbl
+// prints them without places: "17"); engines store it as 17.00.
+//
 // Decimal and Date implement database/sql/driver.Valuer (the string "123.45"; a time.Time at UTC
 // midnight), so every engine's bulk path takes them; the load may still convert them per engine.
 // The emitted slice is reused for the next row: copy what must outlive the call.
@@ -85,7 +88,8 @@ type Column struct {
 	Len int
 }
 
-// Columns is table t's columns, in the order of clause 1.4 and of the .tbl files.
+// Columns is table t's columns, in the order of clause 1.4 and of the .tbl files (l_quantity is
+// KindDecimal with int64 values: see the package comment).
 func Columns(t Table) []Column {
 	return columns[t]
 }
