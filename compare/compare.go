@@ -15,6 +15,7 @@
 package compare
 
 import (
+	"math"
 	"time"
 
 	"github.com/candor-bench/candor/measure"
@@ -25,7 +26,9 @@ const (
 	Significant    = "significant"
 	NotSignificant = "not significant (noise)"
 	TooFew         = "too few intervals"
-	NoData         = "no data"
+	// TooFewRepeats is a repeats row with fewer than two repeats in a run.
+	TooFewRepeats = "too few repeats"
+	NoData        = "no data"
 )
 
 // DefaultMinIntervals is the fewest measured intervals per run that compare judges.
@@ -82,6 +85,9 @@ type TypeComparison struct {
 	Type        string `json:"type"`
 	Throughput  Row    `json:"throughput"`
 	Percentiles []Row  `json:"percentiles"`
+	// Repeats compares the operation's timings per repeat (report.Result.Repeats), when either
+	// run has them: the judgement for an operation run a few times each.
+	Repeats *Row `json:"repeats,omitempty"`
 }
 
 // Row is one figure of both runs. Change, Low and High are relative (0.05 = +5%) and absent when
@@ -148,6 +154,11 @@ func Compare(a, b *Run, o Options) *Comparison {
 		tc := TypeComparison{Type: op, Throughput: throughputRow(a.Rates(op), b.Rates(op), bs.Level, tooFew)}
 		for _, pr := range ComparePercentiles(a.Hists(op, o.Kind), b.Hists(op, o.Kind), Quantiles, bs) {
 			tc.Percentiles = append(tc.Percentiles, percentileRow(pr, tooFew))
+		}
+		ra, rb := a.Result.Repeats[op], b.Result.Repeats[op]
+		if len(ra) > 0 || len(rb) > 0 {
+			row := RepeatsRow(ra, rb, bs.Level)
+			tc.Repeats = &row
 		}
 		c.Types = append(c.Types, tc)
 	}
@@ -219,6 +230,54 @@ func percentileRow(pr PercentileRatio, tooFew bool) Row {
 	row.Significant = pr.Ratio.Excludes(1)
 	row.Verdict = verdict(row.Significant)
 	return row
+}
+
+// RepeatsRow compares two runs' timings of one operation, one per repeat (seconds): the geometric
+// means, and the change's interval by Welch's t on the logs of the timings (each repeat taken as
+// independent, no autocorrelation correction: repeats are whole runs of a sequence, not
+// intervals of one). Fewer than two repeats in a run: TooFewRepeats.
+func RepeatsRow(a, b []float64, level float64) Row {
+	la, lb := logs(a), logs(b)
+	sa, sb := Summarize(la), Summarize(lb)
+	sa.R1, sb.R1, sa.NEff, sb.NEff = 0, 0, float64(sa.N), float64(sb.N)
+	if sa.N > 0 {
+		sa.SE = sa.SD / math.Sqrt(sa.NEff)
+	}
+	if sb.N > 0 {
+		sb.SE = sb.SD / math.Sqrt(sb.NEff)
+	}
+	row := Row{Metric: "repeats", Unit: "s (geometric mean of the repeats)", SeriesA: &sa, SeriesB: &sb}
+	if sa.N > 0 {
+		row.A = math.Exp(sa.Mean)
+	}
+	if sb.N > 0 {
+		row.B = math.Exp(sb.Mean)
+	}
+	switch {
+	case sa.N == 0 || sb.N == 0:
+		row.Verdict = NoData
+		return row
+	case sa.N < 2 || sb.N < 2:
+		row.Verdict = TooFewRepeats
+		setChange(&row, row.A, row.B)
+		return row
+	}
+	d := Welch(sa, sb, level)
+	row.Change, row.Low, row.High = ptr(math.Exp(d.Estimate)-1), ptr(math.Exp(d.Low)-1), ptr(math.Exp(d.High)-1)
+	row.Significant = d.Excludes(0)
+	row.Verdict = verdict(row.Significant)
+	return row
+}
+
+// logs is the natural logarithm of each positive x (others are left out).
+func logs(xs []float64) []float64 {
+	var out []float64
+	for _, x := range xs {
+		if x > 0 {
+			out = append(out, math.Log(x))
+		}
+	}
+	return out
 }
 
 func setChange(row *Row, a, b float64) {

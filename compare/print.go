@@ -31,6 +31,9 @@ func Print(w io.Writer, c *Comparison) {
 	p("percentiles: bootstrap over whole intervals (%d resamples, seed %d), histograms merged bucket by bucket, standard error corrected for autocorrelation, Welch interval of log(B/A)\n",
 		m.Resamples, m.Seed)
 	p("significant only when the interval excludes no change; fewer than %d measured intervals in a run: too few intervals\n", m.MinIntervals)
+	if hasRepeats(c) {
+		p("repeats (N×M s): each run's timings of the operation, one per repeat; geometric means, Welch interval of log(B/A) over the repeats taken as independent; fewer than 2 in a run: too few repeats\n")
+	}
 
 	if len(c.Conditions) > 0 {
 		p("\nconditions that differ (the comparison may be apples to oranges):\n")
@@ -49,6 +52,9 @@ func Print(w io.Writer, c *Comparison) {
 	p("\n%-18s %-9s %11s %11s %8s  %-19s  %s\n", "operation", "metric", "A", "B", "change", "interval of change", "verdict")
 	for _, t := range c.Types {
 		rows := append([]Row{t.Throughput}, t.Percentiles...)
+		if t.Repeats != nil {
+			rows = append(rows, *t.Repeats)
+		}
 		for i, r := range rows {
 			name := ""
 			if i == 0 {
@@ -56,10 +62,14 @@ func Print(w io.Writer, c *Comparison) {
 			}
 			metric := r.Metric
 			a, b := fmtMs(r.A), fmtMs(r.B)
-			if r.Metric == "per_minute" {
+			switch r.Metric {
+			case "per_minute":
 				metric = "per min"
 				a, b = fmt.Sprintf("%.1f", r.A), fmt.Sprintf("%.1f", r.B)
-			} else {
+			case "repeats":
+				metric = fmt.Sprintf("%d×%d", r.SeriesA.N, r.SeriesB.N) + " s"
+				a, b = fmt.Sprintf("%.4f", r.A), fmt.Sprintf("%.4f", r.B)
+			default:
 				metric += " ms"
 			}
 			ci := ""
@@ -109,4 +119,14 @@ func fmtMs(ms float64) string {
 
 func trimFloat(v float64) string {
 	return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', 6, 64), "0"), ".")
+}
+
+// hasRepeats says whether any operation has a repeats row.
+func hasRepeats(c *Comparison) bool {
+	for _, t := range c.Types {
+		if t.Repeats != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -188,3 +188,33 @@ func TestAutocorrelationCorrectionKeepsFalseAlarmsNearFivePercent(t *testing.T) 
 		t.Errorf("uncorrected test: %.1f%% false alarms, expected far more than the corrected %.1f%%", 100*fn, 100*fc)
 	}
 }
+
+// Repeats: a query twice as slow in every repeat is a significant +100%; the same timings are no
+// change; one repeat in a run is too few to judge.
+func TestRepeatsRow(t *testing.T) {
+	a := []float64{1, 1.1, 0.9, 1.05, 0.95}
+	b := make([]float64, len(a))
+	for i, v := range a {
+		b[i] = 2 * v
+	}
+	r := RepeatsRow(a, b, 0.95)
+	if !r.Significant || r.Change == nil || math.Abs(*r.Change-1) > 1e-9 || *r.Low <= 0.5 || *r.High >= 1.5 {
+		t.Fatalf("twice as slow: %+v (change %v [%v, %v]); want a significant +100%%", r, deref(r.Change), deref(r.Low), deref(r.High))
+	}
+	if r := RepeatsRow(a, a, 0.95); r.Significant || r.Verdict != NotSignificant || *r.Change != 0 {
+		t.Fatalf("the same timings: %+v", r)
+	}
+	if r := RepeatsRow(a, []float64{3}, 0.95); r.Verdict != TooFewRepeats || r.Significant {
+		t.Fatalf("one repeat: %+v", r)
+	}
+	if r := RepeatsRow(nil, a, 0.95); r.Verdict != NoData {
+		t.Fatalf("no repeats in A: %+v", r)
+	}
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}

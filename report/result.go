@@ -76,6 +76,10 @@ type Result struct {
 	Headline []Figure `json:"headline,omitempty"`
 	// Sections are the workload's own tables (TPC-C: the deferred Delivery, the run-time audit).
 	Sections []Section `json:"sections,omitempty"`
+	// Repeats are each operation's timings in seconds, one per repeat, when a workload runs each
+	// operation only a few times (TPC-H's --repeat power tests): too few operations for interval
+	// statistics, so compare judges these instead.
+	Repeats map[string][]float64 `json:"repeats,omitempty"`
 	// Details is the workload's own part, in its own layout (kv: its mix and key space).
 	Details any `json:"details,omitempty"`
 

@@ -97,6 +97,16 @@ func (s *session) Finish(f *workload.Finished) {
 		r.Headline = append(r.Headline, report.Figure{Name: "QphH@" + sfTxt, Unit: "queries per hour", Bad: true,
 			NotQualified: "no test completed: " + s.incompleteReason(f)})
 	}
+	if p := s.plan.power; p != nil {
+		// Each query's interval in each power test, for compare's per-query judgement.
+		names := OpNames()
+		r.Repeats = map[string][]float64{}
+		for _, tm := range p.times {
+			if tm.err == "" {
+				r.Repeats[names[tm.op]] = append(r.Repeats[names[tm.op]], tm.seconds())
+			}
+		}
+	}
 	r.Sections = append(r.Sections, s.powerSection(d)...)
 	if d.Throughput != nil {
 		r.Sections = append(r.Sections, s.throughputSections(d)...)
