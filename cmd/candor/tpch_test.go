@@ -1,0 +1,93 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TPC-H through the CLI, on SQLite: `candor tpch` alone (loads SF 0.01 into the embedded file,
+// runs the power test, prints the per-query table, writes report.html and the plans); the
+// performance test; validation mode; --repeat and compare's per-query judgement; bad input.
+func TestTPCHSQLiteCLI(t *testing.T) {
+	dir := t.TempDir()
+	// The one-shot's default database is sqlite:candor-tpch.db in the working directory.
+	t.Chdir(dir)
+	cli := func(want int, args ...string) string {
+		t.Helper()
+		code, out := runCLI(t, args...)
+		if code != want {
+			t.Fatalf("candor %s: exit %d, want %d", strings.Join(args, " "), code, want)
+		}
+		if strings.Contains(out, "panic") || strings.Contains(out, "goroutine ") {
+			t.Fatalf("candor %s panicked", strings.Join(args, " "))
+		}
+		return out
+	}
+
+	out := cli(0, "tpch", "--out", "one")
+	for _, want := range []string{"loaded SF 0.01", "power test (RF1, 22 queries, RF2)", "Power@0.01", "TPC-H: power test, per query", "Q14", "RF2", "TPC-H: metric (clause 5.4)", "TPCH_SF_NOT_STANDARD", "TPCH_SQLITE_DECIMALS", "TPCH_PARTIAL_TEST"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the one-shot's output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "[SHORT_RUN]") || strings.Contains(out, "[CLOSED_LOOP]") {
+		t.Errorf("a finite workload's run warned of a short run or a closed loop")
+	}
+	page := mustRead(t, filepath.Join(dir, "one", "report.html"))
+	if !strings.Contains(page, "TPC-H: power test, per query") || !strings.Contains(page, "Power@0.01") {
+		t.Errorf("report.html lacks the per-query table or Power@Size")
+	}
+	if p := mustRead(t, filepath.Join(dir, "one", "plans", "q21.txt")); !strings.Contains(p, "-- Q21") || strings.Count(p, "\n") < 3 {
+		t.Errorf("plans/q21.txt: %q", p)
+	}
+	res := readResult(t, filepath.Join(dir, "one"))
+	d := res["details"].(map[string]any)
+	if d["power_at_size"].(float64) <= 0 || d["compliant"] != false || d["first_refresh_set"].(float64) != 1 {
+		t.Errorf("details %v", d)
+	}
+
+	// The whole performance test on the same data: the next refresh sets, QphH.
+	db := "sqlite:" + filepath.Join(dir, "candor-tpch.db")
+	out = cli(0, "tpch", "run", "--db", db, "--out", "both", "-q")
+	for _, want := range []string{"QphH@0.01", "Throughput@0.01", "refresh sets 2..4", "TPC-H: throughput test, per stream", "stream 2", "refresh"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the performance test's output lacks %q", want)
+		}
+	}
+	// Validation mode is refused on refreshed data; fine on a fresh load.
+	if out := cli(2, "tpch", "run", "--db", db, "--validate", "--test", "power", "--out", "v0"); !strings.Contains(out, "reload") {
+		t.Errorf("validation on refreshed data: %s", out)
+	}
+	vdb := "sqlite:" + filepath.Join(dir, "v.db")
+	cli(0, "tpch", "load", "--db", vdb, "--sf", "0.01")
+	out = cli(0, "tpch", "run", "--db", vdb, "--validate", "--test", "power", "--out", "val", "-q")
+	if strings.Contains(out, "WRONG") || strings.Contains(out, "TPCH_WRONG_ANSWERS") || strings.Count(out, "matches") != 22 {
+		t.Errorf("validation mode: want 22 answers that match")
+	}
+
+	// Two runs of 3 power tests each, compared per query over the repeats.
+	cli(0, "tpch", "run", "--db", db, "--test", "power", "--repeat", "3", "--out", "a", "-q")
+	cli(0, "tpch", "run", "--db", db, "--test", "power", "--repeat", "3", "--out", "b", "-q")
+	out = cli(0, "compare", "a", "b")
+	if !strings.Contains(out, "3×3 s") || !strings.Contains(out, "q17") {
+		t.Errorf("compare lacks the per-query repeats rows")
+	}
+
+	// Bad input: one sentence, exit status 2.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tpch", "load", "--db", db, "--sf", "-1"}, "is not a scale factor"},
+		{[]string{"tpch", "run", "--db", db, "--test", "fast"}, "--test \"fast\""},
+		{[]string{"tpch", "run", "--db", db, "--validate"}, "give --test power with it"},
+		{[]string{"tpch", "run", "--db", db, "--terminals", "3"}, "leave out --terminals"},
+		{[]string{"tpch", "run", "--db", db, "--mode", "rate"}, "not a mode of tpch"},
+		{[]string{"tpch", "--sf", "1"}, "loaded at SF 0.01"},
+	} {
+		if out := cli(2, c.args...); !strings.Contains(out, c.want) {
+			t.Errorf("candor %s: output lacks %q", strings.Join(c.args, " "), c.want)
+		}
+	}
+}
