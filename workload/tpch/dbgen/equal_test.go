@@ -157,7 +157,7 @@ func TestRefreshInsertTpchgen(t *testing.T) {
 		linesOf[l[0]] = append(linesOf[l[0]], l)
 	}
 	// Columns independent of the scale factor.
-	ocols := []int{4, 5, 7, 8}                                // o_orderdate, o_orderpriority, o_shippriority, o_comment
+	ocols := []int{4, 5, 7, 8}                               // o_orderdate, o_orderpriority, o_shippriority, o_comment
 	lcols := []int{3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15} // l_linenumber .. l_comment but keys and price
 	r := RefreshRows(sf)
 	compared := 0
