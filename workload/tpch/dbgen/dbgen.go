@@ -148,7 +148,8 @@ func Rows(t Table, sf float64) int64 {
 
 // Generate generates part `part` (1-based) of `parts` of table t at scale factor sf, calling emit
 // with each row in order (the slice is reused: copy it to keep it). Lineitem's rows are those of
-// the orders of the same part (dbgen generates them together). emit's error stops the generation
+// the orders of the same part (dbgen generates them together); Region's and Nation's fixed rows
+// are all in part 1. emit's error stops the generation
 // and is returned.
 func Generate(t Table, sf float64, part, parts int, emit func(row []any) error) error {
 	return generate(t, sf, part, parts, emit)
@@ -184,7 +185,7 @@ func RefreshInsert(sf float64, set int, emit func(t Table, row []any) error) err
 }
 
 // RefreshDelete is RF2's orderkeys of update set `set` (1-based) at scale factor sf: SF×1500 keys
-// of orders loaded initially, as dbgen's delete.<set>.
+// of orders loaded initially, as dbgen's delete.<set>; nil when there is no such set.
 func RefreshDelete(sf float64, set int) []int64 {
 	return refreshDelete(sf, set)
 }

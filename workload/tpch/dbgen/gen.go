@@ -172,7 +172,7 @@ func genSupplier(start, n int64, emit func([]any) error) error {
 		}
 		nk := int64(nation.nextInt(0, int32(len(d.nations.values)-1)))
 		row[0] = key
-		row[1] = fmt.Sprintf("Supplier#%09d", key)
+		row[1] = string(appendPad([]byte("Supplier#"), key, 9))
 		row[2] = addr.next()
 		row[3] = nk
 		row[4] = ph.next(nk)
@@ -206,7 +206,7 @@ func genCustomer(start, n int64, emit func([]any) error) error {
 		key := start + i + 1
 		nk := int64(nation.nextInt(0, int32(len(d.nations.values)-1)))
 		row[0] = key
-		row[1] = fmt.Sprintf("Customer#%09d", key)
+		row[1] = string(appendPad([]byte("Customer#"), key, 9))
 		row[2] = addr.next()
 		row[3] = nk
 		row[4] = ph.next(nk)

@@ -1,7 +1,5 @@
 package dbgen
 
-import "fmt"
-
 // Orders and lineitem (clause 4.2.3), generated together as dbgen's mk_order does: an order's
 // lines decide its total price and status.
 
@@ -52,16 +50,15 @@ type orderGen struct {
 }
 
 type order struct {
-	key, cust  int64
-	status     string
-	total      int64
-	date       Date
-	priority   string
-	clerk      int64
-	comment    string
-	lines      int
-	l          [linesMax]line
-	clerkCache string
+	key, cust int64
+	status    string
+	total     int64
+	date      Date
+	priority  string
+	clerk     int64
+	comment   string
+	lines     int
+	l         [linesMax]line
 }
 
 type line struct {
@@ -188,7 +185,7 @@ func (g *orderGen) emit(t Table, row []any, emit func([]any) error) error {
 	o := &g.o
 	if t == Orders {
 		row[0], row[1], row[2], row[3] = o.key, o.cust, o.status, Decimal(o.total)
-		row[4], row[5], row[6], row[7], row[8] = o.date, o.priority, fmt.Sprintf("Clerk#%09d", o.clerk), int64(0), o.comment
+		row[4], row[5], row[6], row[7], row[8] = o.date, o.priority, string(appendPad([]byte("Clerk#"), o.clerk, 9)), int64(0), o.comment
 		return emit(row)
 	}
 	for i := range o.lines {
