@@ -250,15 +250,31 @@ func (s *session) notCompliant(d *Details) []string {
 	if s.o.Repeat > 1 {
 		why = append(why, fmt.Sprintf("%d power tests in a row (--repeat)", o.Repeat))
 	}
-	for i, p := range d.Power {
-		if !p.Complete {
-			why = append(why, fmt.Sprintf("power test %d did not complete", i+1))
-		}
+	if n := incompletePower(d); n != "" {
+		why = append(why, n+" did not complete")
 	}
 	if d.Throughput != nil && !d.Throughput.Complete {
 		why = append(why, "the throughput test did not complete")
 	}
 	return why
+}
+
+// incompletePower names the power tests that did not complete ("power test 1", "power tests 3 to
+// 50"), or "" when all did. They run in order, so the incomplete ones are the last.
+func incompletePower(d *Details) string {
+	first := -1
+	for i, p := range d.Power {
+		if !p.Complete && first < 0 {
+			first = i
+		}
+	}
+	switch {
+	case first < 0:
+		return ""
+	case first == len(d.Power)-1:
+		return fmt.Sprintf("power test %d", first+1)
+	}
+	return fmt.Sprintf("power tests %d to %d", first+1, len(d.Power))
 }
 
 // incompleteReason says why no test completed.
@@ -507,10 +523,10 @@ func (s *session) warnings(d *Details, f *workload.Finished) []report.Warning {
 	if len(wrong) > 0 {
 		add("TPCH_WRONG_ANSWERS", "%d answers differ from the reference answers (%s): the database (or its SQL) computes something other than TPC-H's queries; see the power test's table", len(wrong), strings.Join(wrong, ", "))
 	}
+	if n := incompletePower(d); n != "" {
+		add("TPCH_INCOMPLETE", "%s did not complete (%s): no Power@Size from it", n, s.incompleteReason(f))
+	}
 	for i, p := range d.Power {
-		if !p.Complete {
-			add("TPCH_INCOMPLETE", "power test %d did not complete (%s): no Power@Size from it", i+1, s.incompleteReason(f))
-		}
 		if p.Floored > 0 {
 			add("TPCH_QUERY_FLOOR", "power test %d: %d query intervals were below 1/1000 of the longest and count as 1/1000 of it (clause 5.4.1.4)", i+1, p.Floored)
 		}
