@@ -113,3 +113,26 @@ func TestValidate(t *testing.T) {
 }
 
 func newFlagSet() *pflag.FlagSet { return pflag.NewFlagSet("tpch", pflag.ContinueOnError) }
+
+func TestIncompletePower(t *testing.T) {
+	mk := func(complete ...bool) *Details {
+		d := &Details{}
+		for _, c := range complete {
+			d.Power = append(d.Power, PowerTest{Complete: c})
+		}
+		return d
+	}
+	for _, c := range []struct {
+		d    *Details
+		want string
+	}{
+		{mk(true, true), ""},
+		{mk(true, false), "power test 2"},
+		{mk(true, false, false, false), "power tests 2 to 4"},
+		{mk(false, true, false), "power tests 1, 3"},
+	} {
+		if got := incompletePower(c.d); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.d.Power, got, c.want)
+		}
+	}
+}

@@ -260,21 +260,27 @@ func (s *session) notCompliant(d *Details) []string {
 }
 
 // incompletePower names the power tests that did not complete ("power test 1", "power tests 3 to
-// 50"), or "" when all did. They run in order, so the incomplete ones are the last.
+// 50", "power tests 2, 5"), or "" when all did.
 func incompletePower(d *Details) string {
-	first := -1
+	var n []int
 	for i, p := range d.Power {
-		if !p.Complete && first < 0 {
-			first = i
+		if !p.Complete {
+			n = append(n, i+1)
 		}
 	}
 	switch {
-	case first < 0:
+	case len(n) == 0:
 		return ""
-	case first == len(d.Power)-1:
-		return fmt.Sprintf("power test %d", first+1)
+	case len(n) == 1:
+		return fmt.Sprintf("power test %d", n[0])
+	case n[len(n)-1]-n[0] == len(n)-1:
+		return fmt.Sprintf("power tests %d to %d", n[0], n[len(n)-1])
 	}
-	return fmt.Sprintf("power tests %d to %d", first+1, len(d.Power))
+	parts := make([]string, len(n))
+	for i, v := range n {
+		parts[i] = strconv.Itoa(v)
+	}
+	return "power tests " + strings.Join(parts, ", ")
 }
 
 // incompleteReason says why no test completed.
