@@ -18,7 +18,11 @@ import (
 // The answer-validation test: the 22 queries in validation mode on each family's real engine over
 // data that tpchgen-cli (CANDOR_TPCHGEN) generated, compared with the reference answers DuckDB
 // produced from the same generator's data. The loader here is the test's own (tpchgen-cli's .tbl
-// files through multi-row INSERTs), independent of workload/tpch's load.
+// files through multi-row INSERTs), independent of workload/tpch's load. SF 0.1 is validated by
+// workload/tpch's TestQueryAnswersAfterLoad, over the workload's own load (package dbgen's rows,
+// equal to tpchgen-cli's at SF 0.1 by package dbgen's test), whose bulk path loads it in seconds
+// where these INSERTs take over a minute per server; validateAnswers(t, db, 0.1) passed on all
+// three engines when this was written.
 
 func TestValidationAnswersSQLite(t *testing.T) { validateAnswers(t, dbtest.SQLite(t), 0.01) }
 func TestValidationAnswersPostgres(t *testing.T) {
@@ -26,14 +30,6 @@ func TestValidationAnswersPostgres(t *testing.T) {
 }
 func TestValidationAnswersMariaDB(t *testing.T) {
 	validateAnswers(t, dbtest.FreshMySQL(t, "tpchq"), 0.01)
-}
-
-func TestValidationAnswersSQLiteSF01(t *testing.T) { validateAnswers(t, dbtest.SQLite(t), 0.1) }
-func TestValidationAnswersPostgresSF01(t *testing.T) {
-	validateAnswers(t, dbtest.FreshPostgres(t, "tpchq"), 0.1)
-}
-func TestValidationAnswersMariaDBSF01(t *testing.T) {
-	validateAnswers(t, dbtest.FreshMySQL(t, "tpchq"), 0.1)
 }
 
 func validateAnswers(t *testing.T, db driver.DB, sf float64) {
