@@ -66,6 +66,14 @@ func TestTPCHSQLiteCLI(t *testing.T) {
 		t.Errorf("validation mode: want 22 answers that match")
 	}
 
+	cli(0, "tpch", "check", "--db", vdb, "--full")
+	// A run cut short by --duration measured less than it says: its check fails (exit status 1),
+	// as does the data's, RF1 having run without its RF2.
+	out = cli(1, "tpch", "run", "--db", vdb, "--duration", "1ms", "--out", "cut", "-q")
+	if !strings.Contains(out, "every stream of the run completed its sequence") || !strings.Contains(out, "TPCH_INCOMPLETE") {
+		t.Errorf("a run cut short: no failed condition or no TPCH_INCOMPLETE warning")
+	}
+
 	// Two runs of 3 power tests each, compared per query over the repeats.
 	cli(0, "tpch", "run", "--db", db, "--test", "power", "--repeat", "3", "--out", "a", "-q")
 	cli(0, "tpch", "run", "--db", db, "--test", "power", "--repeat", "3", "--out", "b", "-q")

@@ -194,6 +194,16 @@ func TestRun(t *testing.T) {
 			if n := count(t, db, "SELECT COUNT(*) FROM lineitem WHERE l_orderkey = $1", del[0]); n != 0 {
 				t.Errorf("set 2's deleted order %d still has %d lineitems", del[0], n)
 			}
+			// The consistency check after the run: every condition holds (RF1 and RF2 in pairs).
+			checks, err := s.t.Check(ctx, db, true)
+			if err != nil || len(checks) != 4 {
+				t.Fatalf("check: %d conditions, %v; want 4", len(checks), err)
+			}
+			for _, ch := range checks {
+				if !ch.OK {
+					t.Errorf("check %d %s: %v", ch.Condition, ch.Name, ch.Violations)
+				}
+			}
 			if used, err := refreshSetsUsed(ctx, db); err != nil || used != 3 {
 				t.Errorf("refresh sets used: %d, %v; want 3", used, err)
 			}

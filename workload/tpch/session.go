@@ -16,6 +16,7 @@ import (
 
 // session is one TPC-H run (workload.Session, workload.RoundTripper).
 type session struct {
+	t      *TPCH
 	db     driver.DB
 	cfg    workload.SessionConfig
 	o      Options
@@ -77,8 +78,9 @@ func (t *TPCH) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 		o.NoRefresh = true
 		params = validationParams(sf)
 	}
-	s := &session{db: db, cfg: c, o: o, family: fam, engine: engine, used: used}
+	s := &session{t: t, db: db, cfg: c, o: o, family: fam, engine: engine, used: used}
 	s.plan = buildPlan(o, used+1, params)
+	t.last = s
 	return s, nil
 }
 

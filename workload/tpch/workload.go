@@ -91,6 +91,8 @@ type TPCH struct {
 	cmd  workload.Command
 	fs   *pflag.FlagSet
 	sfIn string
+	// last is the session this value opened last, for the check after its run (check.go).
+	last *session
 }
 
 var (
