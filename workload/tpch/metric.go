@@ -3,7 +3,6 @@ package tpch
 import (
 	"math"
 	"slices"
-	"time"
 )
 
 // The metric of clause 5.4: Power@Size from the power test, Throughput@Size from the throughput
@@ -70,9 +69,6 @@ func QphH(power, throughput float64) float64 {
 	}
 	return math.Sqrt(power * throughput)
 }
-
-// Seconds is d in seconds, the unit of every timing interval of clause 5.4.
-func Seconds(d time.Duration) float64 { return d.Seconds() }
 
 // MinStreams is clause 5.3.4's minimum number of query streams of the throughput test for scale
 // factor sf; scale factors below 1 (not the standard's) take SF 1's.

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/candor-bench/candor/driver"
-	"github.com/candor-bench/candor/schedule"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/loadstate"
@@ -247,5 +246,3 @@ func (s *session) Close() error {
 	}
 	return s.slots.Close()
 }
-
-var _ schedule.Terminal = (*stream)(nil)
