@@ -91,7 +91,7 @@ func (s *session) Finish(f *workload.Finished) {
 	}
 	if d.ThroughputAtSize > 0 {
 		r.Headline = append(r.Headline, fig("Throughput", d.ThroughputAtSize, "queries per hour",
-			fmt.Sprintf("%d streams in %.1f s, clause 5.4.2", d.Throughput.Streams, d.Throughput.Seconds)))
+			fmt.Sprintf("%s in %.1f s, clause 5.4.2", plural(d.Throughput.Streams, "stream"), d.Throughput.Seconds)))
 	}
 	if len(r.Headline) == 0 {
 		r.Headline = append(r.Headline, report.Figure{Name: "QphH@" + sfTxt, Unit: "queries per hour", Bad: true,
@@ -242,7 +242,7 @@ func (s *session) notCompliant(d *Details) []string {
 		why = append(why, "the performance test is a power test followed by a throughput test (clause 5.3.3); this run had --test "+o.Test)
 	}
 	if len(s.plan.streams) > 0 && o.Streams < MinStreams(o.SF) {
-		why = append(why, fmt.Sprintf("%d query streams, fewer than clause 5.3.4's minimum of %d for SF %g", o.Streams, MinStreams(o.SF), o.SF))
+		why = append(why, fmt.Sprintf("%s, fewer than clause 5.3.4's minimum of %d for SF %g", plural(o.Streams, "query stream"), MinStreams(o.SF), o.SF))
 	}
 	if s.family == "sqlite" {
 		why = append(why, "SQLite has no exact decimals (clause 1.3.1 wants DECIMAL arithmetic exact to the cent)")
@@ -471,7 +471,7 @@ func (s *session) metricSection(d *Details) report.Section {
 		n := queries.Count + len(p.RefreshSeconds)
 		how := fmt.Sprintf("3600 × %g / (∏ of %d intervals)^(1/%d)", sf, n, n)
 		if p.Floored > 0 {
-			how += fmt.Sprintf("; %d query intervals raised to 1/1000 of the longest (clause 5.4.1.4)", p.Floored)
+			how += fmt.Sprintf("; %s raised to 1/1000 of the longest (clause 5.4.1.4)", plural(p.Floored, "query interval"))
 		}
 		rows = append(rows, []string{name, fmt.Sprintf("%.1f", p.PowerAtSize), how})
 	}
@@ -510,7 +510,7 @@ func (s *session) warnings(d *Details, f *workload.Finished) []report.Warning {
 		add("TPCH_NO_REFRESH", "--no-refresh: RF1 and RF2 did not run, so Power@Size's geometric mean is over the 22 queries only and the throughput test has no refresh stream: not the standard's metric")
 	}
 	if len(s.plan.streams) > 0 && o.Streams < MinStreams(o.SF) {
-		add("TPCH_FEW_STREAMS", "%d query streams, fewer than clause 5.3.4's minimum of %d for SF %g: Throughput@Size is not the standard's; give --streams %d", o.Streams, MinStreams(o.SF), o.SF, MinStreams(o.SF))
+		add("TPCH_FEW_STREAMS", "%s, fewer than clause 5.3.4's minimum of %d for SF %g: Throughput@Size is not the standard's; give --streams %d", plural(o.Streams, "query stream"), MinStreams(o.SF), o.SF, MinStreams(o.SF))
 	}
 	if s.plan.power == nil || len(s.plan.streams) == 0 {
 		add("TPCH_PARTIAL_TEST", "--test %s: TPC-H's performance test is a power test followed by a throughput test (clause 5.3.3), and QphH@Size needs both; give --test both", o.Test)
@@ -534,11 +534,19 @@ func (s *session) warnings(d *Details, f *workload.Finished) []report.Warning {
 	}
 	for i, p := range d.Power {
 		if p.Floored > 0 {
-			add("TPCH_QUERY_FLOOR", "power test %d: %d query intervals were below 1/1000 of the longest and count as 1/1000 of it (clause 5.4.1.4)", i+1, p.Floored)
+			add("TPCH_QUERY_FLOOR", "power test %d: %s below 1/1000 of the longest, counted as 1/1000 of it (clause 5.4.1.4)", i+1, plural(p.Floored, "query interval"))
 		}
 	}
 	if d.Throughput != nil && !d.Throughput.Complete {
 		add("TPCH_INCOMPLETE", "the throughput test did not complete (%s): no Throughput@Size", s.incompleteReason(f))
 	}
 	return w
+}
+
+// plural is "1 stream", "2 streams".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -107,7 +107,7 @@ func (s *session) describe() string {
 		parts = append(parts, p)
 	}
 	if len(s.plan.streams) > 0 {
-		p := fmt.Sprintf("throughput test (%d query streams", o.Streams)
+		p := "throughput test (" + plural(o.Streams, "query stream")
 		if rf {
 			p += " and the refresh stream"
 		}
