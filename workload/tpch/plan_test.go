@@ -136,3 +136,35 @@ func TestIncompletePower(t *testing.T) {
 		}
 	}
 }
+
+// The refresh sets run out (dbgen has at most 999 per scale factor): a run needing more is refused,
+// naming the fix, before anything runs.
+func TestRefreshSetsRunOut(t *testing.T) {
+	db := openURL(t, "sqlite:"+t.TempDir()+"/tpch.db")
+	ctx := testCtx(t)
+	if _, err := loadData(ctx, db, workload.LoadOptions{Loaders: 1, ToolVersion: "test"}, testSF); err != nil {
+		t.Fatal(err)
+	}
+	if err := useRefreshSets(ctx, db, 0, 998); err != nil {
+		t.Fatal(err)
+	}
+	w := New().(*TPCH)
+	fs := newFlagSet()
+	w.Flags(fs, workload.CmdRun)
+	if err := fs.Parse([]string{"--test", "power", "--repeat", "2"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := w.Open(ctx, db, workload.SessionConfig{Mode: workload.ModeThroughput, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "refresh sets 999 to 1000") || !strings.Contains(err.Error(), "--no-refresh") {
+		t.Fatalf("a run past the last set: %v; want a user error naming sets 999 to 1000 and the fix", err)
+	}
+	fs = newFlagSet()
+	w = New().(*TPCH)
+	w.Flags(fs, workload.CmdRun)
+	if err := fs.Parse([]string{"--test", "power"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Open(ctx, db, workload.SessionConfig{Mode: workload.ModeThroughput, Seed: 1}); err != nil {
+		t.Fatalf("the last set, 999: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/loadstate"
 	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/tpch/dbgen"
 	"github.com/candor-bench/candor/workload/tpch/queries"
 )
 
@@ -79,6 +80,10 @@ func (t *TPCH) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 	}
 	s := &session{t: t, db: db, cfg: c, o: o, family: fam, engine: engine, used: used}
 	s.plan = buildPlan(o, used+1, params)
+	if last := s.plan.firstSet + s.plan.sets - 1; s.plan.sets > 0 && dbgen.RefreshDelete(sf, last) == nil {
+		return nil, userr.Errorf("this run needs refresh sets %d to %d, and dbgen has fewer update sets for SF %g (runs on %s have used %d): reload with candor tpch load --drop --sf %g --db %s, or give --no-refresh",
+			s.plan.firstSet, last, sf, db.Redacted(), used, sf, db.Redacted())
+	}
 	t.last = s
 	return s, nil
 }
