@@ -225,9 +225,11 @@ func lex(text string, qmark bool) []token {
 	return out
 }
 
-func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
-func isIdentStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80 }
-func isIdentChar(c byte) bool  { return isIdentStart(c) || isDigit(c) || c == '$' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isIdentStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80
+}
+func isIdentChar(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '$' }
 
 // keywords are words that end a table list or cannot be a column or an alias.
 var keywords = map[string]bool{}
@@ -244,7 +246,9 @@ func init() {
 	}
 }
 
-func isName(t token) bool { return t.text != "" && (t.kind == tQuoted || t.kind == tIdent && !keywords[t.text]) }
+func isName(t token) bool {
+	return t.text != "" && (t.kind == tQuoted || t.kind == tIdent && !keywords[t.text])
+}
 
 var comparisons = map[string]bool{"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true,
 	"like": true, "ilike": true, "<=>": true}
