@@ -39,6 +39,8 @@ type Analysis struct {
 	// CollapsedIN: the text holds a list the statistics collapsed (IN (...) in MySQL's digests,
 	// "/*, ... */" in PostgreSQL 18's), whose length and values are lost.
 	CollapsedIN bool
+
+	qmark bool
 }
 
 // TableRef is one table a statement names.
@@ -259,7 +261,7 @@ var dmlVerbs = map[string]bool{"select": true, "insert": true, "update": true, "
 // Analyze scans a normalized statement text; qmark: placeholders are "?" (MySQL), else $n.
 func Analyze(text string, qmark bool) Analysis {
 	toks := lex(text, qmark)
-	var a Analysis
+	a := Analysis{qmark: qmark}
 	for _, t := range toks {
 		if t.kind == tCollapsed {
 			a.CollapsedIN = true
@@ -643,4 +645,20 @@ func aliased(tabs []TableRef, name string) bool {
 		}
 	}
 	return false
+}
+
+// rewriteParams replaces each placeholder of text with name(n).
+func rewriteParams(text string, qmark bool, name func(n int) string) string {
+	var b strings.Builder
+	last := 0
+	for _, t := range lex(text, qmark) {
+		if t.kind != tParam {
+			continue
+		}
+		b.WriteString(text[last:t.from])
+		b.WriteString(name(t.param))
+		last = t.to
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
