@@ -210,4 +210,6 @@ func limitations(src source) []string {
 }
 
 // Duration is the capture's window.
-func (r *Result) Duration() time.Duration { return r.Ended.Sub(r.Started).Round(100 * time.Millisecond) }
+func (r *Result) Duration() time.Duration {
+	return r.Ended.Sub(r.Started).Round(100 * time.Millisecond)
+}
