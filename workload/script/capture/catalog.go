@@ -196,6 +196,14 @@ func resolve(ctx context.Context, conn driver.Conn, family string, r *Result, o 
 			if t.schema != "" && family != driver.FamilyMySQL && t.schema != "public" {
 				po.Table = t.schema + "." + t.name
 			}
+			if p.How == "arithmetic" {
+				// col + $n: an increment, whose size the statistics do not keep; drawing it from the
+				// column's own values would grow the column without bound (tbalance + tbalance ...).
+				po.Inferred, po.Method = true, "constant 0"
+				po.Note = "an increment of " + col.name + ": its size is not kept; 0 written (the row is still updated), edit the \\set"
+				st.Params = append(st.Params, po)
+				continue
+			}
 			key := t.schema + "." + t.name + "." + col.name
 			m, ok := methods[key]
 			if !ok {
@@ -207,9 +215,6 @@ func resolve(ctx context.Context, conn driver.Conn, family string, r *Result, o 
 			}
 			po.Inferred, po.Method, po.SampleFile, po.Values = m.Inferred, m.Method, m.SampleFile, m.Values
 			po.Note = m.Note
-			if p.How == "arithmetic" {
-				po.Note = strings.TrimSpace(po.Note + " the value is added to or subtracted from " + col.name + ": drawn from the column's values, an approximation")
-			}
 			st.Params = append(st.Params, po)
 		}
 		for _, po := range st.Params {

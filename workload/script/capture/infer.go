@@ -17,7 +17,7 @@ import (
 //	UPDATE t SET col = $n, ON CONFLICT ... SET col = $n             assigned to col
 //	INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)                  by position in the column list
 //	INSERT INTO t VALUES ($1, $2)                                   by position in the table (catalog)
-//	col + $n, col - $n (UPDATE t SET x = x + $1)                    col's values (an approximation)
+//	col + $n, col - $n (UPDATE t SET x = x + $1)                    an increment of col (0 written)
 //	LIMIT $n, OFFSET $n                                             a constant (the value is not kept)
 //
 // A qualified column (a.col) is resolved through the statement's FROM, JOIN, UPDATE, INSERT INTO and
