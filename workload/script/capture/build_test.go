@@ -91,3 +91,11 @@ func TestRewriteParams(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+func TestTightenCalls(t *testing.T) {
+	in := "SELECT COUNT ( * ) FROM `t` WHERE `a` IN (?) AND `b` = `CONCAT` ( ? ) AND c = ( ? )"
+	want := "SELECT COUNT( * ) FROM `t` WHERE `a` IN(?) AND `b` = `CONCAT` ( ? ) AND c = ( ? )"
+	if got := tightenCalls(in); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -158,6 +158,11 @@ func build(src source, start, end Snapshot, o Options) *Result {
 	} else {
 		r.Limitations = append(r.Limitations, "the server does not say whether statements were evicted from the statistics (pg_stat_statements_info needs PostgreSQL 14)")
 	}
+	if start.Executes >= 0 && end.Executes >= 0 {
+		if n := end.Executes - start.Executes; n > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d executions of server-side prepared statements in the window (every schema) are not captured: MariaDB's digests do not hold statements sent through the binary protocol; an application's statements are captured when it sends them as text (client-side parameters, such as interpolateParams=true in Go's MySQL driver)", n))
+		}
+	}
 	sort.Slice(kept, func(i, j int) bool {
 		if kept[i].Calls != kept[j].Calls {
 			return kept[i].Calls > kept[j].Calls

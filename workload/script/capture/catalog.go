@@ -167,8 +167,11 @@ func resolve(ctx context.Context, conn driver.Conn, family string, r *Result, o 
 	qmark := family == driver.FamilyMySQL
 	for _, st := range r.Statements {
 		st.sql = st.Text
+		if qmark {
+			st.sql = tightenCalls(st.sql)
+		}
 		if qmark && st.analysis.CollapsedIN {
-			text, notes := rebuildCollapsed(st.Text, cat)
+			text, notes := rebuildCollapsed(st.sql, cat)
 			st.sql = text
 			st.Notes = append(st.Notes, notes...)
 			st.analysis = Analyze(text, true)
@@ -404,4 +407,22 @@ func rebuildCollapsed(text string, cat *catalog) (string, []string) {
 	}
 	b.WriteString(text[last:])
 	return b.String(), notes
+}
+
+// tightenCalls removes the space a MySQL digest writes between a bare word and "(": COUNT ( * )
+// is a syntax error (built-in aggregates take no space before their parenthesis unless sql_mode
+// has IGNORE_SPACE), COUNT(*) is not; IN(, VALUES( and AND( read as before.
+func tightenCalls(text string) string {
+	toks := lex(text, true)
+	var b strings.Builder
+	last := 0
+	for i := 0; i+1 < len(toks); i++ {
+		if toks[i].kind == tIdent && toks[i+1].kind == tPunct && toks[i+1].text == "(" && toks[i+1].from > toks[i].to &&
+			strings.TrimSpace(text[toks[i].to:toks[i+1].from]) == "" {
+			b.WriteString(text[last:toks[i].to])
+			last = toks[i+1].from
+		}
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }

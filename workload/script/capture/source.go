@@ -28,6 +28,9 @@ type Snapshot struct {
 	Evicted int64
 	// Reset is when PostgreSQL's statistics were last reset (zero when unknown).
 	Reset time.Time
+	// Executes counts MariaDB's executions of prepared statements (statement/com/Execute, every
+	// schema), which its digests do not hold; -1 when not read.
+	Executes int64
 }
 
 // source reads an engine's statement statistics.
@@ -48,7 +51,7 @@ func sourceFor(db driver.DB) (source, error) {
 	case d.Name == "postgres":
 		return pgSource{}, nil
 	case d.SQLFamily() == driver.FamilyMySQL && (d.Name == "mysql" || d.Name == "mariadb"):
-		return mysqlSource{}, nil
+		return mysqlSource{mariadb: new(bool)}, nil // MariaDB is told apart by its version (check)
 	}
 	return nil, userr.Errorf("candor capture reads PostgreSQL's pg_stat_statements or MySQL's and MariaDB's performance_schema; %s has neither: point --db at a postgres:// or mysql:// (mariadb://) URL", d.Name)
 }
@@ -120,8 +123,11 @@ GROUP BY queryid`)
 }
 
 // mysqlSource reads performance_schema.events_statements_summary_by_digest (MySQL 5.6+, MariaDB
-// 10.0+), this schema's digests only.
-type mysqlSource struct{}
+// 10.0+), this schema's digests only. MariaDB (10.11 tried) keeps no digest of a statement run
+// through the binary protocol's prepared statements (COM_STMT_EXECUTE, what candor's driver and
+// many others send), and its prepared_statements_instances counts no execution of them either:
+// on MariaDB those executions are counted (statement/com/Execute, every schema) and said.
+type mysqlSource struct{ mariadb *bool }
 
 func (mysqlSource) name() string { return "performance_schema.events_statements_summary_by_digest" }
 func (mysqlSource) qmark() bool  { return true }
@@ -130,7 +136,11 @@ func (mysqlSource) own(text string) bool {
 	return strings.Contains(t, "performance_schema") || strings.Contains(t, "information_schema")
 }
 
-func (mysqlSource) check(ctx context.Context, c driver.Conn) error {
+func (m mysqlSource) check(ctx context.Context, c driver.Conn) error {
+	var version string
+	if err := c.QueryRow(ctx, "SELECT VERSION()").Scan(&version); err == nil {
+		*m.mariadb = strings.Contains(strings.ToLower(version), "mariadb")
+	}
 	var on int64
 	if err := c.QueryRow(ctx, "SELECT @@performance_schema").Scan(&on); err != nil {
 		return fmt.Errorf("reading @@performance_schema: %w", err)
@@ -149,8 +159,8 @@ func (mysqlSource) check(ctx context.Context, c driver.Conn) error {
 	return nil
 }
 
-func (mysqlSource) snapshot(ctx context.Context, c driver.Conn) (Snapshot, error) {
-	s := Snapshot{At: time.Now(), Stats: map[string]Stat{}, Evicted: -1}
+func (m mysqlSource) snapshot(ctx context.Context, c driver.Conn) (Snapshot, error) {
+	s := Snapshot{At: time.Now(), Stats: map[string]Stat{}, Evicted: -1, Executes: -1}
 	rows, err := c.Query(ctx, `SELECT digest, digest_text, count_star, sum_timer_wait / 1e9, sum_rows_sent + sum_rows_affected
 FROM performance_schema.events_statements_summary_by_digest
 WHERE schema_name = DATABASE() AND digest IS NOT NULL`)
@@ -177,5 +187,15 @@ WHERE schema_name = DATABASE() AND digest IS NOT NULL`)
 	if err := c.QueryRow(ctx, "SHOW GLOBAL STATUS LIKE 'Performance_schema_digest_lost'").Scan(&name, &value); err == nil {
 		fmt.Sscan(value, &s.Evicted)
 	}
+	if m.mariadb != nil && *m.mariadb {
+		if err := preparedExecutes(ctx, c, &s); err != nil {
+			return s, fmt.Errorf("reading performance_schema.events_statements_summary_global_by_event_name: %w", err)
+		}
+	}
 	return s, nil
+}
+
+// preparedExecutes reads MariaDB's count of prepared statements' executions (every schema).
+func preparedExecutes(ctx context.Context, c driver.Conn, s *Snapshot) error {
+	return c.QueryRow(ctx, "SELECT count_star FROM performance_schema.events_statements_summary_global_by_event_name WHERE event_name = 'statement/com/Execute'").Scan(&s.Executes)
 }
