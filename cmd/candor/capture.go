@@ -24,6 +24,7 @@ func newCapture(out run.Out) *cobra.Command {
 		cover   float64
 		sample  int
 		replace bool
+		base    string
 	)
 	c := &cobra.Command{
 		Use:   "capture",
@@ -45,14 +46,16 @@ Ctrl-C ends the window early and still writes what was seen.
 PostgreSQL needs shared_preload_libraries = 'pg_stat_statements' and CREATE EXTENSION
 pg_stat_statements in the database; MySQL and MariaDB need performance_schema = ON.`,
 		Example: `  candor capture --db postgres://app@db1/shop --for 10m --out shop-capture/
-  DB=postgres://app@staging/shop shop-capture/run.sh --duration 5m`,
+  DB=postgres://app@staging/shop shop-capture/run.sh --duration 5m
+  # the replay as the server saw it, beside the original:
+  candor capture --db postgres://app@staging/shop --for 4m --out replay-capture/ --baseline shop-capture/capture.json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			url, err := db.first(out, "capture")
 			if err != nil {
 				return err
 			}
-			return runCapture(c.Context(), out, url, dur, dir, replace, capture.Options{Cover: cover / 100, Sample: sample})
+			return runCapture(c.Context(), out, url, dur, dir, replace, base, capture.Options{Cover: cover / 100, Sample: sample})
 		},
 	}
 	db.add(c, "", false)
@@ -61,11 +64,19 @@ pg_stat_statements in the database; MySQL and MariaDB need performance_schema = 
 	c.Flags().Float64Var(&cover, "cover", capture.DefaultCover*100, "percent of the calls the kept statements make up, the most called first")
 	c.Flags().IntVar(&sample, "sample", capture.DefaultSample, "the most values read from a column for a parameter")
 	c.Flags().BoolVar(&replace, "replace", false, "write into a --out directory that is not empty")
+	c.Flags().StringVar(&base, "baseline", "", "an earlier capture.json (the original, when this capture watches its replay): print each of its statements' share and server time then and now")
 	return c
 }
 
-func runCapture(ctx context.Context, out run.Out, url string, dur time.Duration, dir string, replace bool, o capture.Options) error {
+func runCapture(ctx context.Context, out run.Out, url string, dur time.Duration, dir string, replace bool, basePath string, o capture.Options) error {
 	var bad []error
+	var base *capture.Result
+	if basePath != "" {
+		var err error
+		if base, err = capture.ReadResult(basePath); err != nil {
+			bad = append(bad, err)
+		}
+	}
 	if url == "" {
 		bad = append(bad, userr.Errorf("no database given: pass --db URL"))
 	}
@@ -115,6 +126,9 @@ func runCapture(ctx context.Context, out run.Out, url string, dur time.Duration,
 	}
 	r.Summary(out.Stdout)
 	fmt.Fprintf(out.Stdout, "wrote %s: replay with DB=URL %s/run.sh, which runs\n  %s\n", dir, dir, r.Command)
+	if base != nil {
+		capture.PrintCompare(out.Stdout, basePath, capture.Compare(base, r))
+	}
 	if interrupted {
 		return fmt.Errorf("%w: the capture was interrupted after %s; it holds that window's statements", run.ErrPartial, r.Duration())
 	}

@@ -22,6 +22,13 @@ import (
 
 func TestCapturePostgres(t *testing.T) {
 	url := dbtest.FreshPostgresURL(t, "candor_capture")
+	// without the extension in the database: refused, saying how to enable it
+	out := workloadFlow{}.cli(t, 2, "capture", "--db", url, "--for", "1s", "--out", filepath.Join(t.TempDir(), "c"))
+	for _, want := range []string{"pg_stat_statements is not installed in this database", "shared_preload_libraries", "CREATE EXTENSION pg_stat_statements"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("refusal lacks %q", want)
+		}
+	}
 	if err := dbtest.Exec(url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
 		t.Fatalf("pg_stat_statements: %v (scripts/test starts the server with shared_preload_libraries=pg_stat_statements)", err)
 	}
@@ -214,18 +221,16 @@ func replayShares(t *testing.T, db driver.DB, url string, r *capture.Result, out
 	if err != nil {
 		t.Fatal(err)
 	}
-	// by text too: a statement sent with its values in the text has another queryid than the same
-	// statement with parameters (a Const, not a Param, in PostgreSQL's jumble), and the same text
-	replayed, byText := map[string]int64{}, map[string]int64{}
-	for _, st := range rr.Statements {
-		replayed[st.ID] = st.Calls
-		byText[st.Text] += st.Calls
+	// capture.Compare matches by queryid, else by text (a statement sent with its values in the text
+	// has another queryid than the same with parameters: a Const, not a Param, in the jumble)
+	replayed := map[string]int64{}
+	rows := capture.Compare(r, rr)
+	for i, st := range r.Statements {
+		replayed[st.ID] = rows[i].Calls
 	}
-	for _, st := range r.Statements {
-		if _, ok := replayed[st.ID]; !ok {
-			replayed[st.ID] = byText[st.Text]
-		}
-	}
+	var b strings.Builder
+	capture.PrintCompare(&b, "capture.json", rows)
+	t.Log(b.String())
 	if fromResult {
 		ops := readResult(t, filepath.Join(dir, name))["operations"].(map[string]any)
 		for _, st := range r.Statements {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,7 @@ func (r *Result) Write(dir string) error {
 	}
 	rate := ""
 	if r.RatePerSec > 0 {
-		rate = fmt.Sprintf(" --mode rate --rate %.4g", r.RatePerSec*r.CoveredShare)
+		rate = fmt.Sprintf(" --mode rate --rate %.4g --connections %d", r.RatePerSec*r.CoveredShare, r.connections())
 	}
 	r.Command = "candor script run --db \"$DB\" " + strings.Join(specs, " ") + rate + " --duration 1m"
 	if len(r.Statements) == 0 {
@@ -221,4 +222,14 @@ func countNonUtility(sk []Skipped) int {
 		}
 	}
 	return n
+}
+
+// connections is the replay's --connections: by Little's law, the captured rate times each call's
+// time (the server's mean plus a millisecond for the round trip), doubled for bursts, 4 to 64.
+func (r *Result) connections() int {
+	busy := 0.0 // connections busy on average
+	for _, st := range r.Statements {
+		busy += st.RatePerSec * (st.MeanMS + 1) / 1000
+	}
+	return max(4, min(64, int(math.Ceil(2*busy))))
 }
