@@ -258,3 +258,44 @@ func replayShares(t *testing.T, db driver.DB, url string, r *capture.Result, out
 		}
 	}
 }
+
+// TestCaptureBadInput: capture's bad input is one clear sentence and exit status 2, before anything
+// connects where it can be, and never prints a password.
+func TestCaptureBadInput(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	if err := os.MkdirAll(full, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(full, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	pg := "postgres://candor:secret@127.0.0.1:1/candor"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"capture", "--out", out}, "no database given"},
+		{[]string{"capture", "--db", pg}, "pass --out DIR"},
+		{[]string{"capture", "--db", pg, "--out", out, "--for", "0s"}, "--for 0s: give a positive duration"},
+		{[]string{"capture", "--db", pg, "--out", out, "--cover", "0"}, "--cover 0: give a percent above 0"},
+		{[]string{"capture", "--db", pg, "--out", out, "--cover", "101"}, "--cover 101"},
+		{[]string{"capture", "--db", pg, "--out", out, "--sample", "0"}, "--sample 0"},
+		{[]string{"capture", "--db", pg, "--out", full}, "pass --replace"},
+		{[]string{"capture", "--db", pg, "--out", out, "--baseline", filepath.Join(dir, "none.json")}, "cannot read the baseline capture"},
+		{[]string{"capture", "--db", pg, "--out", out}, "cannot reach"},
+		{[]string{"capture", "--db", "sqlite:" + filepath.Join(dir, "x.db"), "--out", out}, "reads PostgreSQL's pg_stat_statements or MySQL's"},
+	} {
+		code, o := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(o, c.want) {
+			t.Errorf("candor %v: exit %d, output %q; want exit 2 saying %q", c.args, code, o, c.want)
+		}
+		if strings.Contains(o, "secret") {
+			t.Errorf("candor %v printed the password", c.args)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused capture created %s", out)
+	}
+}
