@@ -40,14 +40,12 @@ func (r *Result) Write(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "samples"), 0o755); err != nil {
 		return userr.Errorf("cannot create %s: %v", dir, err)
 	}
-	var specs []string
 	for i, st := range r.Statements {
 		st.File = fmt.Sprintf("%02d-%s.sql", i+1, slug(st))
 		st.Weight = st.Calls
-		specs = append(specs, fmt.Sprintf("-f %s@%d", st.File, st.Weight))
 	}
 	scaleWeights(r.Statements)
-	specs = specs[:0]
+	var specs []string
 	for _, st := range r.Statements {
 		specs = append(specs, fmt.Sprintf("-f %s@%d", st.File, st.Weight))
 		if err := os.WriteFile(filepath.Join(dir, st.File), []byte(r.script(st)), 0o644); err != nil {
