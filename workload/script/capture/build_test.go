@@ -33,7 +33,7 @@ func TestBuild(t *testing.T) {
 		Stat{ID: "4", Text: "SELECT * FROM pg_stat_statements", Calls: 2},
 		Stat{ID: "5", Text: "SELECT 1", Calls: 0},
 		Stat{ID: "9", Text: "BEGIN", Calls: 305}) // +300 utility
-	r := build(pgSource{}, start, end, Options{Cover: 0.95, Sample: 10})
+	r := build(&pgSource{}, start, end, Options{Cover: 0.95, Sample: 10})
 	if r.TotalCalls != 1000 || r.UtilityCalls != 300 || r.OwnCalls != 2 {
 		t.Fatalf("total %d utility %d own %d, want 1000 300 2", r.TotalCalls, r.UtilityCalls, r.OwnCalls)
 	}
@@ -50,15 +50,15 @@ func TestBuild(t *testing.T) {
 		t.Errorf("evicted %d, warnings %q", r.Evicted, r.Warnings)
 	}
 	// a higher cover keeps the third; a lower one only the first
-	if r := build(pgSource{}, start, end, Options{Cover: 1}); len(r.Statements) != 3 {
+	if r := build(&pgSource{}, start, end, Options{Cover: 1}); len(r.Statements) != 3 {
 		t.Errorf("cover 100%%: %d statements, want 3", len(r.Statements))
 	}
-	if r := build(pgSource{}, start, end, Options{Cover: 0.5}); len(r.Statements) != 1 {
+	if r := build(&pgSource{}, start, end, Options{Cover: 0.5}); len(r.Statements) != 1 {
 		t.Errorf("cover 50%%: %d statements, want 1", len(r.Statements))
 	}
 	// a reset during the window: the counts since it
 	end2 := snap(t0.Add(time.Second), 3, Stat{ID: "1", Text: sel, Calls: 40})
-	r = build(pgSource{}, start, end2, Options{Cover: 1})
+	r = build(&pgSource{}, start, end2, Options{Cover: 1})
 	if r.TotalCalls != 40 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "reset") {
 		t.Errorf("after a reset: total %d warnings %q", r.TotalCalls, r.Warnings)
 	}

@@ -49,26 +49,37 @@ func sourceFor(db driver.DB) (source, error) {
 	d := db.Dialect()
 	switch {
 	case d.Name == "postgres":
-		return pgSource{}, nil
+		return &pgSource{}, nil
 	case d.SQLFamily() == driver.FamilyMySQL && (d.Name == "mysql" || d.Name == "mariadb"):
 		return mysqlSource{mariadb: new(bool)}, nil // MariaDB is told apart by its version (check)
 	}
 	return nil, userr.Errorf("candor capture reads PostgreSQL's pg_stat_statements or MySQL's and MariaDB's performance_schema; %s has neither: point --db at a postgres:// or mysql:// (mariadb://) URL", d.Name)
 }
 
-// pgSource reads pg_stat_statements (PostgreSQL 13 and later: total_exec_time).
-type pgSource struct{}
+// pgSource reads pg_stat_statements (PostgreSQL 13 and later: total_exec_time), top-level
+// statements only from PostgreSQL 14 (with pg_stat_statements.track = all, the statements run
+// inside functions are counted too, and replaying them beside their callers would run them twice).
+type pgSource struct{ topLevel bool }
 
-func (pgSource) name() string { return "pg_stat_statements" }
-func (pgSource) qmark() bool  { return false }
-func (pgSource) own(text string) bool {
+func (*pgSource) name() string { return "pg_stat_statements" }
+func (*pgSource) qmark() bool  { return false }
+func (*pgSource) own(text string) bool {
 	t := strings.ToLower(text)
 	return strings.Contains(t, "pg_stat_statements")
 }
 
 const pgHowTo = "add it to the server's preload list (shared_preload_libraries = 'pg_stat_statements' in postgresql.conf, then restart the server) and create it in this database (CREATE EXTENSION pg_stat_statements, as a superuser)"
 
-func (pgSource) check(ctx context.Context, c driver.Conn) error {
+func (p *pgSource) check(ctx context.Context, c driver.Conn) error {
+	var num string
+	if err := c.QueryRow(ctx, "SHOW server_version_num").Scan(&num); err == nil {
+		var v int
+		fmt.Sscan(num, &v)
+		if v > 0 && v < 130000 {
+			return userr.Errorf("candor capture reads pg_stat_statements' total_exec_time, which PostgreSQL 13 added; this server is %s", num)
+		}
+		p.topLevel = v >= 140000
+	}
 	var n int64
 	err := c.QueryRow(ctx, "SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'").Scan(&n)
 	if err != nil {
@@ -86,11 +97,15 @@ func (pgSource) check(ctx context.Context, c driver.Conn) error {
 	return nil
 }
 
-func (pgSource) snapshot(ctx context.Context, c driver.Conn) (Snapshot, error) {
-	s := Snapshot{At: time.Now(), Stats: map[string]Stat{}, Evicted: -1}
+func (p *pgSource) snapshot(ctx context.Context, c driver.Conn) (Snapshot, error) {
+	s := Snapshot{At: time.Now(), Stats: map[string]Stat{}, Evicted: -1, Executes: -1}
+	top := ""
+	if p.topLevel {
+		top = " AND toplevel"
+	}
 	rows, err := c.Query(ctx, `SELECT queryid::text, min(query), sum(calls)::bigint, sum(total_exec_time)::float8, sum(rows)::bigint
 FROM pg_stat_statements
-WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND queryid IS NOT NULL
+WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND queryid IS NOT NULL`+top+`
 GROUP BY queryid`)
 	if err != nil {
 		return s, fmt.Errorf("reading pg_stat_statements: %w", err)
