@@ -99,3 +99,37 @@ func TestTightenCalls(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestResolveColumn: an unqualified column among several tables is the one table's that has it,
+// or ambiguous; a position without a column list is the table's column at that place.
+func TestResolveColumn(t *testing.T) {
+	cat := &catalog{family: "postgres", schemas: []string{"public"}, tables: []*table{
+		{schema: "public", name: "a", cols: []column{{name: "id", ordinal: 1}, {name: "x", ordinal: 2}}},
+		{schema: "public", name: "b", cols: []column{{name: "id", ordinal: 1}, {name: "y", ordinal: 2}}},
+		{schema: "other", name: "a", cols: []column{{name: "z", ordinal: 1}}},
+	}}
+	for _, c := range []struct {
+		text string
+		want string // table.column, or the reason's start
+	}{
+		{"SELECT 1 FROM a, b WHERE y = $1", "b.y"},
+		{"SELECT 1 FROM a JOIN b ON a.id = b.id WHERE id = $1", "ambiguous: id is a column of a and b"},
+		{"SELECT 1 FROM a, b WHERE w = $1", "no table of the statement has a column w"},
+		{"SELECT 1 FROM a WHERE x = $1", "a.x"},
+		{"SELECT 1 FROM other.a WHERE z = $1", "a.z"},
+		{"SELECT 1 FROM a WHERE z = $1", "no column z in a"},
+		{"INSERT INTO b VALUES ($1, $2)", "b.y"},
+		{"SELECT 1 FROM nope WHERE q = $1", "no table nope in the catalog"},
+	} {
+		a := Analyze(c.text, false)
+		p := a.Params[len(a.Params)-1]
+		tb, col, why := resolveColumn(cat, p)
+		got := why
+		if tb != nil {
+			got = tb.name + "." + col.name
+		}
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.text, got, c.want)
+		}
+	}
+}
