@@ -1,6 +1,7 @@
 package pgscript
 
 import (
+	"path/filepath"
 	"strings"
 )
 
@@ -223,12 +224,34 @@ func compileMeta(s *Script, src string, it item, syms *Symbols) error {
 			prev.Prefix = words[0].text
 		}
 		return nil
+	case "sample":
+		// candor's extension: \sample VAR FILE draws one line of FILE (read once, here).
+		rest()
+		if len(words) < 2 {
+			return fail(it.pos, "missing argument: write \\sample VAR FILE")
+		}
+		if len(words) > 2 {
+			return fail(words[2].pos, "too many arguments")
+		}
+		if !validVariableName(words[0].text) {
+			return fail(words[0].pos, "invalid variable name \""+words[0].text+"\"")
+		}
+		path := words[1].text
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(it.pos.File), path)
+		}
+		vals, err := ReadSampleFile(path)
+		if err != nil {
+			return fail(words[1].pos, err.Error())
+		}
+		c.Kind, c.VarName, c.Var = Sample, words[0].text, syms.slot(words[0].text)
+		c.SampleFile, c.Samples = path, vals
 	case "setshell", "shell":
 		return &Error{Pos: it.pos, Msg: "\\" + name + " is not supported: candor runs no shell command from a benchmark script; compute the value with \\set, or pass it with -D name=value"}
 	case "startpipeline", "syncpipeline", "endpipeline":
 		return &Error{Pos: it.pos, Msg: "\\" + name + " is not supported: candor sends each statement and waits for its result; remove the pipeline commands and the statements run one after another"}
 	default:
-		return &Error{Pos: it.pos, Msg: "invalid command \"\\" + cmdWord.text + "\": the meta-commands are \\set, \\sleep, \\if, \\elif, \\else, \\endif, \\gset and \\aset"}
+		return &Error{Pos: it.pos, Msg: "invalid command \"\\" + cmdWord.text + "\": the meta-commands are \\set, \\sleep, \\if, \\elif, \\else, \\endif, \\gset, \\aset and candor's \\sample"}
 	}
 	s.Commands = append(s.Commands, c)
 	return nil

@@ -17,6 +17,8 @@
 //   - a NULL value is bound as SQL NULL (pgbench sends the text "NULL"), and a NULL a \gset or \aset
 //     reads stays NULL (pgbench stores an empty string no expression can read);
 //   - abs() of a boolean is an error (pgbench returns whatever double its value union holds);
+//   - \sample VAR FILE (candor's, in sample.go) sets VAR to a line of FILE drawn uniformly: values
+//     candor capture read from a column, which pgbench's expressions (numbers only) cannot hold;
 //   - a statement's ending ";" is not sent, an empty statement (";;") is dropped, and a command ends
 //     at ";" also inside CREATE FUNCTION ... BEGIN ATOMIC (pgbench 15+ waits for its END).
 //

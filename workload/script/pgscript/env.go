@@ -162,6 +162,14 @@ func (e *Env) Run(index int, r Runner) error {
 				}
 			}
 			pc++
+		case Sample:
+			v := c.Samples[uniform(e.Rand, uint64(len(c.Samples)-1))]
+			if v.Null {
+				e.vars[c.Var] = variable{set: true, val: Null()}
+			} else {
+				e.vars[c.Var] = variable{set: true, text: v.Text, hasText: true}
+			}
+			pc++
 		case If, Elif:
 			if c.Kind == Elif && !wasJump {
 				pc = c.End // the branch before ran

@@ -40,6 +40,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("\\if :x > 1\nSELECT :x;\n\\elif :x < 0\n\\sleep :x ms\n\\else\nSELECT 1 \\gset p_\n\\endif\n")
 	f.Add("SELECT 'a:b', $$ :c $$, \"d\" \\; SELECT :e::int /* :f */ -- :g\n\\aset\n")
+	f.Add("\\sample v testdata/sample.txt\nSELECT :v;\n") // candor's \sample, its file beside the package
 	f.Fuzz(func(t *testing.T, src string) {
 		defer func(old int64) { harmonicLimit = old }(harmonicLimit)
 		harmonicLimit = 10000

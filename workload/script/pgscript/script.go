@@ -22,10 +22,11 @@ const (
 	Elif
 	Else
 	Endif
+	Sample
 )
 
 func (k CommandKind) String() string {
-	return [...]string{"sql", "set", "sleep", "if", "elif", "else", "endif"}[k]
+	return [...]string{"sql", "set", "sleep", "if", "elif", "else", "endif", "sample"}[k]
 }
 
 // StoreMode is what a SQL command does with its results: nothing, \gset (the one row of the last
@@ -65,7 +66,7 @@ type Command struct {
 	Store      StoreMode
 	Prefix     string // variable-name prefix of \gset and \aset
 
-	// Set: the variable written; Set, If, Elif: the expression.
+	// Set, Sample: the variable written; Set, If, Elif: the expression.
 	Var     int
 	VarName string
 	Expr    *Expr
@@ -80,6 +81,11 @@ type Command struct {
 	// \endif). Elif, Else: where to go when reached from a branch that ran (past the \endif).
 	False int
 	End   int
+
+	// Sample: the values of the file \sample reads (candor's extension), one drawn uniformly each
+	// time the command runs.
+	SampleFile string
+	Samples    []SampleValue
 }
 
 // Script is one compiled script with its weight.
@@ -239,7 +245,7 @@ func (p *Program) Check() error {
 	}
 	for _, s := range p.Scripts {
 		for i := range s.Commands {
-			if s.Commands[i].Kind == Set {
+			if k := s.Commands[i].Kind; k == Set || k == Sample {
 				known[s.Commands[i].VarName] = true
 			}
 		}
