@@ -150,11 +150,19 @@ func TestWaitStart(t *testing.T) {
 	if err := waitStart(ctx, at, blocked, note); err == nil || !strings.Contains(err.Error(), "nothing was measured") {
 		t.Fatalf("an interrupted wait: %v", err)
 	}
-	p := RunPlan{StartAt: time.Now().Add(-time.Minute)}
+	p := RunPlan{StartAt: time.Now().Add(-time.Minute), SeedGiven: true}
 	var pr problems
 	p.validateShard(&pr, time.Now())
 	if len(pr) != 1 || !strings.Contains(pr[0], "already past") {
 		t.Fatalf("a plan starting a minute ago: %q", pr)
+	}
+	// A shard without --seed would draw a root of its own.
+	q := RunPlan{Seed: 5}
+	q.SetShard(workload.Shard{Index: 0, Count: 2})
+	pr = nil
+	q.validateShard(&pr, time.Now())
+	if len(pr) != 1 || !strings.Contains(pr[0], "--shard needs --seed") {
+		t.Fatalf("a shard without --seed: %q", pr)
 	}
 }
 

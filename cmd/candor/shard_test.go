@@ -42,7 +42,8 @@ func runShardCLI(t *testing.T, name string, args ...string) (int, string) {
 
 // TestShardsLoadAndRun (issue 10, section 3) on PostgreSQL: W = 3 loaded in 3 shards, shards 0
 // and 1 at once (shard 0 waits for the others before it builds the keys), a shard's run refused
-// while shard 2's part is missing, an unsharded run refused by the shards' lock, then shard 2;
+// while shard 2's part is missing, an unsharded run refused by the shards' lock, then shard 2
+// through the one-shot (its part, a wait for shard 0, a short run);
 // then 3 shards' runs at once with a common --start-at, whose results carry the shard and clock,
 // their own seeds and warehouses, and no consistency check.
 func TestShardsLoadAndRun(t *testing.T) {
@@ -62,7 +63,7 @@ func TestShardsLoadAndRun(t *testing.T) {
 		t.Fatalf("shard 1's load: exit %d", code)
 	}
 	// Shard 0 now waits for shard 2: a shard's run is refused, naming the missing part.
-	code, out := runShardCLI(t, "run early", "tpcc", "run", "--db", db, "--shard", "0/3", "--duration", "5s", "--warmup", "0s", "--out", filepath.Join(t.TempDir(), "early"))
+	code, out := runShardCLI(t, "run early", "tpcc", "run", "--db", db, "--shard", "0/3", "--seed", "1", "--duration", "5s", "--warmup", "0s", "--out", filepath.Join(t.TempDir(), "early"))
 	if code != 2 || !strings.Contains(out, "in 3 shards is not complete") || !strings.Contains(out, "2/3") {
 		t.Fatalf("a run while shard 2 is missing: exit %d, want 2 naming shard 2/3", code)
 	}
@@ -71,8 +72,11 @@ func TestShardsLoadAndRun(t *testing.T) {
 	if code != 2 || !strings.Contains(out, "candor's lock") {
 		t.Fatalf("an unsharded run during a sharded load: exit %d, want 2 naming the lock", code)
 	}
-	if code, _ := runShardCLI(t, "load 2/3", load(2)...); code != 0 {
-		t.Fatalf("shard 2's load: exit %d", code)
+	// Shard 2 through the one-shot: its part of the load, a wait for shard 0's keys, then its run.
+	code, out = runShardCLI(t, "one-shot 2/3", "tpcc", "--db", db, "--warehouses", "3", "--load-seed", "7", "--shard", "2/3",
+		"--mode", "throughput", "--seed", "5", "--warmup", "0s", "--duration", "2s", "--out", filepath.Join(t.TempDir(), "oneshot"))
+	if code != 0 || !strings.Contains(out, "warehouses 3..3") || !strings.Contains(out, "waiting for the other shards' parts") || !strings.Contains(out, "shard 2/3 of a sharded run") {
+		t.Fatalf("shard 2's one-shot: exit %d, want its part loaded, a wait for the others, then its run", code)
 	}
 	select {
 	case code := <-shard0:
@@ -148,5 +152,30 @@ func TestShardsLoadAndRun(t *testing.T) {
 	// After every shard: the consistency check, once.
 	if code, _ := runShardCLI(t, "check", "tpcc", "check", "--db", db); code != 0 {
 		t.Fatalf("the consistency check after the shards' runs: exit %d", code)
+	}
+}
+
+// TestShardBadInput: bad --shard, --shards, --start-at and their combinations are one clear
+// sentence each, exit status 2, before anything connects.
+func TestShardBadInput(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+	t.Setenv(run.EnvShardIndex, "")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tpcc", "run", "--db", db, "--shard", "3/3", "--seed", "1"}, "out of range"},
+		{[]string{"tpcc", "run", "--db", db, "--shard", "x"}, "INDEX/COUNT"},
+		{[]string{"tpcc", "run", "--db", db, "--shards", "3"}, run.EnvShardIndex},
+		{[]string{"tpcc", "run", "--db", db, "--shard", "0/2"}, "--shard needs --seed"},
+		{[]string{"tpcc", "run", "--db", db, "--start-at", "soon"}, "not an RFC 3339 time"},
+		{[]string{"tpcc", "run", "--db", db, "--start-at", "2020-01-01T00:00:00Z"}, "already past"},
+		{[]string{"tpcc", "--db", db, "--shard", "0/2", "--seed", "1"}, "give --mode"},
+		{[]string{"tpcc", "load", "--db", db, "--shard", "1/2", "--shard-wait", "0s"}, "--shard-wait must be positive"},
+	} {
+		code, out := runShardCLI(t, "bad", c.args...)
+		if code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("candor %s: exit %d, want 2 saying %q", strings.Join(c.args, " "), code, c.want)
+		}
 	}
 }
