@@ -57,6 +57,11 @@ type Result struct {
 	// Endpoints are the database endpoints the terminals were spread over, with their counts.
 	Endpoints []Endpoint `json:"endpoints,omitempty"`
 
+	// Shard is this run's part of a sharded run (--shard i/N), Clock its window on the wall clock
+	// and how far it can be trusted; both absent from an unsharded run without --start-at.
+	Shard *Shard `json:"shard,omitempty"`
+	Clock *Clock `json:"clock,omitempty"`
+
 	StartedAt      time.Time `json:"started_at"`
 	WarmupSeconds  float64   `json:"warmup_seconds"`
 	MeasureSeconds float64   `json:"measure_seconds"`
@@ -406,4 +411,25 @@ func Parse(b []byte, name string) (*Result, error) {
 	}
 	r.upgrade()
 	return &r, nil
+}
+
+// Shard is one process's part of a sharded load or run (`--shard i/N`): Index is 0-based, RootSeed
+// the seed the user gave or drew for the whole sharded run, from which each shard's own seed (the
+// result's seed) is derived: gen.Derive(RootSeed, "shard", Index).
+type Shard struct {
+	Index    int    `json:"index"`
+	Count    int    `json:"count"`
+	RootSeed uint64 `json:"root_seed"`
+}
+
+// Clock is where a run's window lay on this host's wall clock, for merging shards: StartAt is the
+// common start the shards were given (--start-at; absent without it), MeasureStart the wall time
+// this run's measurement window began, OffsetSeconds how late it began against StartAt + warm-up
+// (0 without --start-at), and ClockSource what is known of the host clock's synchronisation
+// ("synchronised (kernel), max error 12 ms", or "unknown").
+type Clock struct {
+	StartAt       *time.Time `json:"start_at,omitempty"`
+	MeasureStart  time.Time  `json:"measure_start"`
+	OffsetSeconds float64    `json:"offset_seconds"`
+	ClockSource   string     `json:"clock_source"`
 }

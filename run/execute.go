@@ -48,24 +48,36 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 		return err
 	}
 	defer db.Close()
-	unlock, err := loadstate.Lock(ctx, db, "load") // one load, run or check on a database at a time
+	lock, shard := loadstate.Lock, workload.Shard{}
+	if p.Shard != nil {
+		// The shards of one load hold candor's lock together (shard.go).
+		lock, shard = loadstate.LockShared, workload.Shard{Index: p.Shard.Index, Count: p.Shard.Count}
+	}
+	unlock, err := lock(ctx, db, "load") // one load, run or check on a database at a time
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	w := p.Workload
+	if _, ok := w.(workload.Sharder); !ok {
+		shard = workload.Shard{} // shard 0 of a workload that cannot split its load loads it all
+	}
 	var expected int64
 	if e, ok := w.(workload.RowEstimator); ok {
 		expected = e.ExpectedRows()
 	}
-	fmt.Fprintf(out.Stderr, "loading %s into %s with %d loader%s, seed %d\n",
-		w.Info().Name, db.Redacted(), p.Loaders, plural(p.Loaders), p.Seed)
+	part := ""
+	if shard.Sharded() {
+		part = " (shard " + shard.String() + "'s part)"
+	}
+	fmt.Fprintf(out.Stderr, "loading %s%s into %s with %d loader%s, seed %d\n",
+		w.Info().Name, part, db.Redacted(), p.Loaders, plural(p.Loaders), p.Seed)
 	bar := newProgressBar(out, expected)
 	bar.start()
 	start := time.Now()
 	info, err := w.Load(ctx, db, workload.LoadOptions{
 		Loaders: p.Loaders, Seed: p.Seed, Drop: p.Drop, ToolVersion: version.String(), Progress: bar.add,
-		Note: func(line string) { fmt.Fprintln(out.Stderr, line) },
+		Note: func(line string) { fmt.Fprintln(out.Stderr, line) }, Shard: shard, ShardWait: p.ShardWait,
 	})
 	bar.stop()
 	if err != nil {
@@ -178,7 +190,11 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		return nil, err
 	}
 	defer db.Close()
-	unlock, err := loadstate.Lock(ctx, db, "run")
+	lock := loadstate.Lock
+	if p.Shard != nil {
+		lock = loadstate.LockShared // the shards of one run hold candor's lock together (shard.go)
+	}
+	unlock, err := lock(ctx, db, "run")
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +212,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	cfg := workload.SessionConfig{
 		Mode: p.Mode, Terminals: p.Terminals, Connections: p.Connections, Seed: p.Seed, Isolation: iso,
 		Endpoints: eps, EndpointURLs: p.Endpoints, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace,
-		Out: p.Out, Note: note,
+		Out: p.Out, Note: note, Shard: p.shard(),
 	}
 	if od != nil {
 		cfg.Create = od.createWriter
@@ -219,6 +235,10 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		in.Title, dbVersion, p.Mode, setup.Describe, p.Terminals, p.Connections, p.Warmup, p.Duration, p.Seed)
 	if p.Mode == workload.ModeRate {
 		fmt.Fprintln(out.Stderr, p.rateLine())
+	}
+	if p.Shard != nil {
+		fmt.Fprintf(out.Stderr, "shard %d/%d: seed %d derived from the root seed %d; the consistency check runs once after every shard has ended (candor %s check), not in a shard\n",
+			p.Shard.Index, p.Shard.Count, p.Seed, p.Shard.RootSeed, in.Name)
 	}
 
 	if setup.KeyOp != "" {
@@ -243,6 +263,11 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		}
 		if resources != nil {
 			mon.writeTo(resources)
+		}
+		if !p.StartAt.IsZero() { // shard.go: every shard's window on the same wall-clock interval
+			if err := waitStart(ctx, p.StartAt, wallClock{}, note); err != nil {
+				return err
+			}
 		}
 		started = time.Now()
 		mon.begin(started)
@@ -276,6 +301,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	res := buildResult(&p, db, dbVersion, iso, started, o)
 	res.Setup = setup.Describe
 	res.KeyOp = in.KeyOp
+	res.Shard, res.Clock = p.Shard, p.clockResult(o.Summary.MeasureStart) // shard.go
 	sess.Finish(&workload.Finished{Result: res, Totals: o.Totals, Summary: o.Summary, Mode: p.Mode, Minutes: res.MeasureSeconds / 60})
 	// The warnings every workload shares, once the workload has said which operations are parts of
 	// others (TxResult.PartOf), so none is counted twice.
@@ -301,7 +327,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	if logErr != nil {
 		res.Warnings = append(res.Warnings, report.Warning{Code: "LOG_WRITE_FAILED", Message: "the interval log could not be written completely: " + logErr.Error()})
 	}
-	if p.Check && !res.Partial && !out.Hurry.Fired() {
+	if p.Check && p.Shard == nil && !res.Partial && !out.Hurry.Fired() {
 		var ws []report.Warning
 		res.Checks, ws = checkAfterWork(ctx, w, db, p.CheckFull)
 		res.Warnings = append(res.Warnings, ws...)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 )
@@ -24,6 +25,10 @@ type LoadPlan struct {
 	Quiet    bool              `json:"-"`
 	// OneShot: the one-shot's load (the workload's options are the one-shot's).
 	OneShot bool `json:"-"`
+	// Shard is this process's part of a sharded load (shard.go), ShardWait how long it waits for
+	// the other shards' parts.
+	Shard     *report.Shard `json:"shard,omitempty"`
+	ShardWait time.Duration `json:"-"`
 }
 
 // RunPlan is `candor WORKLOAD run`. Zero values mean "derive a default" until resolve fills them.
@@ -90,6 +95,13 @@ type RunPlan struct {
 	IntervalText string `json:"interval"`
 	// OutageWindowText is OutageWindow as text.
 	OutageWindowText string `json:"outage_window,omitempty"`
+
+	// Shard is this process's part of a sharded run (shard.go: SetShard; Seed is then the shard's
+	// derived seed, Shard.RootSeed the user's). StartAt is the shards' common start (--start-at),
+	// StartAtText as stored.
+	Shard       *report.Shard `json:"shard,omitempty"`
+	StartAt     time.Time     `json:"-"`
+	StartAtText string        `json:"start_at,omitempty"`
 }
 
 // info is the plan's workload's description.
@@ -175,6 +187,7 @@ func (r *RunPlan) Validate() error {
 	r.validateEndpoints(&p)
 	r.validateMetrics(&p)  // metrics.go
 	r.validateFailures(&p) // failures.go
+	r.validateShard(&p, time.Now())
 	p = append(p, r.Workload.Validate(workload.Validation{Cmd: workload.CmdRun, Mode: r.Mode,
 		Terminals: r.Terminals, Connections: r.Connections, DB: r.DB, Endpoints: 1 + len(r.ExtraDB)})...)
 	return p.err()
@@ -218,4 +231,7 @@ func (r *RunPlan) resolve(setup workload.Setup, db driver.DB) {
 		r.OutageWindow = workload.DefaultOutageWindow
 	}
 	r.OutageWindowText = r.OutageWindow.String()
+	if !r.StartAt.IsZero() {
+		r.StartAtText = r.StartAt.UTC().Format(time.RFC3339Nano)
+	}
 }

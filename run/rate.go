@@ -41,9 +41,17 @@ func ParseRate(s string) (from, to float64, isRange bool, err error) {
 	return from, from, false, err
 }
 
+// shardRate is --rate as this process drives it: a shard drives rate/N (shard.go), so that the
+// shards together offer the rate given.
+func (r *RunPlan) shardRate() (from, to float64, isRange bool, err error) {
+	from, to, isRange, err = ParseRate(r.Rate)
+	d := r.shardDiv()
+	return from / d, to / d, isRange, err
+}
+
 // rateSteps is the plan's measurement, step by step: one step of --duration for a single rate.
 func (r *RunPlan) rateSteps() ([]schedule.Step, error) {
-	from, to, isRange, err := ParseRate(r.Rate)
+	from, to, isRange, err := r.shardRate()
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +62,7 @@ func (r *RunPlan) rateSteps() ([]schedule.Step, error) {
 		// One step over the whole ramp, for the window and its figures, at the ramp's mean rate.
 		return []schedule.Step{{Rate: (from + to) / 2, Duration: r.Duration}}, nil
 	}
-	return schedule.Steps(from, to, r.Step, r.StepEvery)
+	return schedule.Steps(from, to, r.Step/r.shardDiv(), r.StepEvery)
 }
 
 // validateRate adds the problems of the open-loop flags.
@@ -133,7 +141,7 @@ func (r *RunPlan) rateOptions() workload.RateOptions {
 	var pacer schedule.Pacer
 	if r.Ramp {
 		// The warm-up at the ramp's first rate, then the ramp over the measurement.
-		from, to, _, _ := ParseRate(r.Rate)
+		from, to, _, _ := r.shardRate()
 		var ramps []schedule.Ramp
 		if r.Warmup > 0 {
 			ramps = append(ramps, schedule.Ramp{From: from, To: from, Duration: r.Warmup})
@@ -146,9 +154,17 @@ func (r *RunPlan) rateOptions() workload.RateOptions {
 
 // rateLine describes the open-loop plan in one line (printed when the run starts).
 func (r *RunPlan) rateLine() string {
+	line := r.rateLineWhole()
+	if r.Shard != nil {
+		line += fmt.Sprintf("; this shard's 1/%d of --rate %s", r.Shard.Count, r.Rate)
+	}
+	return line
+}
+
+func (r *RunPlan) rateLineWhole() string {
 	steps, _ := r.rateSteps()
 	if r.Ramp {
-		from, to, _, _ := ParseRate(r.Rate)
+		from, to, _, _ := r.shardRate()
 		return fmt.Sprintf("open loop: %s arrivals ramping linearly from %g/s to %g/s over %s (all types together), at most %d waiting for a connection", r.Arrivals, from, to, r.Duration, r.MaxBacklog)
 	}
 	if len(steps) == 1 {

@@ -140,6 +140,11 @@ type LoadOptions struct {
 	Progress func(rows int64)
 	// Note prints one line for the user (stderr), e.g. what was created after the rows.
 	Note func(line string)
+	// Shard is this process's part of a sharded load (shard.go); only a Sharder is given one.
+	Shard Shard
+	// ShardWait bounds how long a shard of a load waits for the others (shard 0 for the schema,
+	// shard 0 for every other part before it builds the keys).
+	ShardWait time.Duration
 }
 
 // LoadResult is what a load did, for the closing line.
@@ -167,8 +172,12 @@ type SessionConfig struct {
 	// Terminals and Connections are as the user gave them; 0 asks the workload for its default
 	// (Setup says what it chose).
 	Terminals, Connections int
-	Seed                   uint64
-	Isolation              driver.Isolation
+	// Seed is the run's effective seed (for a shard, derived from the root seed and its index).
+	Seed      uint64
+	Isolation driver.Isolation
+	// Shard is this process's part of a sharded run (shard.go): the workload drives only its part
+	// (TPC-C: the terminals of its warehouses), the core has already divided the rate.
+	Shard Shard
 	// Endpoints are further endpoints of the same database (--db given more than once); the
 	// workload spreads its terminals over db and these, or refuses them.
 	Endpoints []driver.DB

@@ -28,16 +28,34 @@ const lockFileSuffix = ".candor-lock"
 // a file lock beside a SQLite file. A taken lock is a user error; an engine without such a lock
 // (CockroachDB) is not protected, and Lock returns a no-op. unlock frees it; call it once.
 func Lock(ctx context.Context, db driver.DB, what string) (unlock func(), err error) {
+	return lock(ctx, db, what, false)
+}
+
+// LockShared takes candor's lock on db for one shard of a sharded load or run (`--shard i/N`):
+// the shards hold it together, and an unsharded load, run or check (which takes it exclusively)
+// is refused while they do, as they are while it does. On PostgreSQL it is the shared mode of the
+// same advisory lock (pg_try_advisory_lock_shared), on SQLite a shared flock. MySQL's named locks
+// have no shared mode: a shard there checks that no exclusive holder is present (IS_FREE_LOCK)
+// and takes nothing, so an unsharded run started while shards run on MySQL is not refused.
+func LockShared(ctx context.Context, db driver.DB, what string) (unlock func(), err error) {
+	return lock(ctx, db, what, true)
+}
+
+func lock(ctx context.Context, db driver.DB, what string, shared bool) (unlock func(), err error) {
 	nop := func() {}
 	if p, ok := db.(interface{ Path() string }); ok {
-		return lockFile(db, p.Path()+lockFileSuffix, what)
+		return lockFile(db, p.Path()+lockFileSuffix, what, shared)
 	}
 	fam := db.Dialect().SQLFamily()
 	var take, free string
-	switch fam {
-	case sqlexec.FamilyPostgres:
+	switch {
+	case fam == sqlexec.FamilyPostgres && shared:
+		take, free = "SELECT pg_try_advisory_lock_shared($1)", "SELECT pg_advisory_unlock_shared($1)"
+	case fam == sqlexec.FamilyPostgres:
 		take, free = "SELECT pg_try_advisory_lock($1)", "SELECT pg_advisory_unlock($1)"
-	case driver.FamilyMySQL:
+	case fam == driver.FamilyMySQL && shared:
+		take, free = "SELECT IS_FREE_LOCK(CONCAT('candor:', LEFT(DATABASE(), 50)))", ""
+	case fam == driver.FamilyMySQL:
 		// A lock name is at most 64 characters, and a database name too.
 		take, free = "SELECT GET_LOCK(CONCAT('candor:', LEFT(DATABASE(), 50)), 0)", "SELECT RELEASE_LOCK(CONCAT('candor:', LEFT(DATABASE(), 50)))"
 	default:
@@ -63,6 +81,10 @@ func Lock(ctx context.Context, db driver.DB, what string) (unlock func(), err er
 	if !got {
 		c.Close()
 		return nil, taken(db, what)
+	}
+	if free == "" { // checked, nothing held
+		c.Close()
+		return nop, nil
 	}
 	// The lock lives as long as this session; unlock frees it (closing the session would too).
 	return func() {
@@ -94,13 +116,17 @@ func truth(v any) (value, known bool) {
 	return false, false
 }
 
-// lockFile takes an exclusive flock on path (created if missing), held until unlock.
-func lockFile(db driver.DB, path, what string) (func(), error) {
+// lockFile takes an exclusive (or shared) flock on path (created if missing), held until unlock.
+func lockFile(db driver.DB, path, what string, shared bool) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return func() {}, nil // a read-only directory: go on unprotected
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	how := syscall.LOCK_EX
+	if shared {
+		how = syscall.LOCK_SH
+	}
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, taken(db, what)
