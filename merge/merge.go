@@ -243,6 +243,11 @@ func envelope(shards []*Shard, ops []string, tot *measure.Totals, lm *logMerge, 
 	})
 	res.Driver.Hostname = strings.Join(names, ",")
 	res.Driver.GoOS, res.Driver.GoArch = r0.Driver.GoOS, r0.Driver.GoArch
+	if len(hosts) == 1 { // one host: its system and memory are every shard's
+		d := r0.Driver
+		res.Driver.OS, res.Driver.Kernel, res.Driver.GoVersion, res.Driver.GOMAXPROCS = d.OS, d.Kernel, d.GoVersion, d.GOMAXPROCS
+		res.Driver.MemTotalBytes, res.Driver.MemAvailableBytes = d.MemTotalBytes, d.MemAvailableBytes
+	}
 	if tripOps > 0 {
 		res.Driver.RoundTripsPerTx = trips / tripOps
 	}

@@ -86,7 +86,7 @@ func ReadShard(dir string) (*Shard, error) {
 var ignoredPlanKeys = map[string]bool{
 	"out": true, "seed": true, "seed_given": true, "terminals": true, "connections": true,
 	"metrics_addr": true, "shard": true, "options": true, "check": true, "check_full": true,
-	"endpoints": true, "rate": true,
+	"endpoints": true,
 }
 
 // shardOptionKey says whether a workload option is a shard's own part (its range of the data, its
