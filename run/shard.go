@@ -196,6 +196,7 @@ func ShardLoad(ctx context.Context, lp LoadPlan, s workload.Shard, wait bool, ou
 	if limit <= 0 {
 		limit = DefaultShardWait
 	}
+	lp.ShardWait = limit
 	name := w.Info().Name
 	if sh, ok := w.(workload.Sharder); ok {
 		missing, err := sh.MissingShards(ctx, db, s.Count)

@@ -11,6 +11,7 @@ import (
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/run"
+	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 )
 
@@ -128,6 +129,7 @@ func newWorkloadCommand(out run.Out, reg workload.Registration) *cobra.Command {
 	f := &runFlags{}
 	var loaders int
 	var loadSeed uint64
+	var sf shardFlags
 	c := &cobra.Command{
 		Use:   in.Name,
 		Short: in.Short,
@@ -142,6 +144,19 @@ override everything; the subcommands load, run, check and search do one part eac
 			if err := f.db.apply(&p); err != nil {
 				return err
 			}
+			shard, at, err := sf.resolve(c) // shard.go
+			if err != nil {
+				return err
+			}
+			p.SetShard(shard)
+			p.StartAt = at
+			lp := run.LoadPlan{Workload: w, DB: p.DB, Loaders: loaders, Seed: loadSeed, OneShot: true, ShardWait: sf.wait}
+			if shard.Sharded() || !at.IsZero() {
+				if !c.Flags().Changed("mode") {
+					return userr.Errorf("--shard and --start-at split one run: give --mode (the one-shot's peak probe and open-loop runs at fractions of it cannot be split over shards)")
+				}
+				return shardedOneShot(c.Context(), out, p, lp, shard)
+			}
 			var loads *run.LoadsPlan // the peak and open-loop comparison, unless --mode asks for one run
 			if !c.Flags().Changed("mode") {
 				lp, err := oneShotLoads(c, p) // rate.go
@@ -150,7 +165,7 @@ override everything; the subcommands load, run, check and search do one part eac
 				}
 				loads = lp
 			}
-			return oneShot(c.Context(), out, p, run.LoadPlan{Workload: w, DB: p.DB, Loaders: loaders, Seed: loadSeed, OneShot: true}, loads)
+			return oneShot(c.Context(), out, p, lp, loads)
 		},
 	}
 	addRunFlags(c, f, in, true)
@@ -158,6 +173,7 @@ override everything; the subcommands load, run, check and search do one part eac
 	c.Flags().IntVar(&loaders, "loaders", 2, "parallel loaders, when the database must be loaded first")
 	c.Flags().Uint64Var(&loadSeed, "load-seed", 1, "root seed of the initial data, when the database must be loaded first")
 	addOneShotFlags(c) // rate.go
+	addShardFlags(c, &sf, true, true)
 	c.AddCommand(newLoad(out, reg), newRun(out, reg), newSearch(out, reg))
 	if _, ok := w.(workload.Checker); ok {
 		c.AddCommand(newCheck(out, reg))
@@ -178,29 +194,52 @@ func oneShot(ctx context.Context, out run.Out, p run.RunPlan, lp run.LoadPlan, l
 	} else if err := p.Validate(); err != nil {
 		return err
 	}
+	if err := oneShotLoad(ctx, out, p, lp); err != nil {
+		return err
+	}
+	if loads != nil {
+		_, err := run.Loads(ctx, *loads, out)
+		return err
+	}
+	_, err := run.Run(ctx, p, out)
+	return err
+}
+
+// shardedOneShot is the one-shot of one shard (--shard): its part of the load unless it is
+// complete, then a wait until every shard's part is, then its part of the run.
+func shardedOneShot(ctx context.Context, out run.Out, p run.RunPlan, lp run.LoadPlan, shard workload.Shard) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if shard.Sharded() {
+		if err := run.ShardLoad(ctx, lp, shard, true, out); err != nil {
+			return err
+		}
+	} else if err := oneShotLoad(ctx, out, p, lp); err != nil {
+		return err
+	}
+	_, err := run.Run(ctx, p, out)
+	return err
+}
+
+// oneShotLoad loads unless the database already holds a complete load that matches.
+func oneShotLoad(ctx context.Context, out run.Out, p run.RunPlan, lp run.LoadPlan) error {
 	loaded, err := run.Loaded(ctx, lp.Workload, p.DB)
 	if err != nil {
 		return err
 	}
 	if !loaded {
-		if err := run.Load(ctx, lp, out); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintf(out.Stderr, "using the %s data already loaded in %s\n", lp.Workload.Info().Name, driver.Redact(p.DB))
+		return run.Load(ctx, lp, out)
 	}
-	if loads != nil {
-		_, err = run.Loads(ctx, *loads, out)
-		return err
-	}
-	_, err = run.Run(ctx, p, out)
-	return err
+	fmt.Fprintf(out.Stderr, "using the %s data already loaded in %s\n", lp.Workload.Info().Name, driver.Redact(p.DB))
+	return nil
 }
 
 func newLoad(out run.Out, reg workload.Registration) *cobra.Command {
 	w := reg.New()
 	p := run.LoadPlan{Workload: w}
 	var db dbFlags
+	var sf shardFlags
 	c := &cobra.Command{
 		Use:   "load",
 		Short: "Load the " + w.Info().Name + " workload's initial data into a database",
@@ -210,13 +249,22 @@ func newLoad(out run.Out, reg workload.Registration) *cobra.Command {
 			if p.DB, err = db.first(out, "load"); err != nil {
 				return err
 			}
+			shard, _, err := sf.resolve(c) // shard.go
+			if err != nil {
+				return err
+			}
+			if shard.Sharded() {
+				p.ShardWait = sf.wait
+				return run.ShardLoad(c.Context(), p, shard, false, out)
+			}
 			return run.Load(c.Context(), p, out)
 		},
 	}
 	db.add(c, "", false)
 	c.Flags().IntVar(&p.Loaders, "loaders", 2, "parallel loaders (changes the speed, never the rows)")
 	c.Flags().Uint64Var(&p.Seed, "seed", 1, "root seed of the initial data: the same seed gives the same rows")
-	c.Flags().BoolVar(&p.Drop, "drop", false, "replace the workload's existing tables (without it, load refuses to touch them)")
+	c.Flags().BoolVar(&p.Drop, "drop", false, "replace the workload's existing tables (without it, load refuses to touch them; with --shard, shard 0 drops them)")
+	addShardFlags(c, &sf, false, true)
 	w.Flags(c.Flags(), workload.CmdLoad)
 	return c
 }
@@ -224,6 +272,7 @@ func newLoad(out run.Out, reg workload.Registration) *cobra.Command {
 func newRun(out run.Out, reg workload.Registration) *cobra.Command {
 	w := reg.New()
 	f := &runFlags{}
+	var sf shardFlags
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the " + w.Info().Name + " workload against a loaded database and measure it",
@@ -233,11 +282,18 @@ func newRun(out run.Out, reg workload.Registration) *cobra.Command {
 			if err := f.db.apply(&p); err != nil {
 				return err
 			}
-			_, err := run.Run(c.Context(), p, out)
+			shard, at, err := sf.resolve(c) // shard.go
+			if err != nil {
+				return err
+			}
+			p.SetShard(shard)
+			p.StartAt = at
+			_, err = run.Run(c.Context(), p, out)
 			return err
 		},
 	}
 	addRunFlags(c, f, w.Info(), false)
+	addShardFlags(c, &sf, true, false)
 	w.Flags(c.Flags(), workload.CmdRun)
 	return c
 }

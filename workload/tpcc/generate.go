@@ -433,14 +433,18 @@ type step struct {
 // loadUnits yields the work of loading W warehouses in key order of every table (a single-writer
 // engine writes them in this order, so each B-tree only grows at its right end). The units are
 // made as they are taken, never listed up front: the memory of a load does not grow with W.
-func loadUnits(warehouses int) iter.Seq[unit] {
+func loadUnits(warehouses int) iter.Seq[unit] { return loadUnitsOf(true, 1, warehouses) }
+
+// loadUnitsOf yields the units of ITEM (when items) and of warehouses lo..hi: a shard's part of a
+// sharded load (shard.go).
+func loadUnitsOf(items bool, lo, hi int) iter.Seq[unit] {
 	return func(yield func(unit) bool) {
-		for p := 0; p*itemChunk < Items; p++ {
+		for p := 0; items && p*itemChunk < Items; p++ {
 			if !yield(unit{kind: uItem, part: p}) {
 				return
 			}
 		}
-		for w := 1; w <= warehouses; w++ {
+		for w := lo; w <= hi; w++ {
 			if !yield(unit{kind: uWarehouse, w: w}) {
 				return
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
 )
 
 // LoadOptions say what to load and how.
@@ -29,6 +30,11 @@ type LoadOptions struct {
 	// means the current time. It is truncated to the microsecond and stored in candor_load: the same
 	// Seed and Now give the same rows.
 	Now time.Time
+	// Shard is this process's part of a sharded load (shard.go), ShardWait how long it waits for
+	// the others, Note where it says so.
+	Shard     workload.Shard
+	ShardWait time.Duration
+	Note      func(string)
 }
 
 // Load creates the TPC-C tables and loads the initial population of clause 4.3.3.1 with
@@ -56,6 +62,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 		return LoadInfo{}, err
 	}
 	defer ctl.Close()
+	if o.Shard.Sharded() && o.Shard.Index > 0 {
+		return loadShardPart(ctx, db, ctl, o) // shard.go: after shard 0 has made the tables
+	}
 	if err := checkRoom(ctx, db, ctl, o.Warehouses); err != nil { // capacity.go; before anything is dropped
 		return LoadInfo{}, err
 	}
@@ -86,6 +95,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	} else {
 		err = createSchema(ctx, ctl, dialect, info)
 	}
+	if err == nil && o.Shard.Sharded() {
+		err = insertShardRows(ctx, ctl, dialect, info, o.Shard.Count) // shard.go
+	}
 	if err != nil {
 		return LoadInfo{}, fmt.Errorf("creating the TPC-C tables: %w", err)
 	}
@@ -95,11 +107,19 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 		progress = func(int64) {}
 	}
 	us := loadUnits(o.Warehouses)
+	if o.Shard.Sharded() { // shard 0: ITEM and its own warehouses
+		lo, hi := o.Shard.Range(o.Warehouses)
+		us = loadUnitsOf(true, lo, hi)
+	}
 	phase := time.Now()
 	if db.Dialect().SingleWriter {
 		err = loadSingleWriter(ctx, db, g, us, o.Loaders, progress)
 	} else {
 		err = loadParallel(ctx, db, g, us, int(min(int64(o.Loaders), unitCount(o.Warehouses))), progress)
+	}
+	if err == nil && o.Shard.Sharded() {
+		// The keys are built once every shard's rows are in (shard.go).
+		err = waitShards(ctx, ctl, o)
 	}
 	if err == nil {
 		loadTrace("rows", time.Since(phase))
@@ -114,7 +134,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	done := time.Now().UTC().Truncate(time.Microsecond)
 	// The loaders may have committed asynchronously (synchronous_commit off); this commit is
 	// synchronous, and its WAL flush covers everything written before it.
-	if _, err := ctl.Exec(ctx, placeholders(dialect, "UPDATE "+metaTable+" SET completed_at = $1"), done); err != nil {
+	// A sharded load's marker has a row per shard besides the load's: this one marks the load and
+	// shard 0's part complete together (shard.go), once every part is in and the keys are built.
+	if _, err := ctl.Exec(ctx, placeholders(dialect, "UPDATE "+metaTable+" SET completed_at = $1 WHERE workload = 'tpcc' OR workload = $2"), done, shardName(o.Shard.Index, o.Shard.Count)); err != nil {
 		return info, fmt.Errorf("recording the completed load: %w", err)
 	}
 	info.CompletedAt, info.Completed = done, true

@@ -23,10 +23,13 @@ var OpNames = append(TxNames[:], "delivery_deferred")
 
 // RunOptions is the TPC-C part of a validated, fully resolved run plan.
 type RunOptions struct {
-	Mode        Mode
-	Warehouses  int
-	Terminals   int
-	Connections int
+	Mode       Mode
+	Warehouses int
+	// HomeLo and HomeHi are the home warehouses of this run's terminals: a shard's range of
+	// Warehouses (shard.go), or 1..Warehouses (0, 0: all).
+	HomeLo, HomeHi int
+	Terminals      int
+	Connections    int
 	// DeliveryWorkers run the deferred Deliveries, each on its own connection. Deliveries of one
 	// warehouse always go to the same worker, so they never race for the same oldest order.
 	DeliveryWorkers int

@@ -69,7 +69,7 @@ func newSession(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions, 
 func (s *session) Setup() workload.Setup {
 	return workload.Setup{
 		Terminals: s.o.Terminals, Connections: s.o.Connections,
-		Describe: report.TPCCSetupLine(s.o.Warehouses, s.o.Procedures, string(s.o.Isolation), string(s.stockLevel)),
+		Describe: report.TPCCSetupLine(s.o.Warehouses, s.o.Procedures, string(s.o.Isolation), string(s.stockLevel)) + s.o.shardLine(),
 		Options: struct {
 			Options
 			DeliveryWorkers int `json:"delivery_workers"`
@@ -85,7 +85,8 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 		return nil, err
 	}
 	s.runCtx, s.hurry = ctx, env.Hurry
-	terms := newTerminals(s.o.Terminals, s.o.Warehouses, s.o.Mode, s.o.Seed, s.consts.Run)
+	lo, hi := s.o.home()
+	terms := newTerminalsOf(s.o.Terminals, s.o.Warehouses, lo, hi, s.o.Mode, s.o.Seed, s.consts.Run)
 	// Transactions run on their own context: an interruption stops the dispatch at once but lets the
 	// work in flight finish within the grace period, so it is measured rather than lost.
 	execCtx, stopExec := context.WithCancel(context.WithoutCancel(ctx))

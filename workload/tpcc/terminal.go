@@ -51,13 +51,21 @@ var _ schedule.Terminal = (*terminal)(nil)
 // warehouse i/10+1 and district i%10+1 (clause 4.2.2: one terminal per district). Otherwise terminals
 // are spread round-robin over warehouses first, then districts, so any n covers the warehouses evenly.
 func newTerminals(n, W int, mode Mode, seed uint64, c Constants) []*terminal {
+	return newTerminalsOf(n, W, 1, W, mode, seed, c)
+}
+
+// newTerminalsOf builds n terminals whose home warehouses are lo..hi of W (a shard's range,
+// shard.go); remote warehouses (New-Order's supplying warehouses, Payment's customer warehouse)
+// are still drawn from all W.
+func newTerminalsOf(n, W, lo, hi int, mode Mode, seed uint64, c Constants) []*terminal {
 	ts := make([]*terminal, n)
+	nw := hi - lo + 1
 	for i := range ts {
 		t := &terminal{id: i, W: W, c: c, wait: mode == ModeSpec}
 		if mode == ModeSpec {
-			t.w, t.d = i/DistrictsPerWarehouse+1, i%DistrictsPerWarehouse+1
+			t.w, t.d = lo+i/DistrictsPerWarehouse, i%DistrictsPerWarehouse+1
 		} else {
-			t.w, t.d = i%W+1, (i/W)%DistrictsPerWarehouse+1
+			t.w, t.d = lo+i%nw, (i/nw)%DistrictsPerWarehouse+1
 		}
 		t.r.Seed(gen.Derive(seed, "tpcc", "terminal", i))
 		if t.wait {

@@ -134,12 +134,20 @@ func (w *Workload) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 	}
 	W := w.loadWarehouses()
 	info, err := Load(ctx, db, LoadOptions{Warehouses: W, Loaders: o.Loaders, Seed: o.Seed, Drop: o.Drop,
-		ToolVersion: o.ToolVersion, Progress: o.Progress})
+		ToolVersion: o.ToolVersion, Progress: o.Progress, Shard: o.Shard, ShardWait: o.ShardWait, Note: o.Note})
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
+	summary := fmt.Sprintf("%d warehouse%s", info.Warehouses, plural(info.Warehouses))
+	if o.Shard.Sharded() { // shard.go
+		lo, hi := o.Shard.Range(W)
+		summary = fmt.Sprintf("shard %s's part of %s: warehouses %d..%d", o.Shard, warehousesText(W), lo, hi)
+		if o.Shard.Index == 0 {
+			summary += " and ITEM"
+		}
+	}
 	res := workload.LoadResult{BulkPath: info.BulkPath,
-		Summary: fmt.Sprintf("%d warehouse%s", info.Warehouses, plural(info.Warehouses)),
+		Summary: summary,
 		Facts: fmt.Sprintf("keys and indexes built; load C constants: c_last %d, c_id %d, ol_i_id %d",
 			info.C.CLast, info.C.CID, info.C.OLIID)}
 	if w.Procedures {
@@ -211,6 +219,9 @@ func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 		return nil, err
 	}
 	if !info.Completed {
+		if err := shardsIncomplete(ctx, db); err != nil { // shard.go: name the missing shards
+			return nil, err
+		}
 		return nil, userr.Errorf("the load of %s never completed (started %s): it is half-loaded and must not be benchmarked; reload with candor tpcc load --drop --db URL --warehouses N", db.Redacted(), info.StartedAt.Format(time.RFC3339))
 	}
 	W := w.Warehouses
@@ -221,16 +232,23 @@ func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 		return nil, userr.Errorf("--warehouses %d does not match the database, which holds %d warehouses: drop --warehouses, or reload with candor tpcc load --drop --warehouses %d", W, info.Warehouses, W)
 	}
 	o := RunOptions{Mode: c.Mode, Warehouses: W, Terminals: c.Terminals, Connections: c.Connections,
-		DeliveryWorkers: max(1, W/10+1), Warmup: c.Warmup, Measure: c.Measure, Grace: c.Grace,
+		Warmup: c.Warmup, Measure: c.Measure, Grace: c.Grace,
 		Seed: c.Seed, Isolation: c.Isolation, Procedures: w.Procedures, Endpoints: c.Endpoints}
+	// A shard drives the terminals of its warehouses only (shard.go); HW is their count.
+	o.HomeLo, o.HomeHi = c.Shard.Range(W)
+	HW := o.HomeHi - o.HomeLo + 1
+	if HW < 1 {
+		return nil, userr.Errorf("shard %s has no warehouse of the %d loaded (shard i takes warehouses i·W/N+1 to (i+1)·W/N): use at most %d shards", c.Shard, W, W)
+	}
+	o.DeliveryWorkers = max(1, HW/10+1)
 	switch {
-	case c.Mode == workload.ModeSpec && c.Terminals != 0 && c.Terminals != TerminalsPerWarehouse*W:
-		return nil, userr.Errorf("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d for the %d loaded): drop --terminals or use --mode throughput", c.Terminals, TerminalsPerWarehouse*W, W)
+	case c.Mode == workload.ModeSpec && c.Terminals != 0 && c.Terminals != TerminalsPerWarehouse*HW:
+		return nil, userr.Errorf("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d for the %d %s): drop --terminals or use --mode throughput", c.Terminals, TerminalsPerWarehouse*HW, HW, map[bool]string{true: "of this shard", false: "loaded"}[c.Shard.Sharded()])
 	case c.Mode == workload.ModeSpec:
-		o.Terminals = TerminalsPerWarehouse * W
+		o.Terminals = TerminalsPerWarehouse * HW
 	case o.Terminals == 0 && c.Mode == workload.ModeRate:
 		// The pool arrivals are drawn from: one terminal state per district (arrivals.go).
-		o.Terminals = TerminalsPerWarehouse * W
+		o.Terminals = TerminalsPerWarehouse * HW
 	case o.Terminals == 0:
 		// A handful: enough to keep a small server busy, few enough not to hide queueing.
 		o.Terminals = 4
@@ -241,7 +259,7 @@ func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 			// warehouse (at least 4) keeps connection waits rare. Waits that do happen are measured.
 			// Rate mode starts from the same pool; how many connections a rate needs is the user's
 			// question, and the backlog shows when they are too few.
-			o.Connections = min(o.Terminals, max(4, 2*W))
+			o.Connections = min(o.Terminals, max(4, 2*HW))
 		} else {
 			o.Connections = o.Terminals
 		}
