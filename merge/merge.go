@@ -394,19 +394,22 @@ func finish(res *report.Result, reg workload.Registration, shards []*Shard, tot 
 func shardSection(ss []report.ShardRun) report.Section {
 	sec := report.Section{Title: fmt.Sprintf("shards (%d merged)", len(ss)),
 		Columns: []string{"shard", "directory", "measure start (UTC)", "clock offset", "measured", "completed", "errors", "lead", "key p99"}}
+	var sources []string
 	for _, s := range ss {
 		lead := ""
 		if s.Lead.Name != "" {
 			lead = fmt.Sprintf("%s %.1f", s.Lead.Name, s.Lead.Value)
 		}
-		offset := fmt.Sprintf("%+.3f s", s.OffsetSeconds)
-		if s.ClockSource != "" {
-			offset += " (" + s.ClockSource + ")"
+		if s.ClockSource != "" && !slices.Contains(sources, s.ClockSource) {
+			sources = append(sources, s.ClockSource)
 		}
-		sec.Rows = append(sec.Rows, []string{fmt.Sprintf("%d/%d", s.Index, s.Count), s.Dir, s.MeasureStart, offset,
+		sec.Rows = append(sec.Rows, []string{fmt.Sprintf("%d/%d", s.Index, s.Count), s.Dir, s.MeasureStart, fmt.Sprintf("%+.3f s", s.OffsetSeconds),
 			fmt.Sprintf("%.1f s", s.MeasureSeconds), report.Grouped(s.Completed, ","), report.Grouped(s.Errors, ","), lead,
 			fmt.Sprintf("%s %.2f ms", s.KeyOp, s.KeyP99Ms)})
 	}
-	sec.Notes = []string{"the merged figures add the shards' histograms bucket by bucket (latency.hlog's measured totals) and sum their counts and rates; no percentile is averaged"}
+	for _, c := range sources {
+		sec.Notes = append(sec.Notes, "clock: "+c)
+	}
+	sec.Notes = append(sec.Notes, "the clock offset is how late a shard's window began after --start-at + warm-up, by its own clock; the merged figures add the shards' histograms bucket by bucket (latency.hlog's measured totals) and sum their counts and rates; no percentile is averaged")
 	return sec
 }

@@ -39,6 +39,9 @@ type Shard struct {
 	Clock  *Clock
 	// Plan is the result's plan decoded generically (for the comparison of the shards' plans).
 	Plan map[string]any
+	// Merged: the directory holds a merged run (its plan's shard lists the shards merged), not a
+	// shard.
+	Merged bool
 }
 
 // shardMeta are the parts of result.json the merge reads besides report.Result.
@@ -66,8 +69,11 @@ func ReadShard(dir string) (*Shard, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, userr.Errorf("%s is not a candor result (%v)", path, err)
 	}
-	s := &Shard{Dir: dir, Result: r, ID: m.Shard, Clock: m.Clock, Plan: m.Plan}
-	if s.ID == nil && m.Plan != nil { // the plan's copy, when the envelope lacks it
+	s := &Shard{Dir: dir, Result: r, ID: m.Shard, Clock: m.Clock, Plan: m.Plan, Merged: len(r.Shards) > 0}
+	if s.Merged {
+		s.ID = nil
+	}
+	if s.ID == nil && !s.Merged && m.Plan != nil { // the plan's copy, when the envelope lacks it
 		if raw, ok := m.Plan["shard"]; ok {
 			if b, err := json.Marshal(raw); err == nil {
 				var id ShardID
@@ -108,6 +114,10 @@ func Check(shards []*Shard, partial bool) (missing []int, err error) {
 		return nil, userr.Errorf("no shard given: pass the --out directory of each shard's run")
 	}
 	for _, s := range shards {
+		if s.Merged {
+			add("%s is a merged run already (of %d shards), not a shard: merge the shards' own directories", s.Dir, len(s.Result.Shards))
+			continue
+		}
 		if s.ID == nil || s.ID.Count < 1 {
 			add("%s is not a shard's result (its result.json has no \"shard\"): merge the runs of one `--shard i/N` (or --shards N) run", s.Dir)
 		}

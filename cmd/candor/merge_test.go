@@ -205,7 +205,7 @@ func TestMergeShardsPostgres(t *testing.T) {
 	}{
 		{[]string{shards[0], shards[1]}, "shard 2 of 3 missing"},
 		{[]string{shards[0], shards[0], shards[1]}, "both shard 0"},
-		{[]string{shards[0], shards[1], shards[2], merged}, "is not a shard's result"},
+		{[]string{shards[0], shards[1], shards[2], merged}, "is a merged run already"},
 	} {
 		code, out := runCLI(t, append(append([]string{"merge"}, c.args...), "--out", filepath.Join(dir, "refused"))...)
 		if code != 2 || !strings.Contains(out, c.want) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 )
@@ -65,5 +66,8 @@ func (w *Workload) MergeFinish(m *workload.Merged) error {
 		return fmt.Errorf("tpcc: merged totals of %d operations, want %d", len(m.Totals.Counts), len(OpNames))
 	}
 	finish(&m.Finished, in)
+	// The setup line of the whole run, not of shard 0's part of it.
+	m.Result.Setup = report.TPCCSetupLine(in.warehouses, in.procedures, m.Result.Isolation, in.stockLevel) +
+		fmt.Sprintf("; %d shards merged", len(m.Shards))
 	return nil
 }
