@@ -36,6 +36,8 @@ type logMerge struct {
 	measured []map[string]*[measure.NumKinds]*histRef
 	// intervals are the merged intervals inside the common window, with their completions by op.
 	intervals []workload.MergedInterval
+	// rateNotes are the shards' own open-loop figures that do not merge (rate.go).
+	rateNotes []string
 }
 
 // errStop ends a log scan early (the merge stopped pulling).

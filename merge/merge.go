@@ -276,6 +276,7 @@ func envelope(shards []*Shard, ops []string, tot *measure.Totals, lm *logMerge, 
 		res.Driver.CPUMicrosPerTx = res.Driver.CPUSeconds * 1e6 / float64(completed)
 	}
 	res.Plan = mergedPlan(shards, res, o)
+	res.Rate, lm.rateNotes = mergeRate(shards, tot, res) // rate.go
 	for _, s := range shards {
 		res.Shards = append(res.Shards, shardRun(s))
 	}
@@ -328,7 +329,7 @@ func shardRun(s *Shard) report.ShardRun {
 // engine's settings it read) that a merge cannot recompute and keeps, naming the shard.
 var carried = map[string]bool{
 	"DRIVER_SATURATED": true, "DURABILITY_OFF": true, "FITS_IN_MEMORY": true, "DRIVER_LATE": true,
-	"SCHEDULE_BEHIND": true, "RATE_NOT_SUSTAINED": true, "DATABASE_OUTAGE": true, "LOG_WRITE_FAILED": true,
+	"SCHEDULE_BEHIND": true, "DATABASE_OUTAGE": true, "LOG_WRITE_FAILED": true,
 	"DELIVERIES_WRITE_FAILED": true, "ISOLATION_UPGRADED": true, "ISOLATION_UNVERIFIED": true,
 	"DIALECT_MISMATCH": true, "CHECK_FAILED_TO_RUN": true, "RESULTS_INCOMPLETE": true,
 }
@@ -337,7 +338,7 @@ var carried = map[string]bool{
 // merged envelope (run.SharedWarnings, run.JudgeFailures).
 var recomputed = map[string]bool{
 	"PARTIAL": true, "CLOSED_LOOP": true, "SHORT_RUN": true, "ERROR_RATE": true, "RETRY_RATE": true,
-	"INCOMPLETE": true, "SINGLE_WRITER": true, "FAILURES_ABOVE_LIMIT": true,
+	"INCOMPLETE": true, "SINGLE_WRITER": true, "FAILURES_ABOVE_LIMIT": true, "RATE_NOT_SUSTAINED": true,
 }
 
 // finish adds what a run's end adds: the failure verdict, the workload's own part (its Merger, or
@@ -386,7 +387,9 @@ func finish(res *report.Result, reg workload.Registration, shards []*Shard, tot 
 			}
 		}
 	}
-	res.Sections = append(res.Sections, shardSection(res.Shards))
+	sec := shardSection(res.Shards)
+	sec.Notes = append(lm.rateNotes, sec.Notes...)
+	res.Sections = append(res.Sections, sec)
 	return nil
 }
 
