@@ -370,6 +370,8 @@ func finish(res *report.Result, reg workload.Registration, shards []*Shard, tot 
 		if err := merger.MergeFinish(m); err != nil {
 			return err
 		}
+	} else {
+		res.Headline = sumRates(shards)
 	}
 	res.Warnings = append(run.SharedWarnings(res, workload.Mode(res.Mode), unit), res.Warnings...)
 	if lm.skew > SkewWarnSeconds {
@@ -391,6 +393,29 @@ func finish(res *report.Result, reg workload.Registration, shards []*Shard, tot 
 	sec.Notes = append(lm.rateNotes, sec.Notes...)
 	res.Sections = append(res.Sections, sec)
 	return nil
+}
+
+// sumRates is the headline of a workload without a Merger: its figures that are rates (a unit "...
+// per second" or "... per minute") summed over the shards, as the operations' rates are; figures of
+// another kind do not add up and are left out (the shards' own are in the shards' section).
+func sumRates(shards []*Shard) []report.Figure {
+	var out []report.Figure
+	idx := map[string]int{}
+	for _, s := range shards {
+		for _, f := range s.Result.Headline {
+			if !strings.HasSuffix(f.Unit, "per second") && !strings.HasSuffix(f.Unit, "per minute") {
+				continue
+			}
+			key := f.Name + "\x00" + f.Unit
+			if i, ok := idx[key]; ok {
+				out[i].Value += f.Value
+				continue
+			}
+			idx[key] = len(out)
+			out = append(out, report.Figure{Name: f.Name, Value: f.Value, Unit: f.Unit, Note: f.Note})
+		}
+	}
+	return out
 }
 
 // shardSection lists the shards in the merged result's summary and report.html.

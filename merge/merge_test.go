@@ -64,6 +64,7 @@ func fakeShard(t *testing.T, dir string, i, n int, from time.Time, secs int, rng
 	r := &report.Result{FormatVersion: report.FormatVersion, Workload: "synthetic", Mode: "rate", Seed: uint64(100 + i),
 		StartedAt: started, WarmupSeconds: 2, MeasureSeconds: float64(secs), OpOrder: ops, KeyOp: "read",
 		Operations: map[string]*report.TxResult{}, Warnings: []report.Warning{},
+		Headline: []report.Figure{{Name: "throughput", Value: float64(10 * (i + 1)), Unit: "operations per second"}, {Name: "hit ratio", Value: 50, Unit: "%"}},
 		Shard: &report.Shard{Index: i, Count: n, RootSeed: 7},
 		Plan:  map[string]any{"workload": "synthetic", "mode": "rate", "interval": "1s", "seed": 100 + i, "shard": map[string]any{"index": i, "count": n, "root_seed": 7}}}
 	for op, name := range ops {
@@ -110,6 +111,9 @@ func TestMergeSyntheticShards(t *testing.T) {
 	}
 	if got := res.MeasureSeconds; got < 5.95 || got > 5.961 {
 		t.Errorf("common window %.3f s, want 6 s less the 40 ms the shards' starts spread over", got)
+	}
+	if len(res.Headline) != 1 || res.Headline[0].Name != "throughput" || res.Headline[0].Value != 60 {
+		t.Errorf("headline %+v, want the shards' throughputs summed (10+20+30) and the percentage left out", res.Headline)
 	}
 	if len(res.Shards) != 3 || res.Shards[2].Index != 2 {
 		t.Errorf("shards %+v", res.Shards)
