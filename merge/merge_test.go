@@ -65,8 +65,8 @@ func fakeShard(t *testing.T, dir string, i, n int, from time.Time, secs int, rng
 		StartedAt: started, WarmupSeconds: 2, MeasureSeconds: float64(secs), OpOrder: ops, KeyOp: "read",
 		Operations: map[string]*report.TxResult{}, Warnings: []report.Warning{},
 		Headline: []report.Figure{{Name: "throughput", Value: float64(10 * (i + 1)), Unit: "operations per second"}, {Name: "hit ratio", Value: 50, Unit: "%"}},
-		Shard: &report.Shard{Index: i, Count: n, RootSeed: 7},
-		Plan:  map[string]any{"workload": "synthetic", "mode": "rate", "interval": "1s", "seed": 100 + i, "shard": map[string]any{"index": i, "count": n, "root_seed": 7}}}
+		Shard:    &report.Shard{Index: i, Count: n, RootSeed: 7},
+		Plan:     map[string]any{"workload": "synthetic", "mode": "rate", "interval": "1s", "seed": 100 + i, "shard": map[string]any{"index": i, "count": n, "root_seed": 7}}}
 	for op, name := range ops {
 		c := tot.Hist[op][measure.Response].TotalCount()
 		r.Operations[name] = &report.TxResult{Count: c, Errors: int64(op), Failures: &report.Failures{ByClass: map[string]int64{"timeout": int64(op)}},
