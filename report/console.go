@@ -25,6 +25,7 @@ func Summary(w io.Writer, r *Result) {
 	p("mode %s · %s%d terminals · %d connections · isolation %s · seed %d\n",
 		r.Mode, setup, r.Terminals, r.Connections, r.Isolation, r.Seed)
 	p("database %s (%s) · %s\n", r.Database.Version, r.Database.Kind, r.Database.URL)
+	printShard(w, r)
 	printEngineNotes(w, r)
 	whose := "driver CPU"
 	if r.Database.Kind == "sqlite" {
@@ -291,4 +292,20 @@ func RoundTripsPhrase(r *Result) string {
 		return ""
 	}
 	return fmt.Sprintf(", %.2f round trips to the database", r.Driver.RoundTripsPerTx)
+}
+
+// printShard says which shard of a sharded run this is and where its window lay on the wall clock
+// (result.go: Shard, Clock), for merging the shards; nothing for an unsharded run.
+func printShard(w io.Writer, r *Result) {
+	if r.Shard != nil {
+		fmt.Fprintf(w, "shard %d/%d of a sharded run (root seed %d; this shard's seed derived from it) · merge every shard's results for the whole; the consistency check runs once, after every shard\n",
+			r.Shard.Index, r.Shard.Count, r.Shard.RootSeed)
+	}
+	if c := r.Clock; c != nil {
+		start := ""
+		if c.StartAt != nil {
+			start = fmt.Sprintf(" · --start-at %s, window %.3f s late against start + warm-up", c.StartAt.Format("2006-01-02T15:04:05.000Z07:00"), c.OffsetSeconds)
+		}
+		fmt.Fprintf(w, "window from %s on this host's clock%s · clock %s\n", c.MeasureStart.Format("2006-01-02T15:04:05.000Z07:00"), start, c.ClockSource)
+	}
 }

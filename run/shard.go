@@ -121,6 +121,10 @@ func (r *RunPlan) validateShard(p *problems, now time.Time) {
 	if s := r.Shard; s != nil && (s.Count < 1 || s.Index < 0 || s.Index >= s.Count) {
 		p.add("--shard %d/%d is out of range: the index is 0-based and below the count", s.Index, s.Count)
 	}
+	if r.Shard != nil && !r.SeedGiven {
+		// Each process would draw a root of its own: the shards' seeds would not derive from one.
+		p.add("--shard needs --seed: give every shard the same root seed (each derives its own from it and its index), for example --seed %d", r.Shard.RootSeed)
+	}
 	if !r.StartAt.IsZero() && now.Sub(r.StartAt) > StartAtTolerance {
 		p.add("--start-at %s is already past (by %s): give every shard the same time in the future, for example --start-at %s", r.StartAt.Format(time.RFC3339), now.Sub(r.StartAt).Round(time.Second), now.UTC().Add(time.Minute).Truncate(time.Second).Format(time.RFC3339))
 	}
@@ -220,7 +224,7 @@ func ShardLoad(ctx context.Context, lp LoadPlan, s workload.Shard, wait bool, ou
 			if err != nil {
 				return "", false, err
 			}
-			return "missing shards " + joinInts(m), len(m) == 0, nil
+			return "not complete yet: " + shardList(m, s.Count), len(m) == 0, nil
 		})
 	}
 	loaded, lerr := w.Loaded(ctx, db)
@@ -277,10 +281,11 @@ func pollShards(ctx context.Context, limit time.Duration, out Out, what string, 
 	}
 }
 
-func joinInts(v []int) string {
+// shardList names shards ("0/3, 2/3").
+func shardList(v []int, n int) string {
 	s := make([]string, len(v))
 	for i, x := range v {
-		s[i] = strconv.Itoa(x)
+		s[i] = strconv.Itoa(x) + "/" + strconv.Itoa(n)
 	}
 	return strings.Join(s, ", ")
 }

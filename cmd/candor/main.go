@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -37,6 +38,11 @@ func main() {
 // execute runs the command line args and returns the exit status: 0 success, 1 a failed run or
 // check (or partial results), 2 bad input (usage, URL, unreachable server, mismatched data).
 func execute(args []string) int {
+	return executeTo(args, os.Stdout, os.Stderr, isTerminal(os.Stderr))
+}
+
+// executeTo is execute writing to stdout and stderr (tests run several at once, as shards).
+func executeTo(args []string, stdout, stderr io.Writer, terminal bool) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	hurry := run.NewHurry()
@@ -44,7 +50,7 @@ func execute(args []string) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	go interrupts(sigs, cancel, hurry)
-	out := run.Out{Stdout: os.Stdout, Stderr: os.Stderr, Terminal: isTerminal(os.Stderr), Hurry: hurry}
+	out := run.Out{Stdout: stdout, Stderr: stderr, Terminal: terminal, Hurry: hurry}
 	root := newRoot(out)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -52,25 +58,25 @@ func execute(args []string) int {
 	case err == nil:
 		return 0
 	case errors.Is(err, run.ErrCheckFailed):
-		fmt.Fprintln(os.Stderr, "candor: a consistency condition is violated (see above)")
+		fmt.Fprintln(stderr, "candor: a consistency condition is violated (see above)")
 		return 1
 	case errors.Is(err, run.ErrNoRate):
-		fmt.Fprintln(os.Stderr, "candor: "+err.Error()+" (see the table above)")
+		fmt.Fprintln(stderr, "candor: "+err.Error()+" (see the table above)")
 		return 1
 	case errors.Is(err, run.ErrIncomplete):
-		fmt.Fprintln(os.Stderr, "candor: "+err.Error())
+		fmt.Fprintln(stderr, "candor: "+err.Error())
 		return 1
 	case errors.Is(err, run.ErrFailures):
-		fmt.Fprintln(os.Stderr, "candor: "+err.Error()+" (see the failures above)")
+		fmt.Fprintln(stderr, "candor: "+err.Error()+" (see the failures above)")
 		return 1
 	case errors.Is(err, run.ErrPartial):
-		fmt.Fprintln(os.Stderr, "candor: "+err.Error())
+		fmt.Fprintln(stderr, "candor: "+err.Error())
 		return 1
 	case userr.Is(err) || isUsage(err):
-		fmt.Fprintln(os.Stderr, "candor: "+err.Error())
+		fmt.Fprintln(stderr, "candor: "+err.Error())
 		return 2
 	default:
-		fmt.Fprintln(os.Stderr, "candor: error: "+err.Error())
+		fmt.Fprintln(stderr, "candor: error: "+err.Error())
 		return 1
 	}
 }

@@ -65,3 +65,57 @@ func TestLock(t *testing.T) {
 		})
 	}
 }
+
+// TestLockShared: the shards of one load or run hold candor's lock together (LockShared), and an
+// unsharded load, run or check is refused while they do, as shards are while it holds the lock.
+// MySQL has no shared named lock: its shards only refuse to start under an exclusive holder.
+func TestLockShared(t *testing.T) {
+	ctx := context.Background()
+	for _, e := range []struct {
+		name         string
+		url          func(t *testing.T) string
+		sharedBlocks bool // shards holding the lock refuse an exclusive taker
+	}{
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "shared.db") }, true},
+		{"postgres", func(t *testing.T) string { return dbtest.FreshPostgresURL(t, "candor_lock") }, true},
+		{"mysql", func(t *testing.T) string { return dbtest.FreshMySQLURL(t, "candor_lock") }, false},
+	} {
+		t.Run(e.name, func(t *testing.T) {
+			u := e.url(t)
+			open := func() driver.DB {
+				db, err := driver.Open(ctx, u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { db.Close() })
+				return db
+			}
+			s1, s2, x := open(), open(), open()
+			un1, err := LockShared(ctx, s1, "run")
+			if err != nil {
+				t.Fatal(err)
+			}
+			un2, err := LockShared(ctx, s2, "run")
+			if err != nil {
+				t.Fatalf("a second shard: %v, want the lock shared", err)
+			}
+			unx, err := Lock(ctx, x, "check")
+			if e.sharedBlocks && (err == nil || !userr.Is(err)) {
+				t.Fatalf("an unsharded check while shards hold the lock: %v, want a user error", err)
+			}
+			if err == nil {
+				unx()
+			}
+			un1()
+			un2()
+			unx, err = Lock(ctx, x, "check")
+			if err != nil {
+				t.Fatalf("Lock once the shards are done: %v", err)
+			}
+			if _, err := LockShared(ctx, s1, "run"); err == nil || !userr.Is(err) {
+				t.Fatalf("a shard while an unsharded check holds the lock: %v, want a user error", err)
+			}
+			unx()
+		})
+	}
+}

@@ -51,6 +51,9 @@ func (w *Workload) MergeFinish(m *workload.Merged) error {
 	if !sameW {
 		in.warehouses = sumW
 	}
+	// Every shard's home warehouses together: all W (with --partial and a shard missing, the
+	// efficiency is then below what the shards given drove).
+	in.home = in.warehouses
 	if in.audit != nil {
 		in.audit.Warehouses = in.warehouses
 	}

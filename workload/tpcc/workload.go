@@ -146,10 +146,14 @@ func (w *Workload) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 			summary += " and ITEM"
 		}
 	}
+	built := "keys and indexes built"
+	if o.Shard.Sharded() && o.Shard.Index > 0 {
+		built = "its part recorded; shard 0 builds the keys and indexes once every part is in"
+	}
 	res := workload.LoadResult{BulkPath: info.BulkPath,
 		Summary: summary,
-		Facts: fmt.Sprintf("keys and indexes built; load C constants: c_last %d, c_id %d, ol_i_id %d",
-			info.C.CLast, info.C.CID, info.C.OLIID)}
+		Facts: fmt.Sprintf("%s; load C constants: c_last %d, c_id %d, ol_i_id %d",
+			built, info.C.CLast, info.C.CID, info.C.OLIID)}
 	if w.Procedures {
 		if err := w.CreateProcedures(ctx, db, o.Note); err != nil {
 			return res, err

@@ -1,0 +1,55 @@
+package tpcc
+
+import (
+	"testing"
+
+	"github.com/candor-bench/candor/workload"
+)
+
+// TestShardTerminals: shard i of N drives only the terminals of its warehouses (spec: one per
+// district of each, clause 4.2.2), the shards' terminals are disjoint and together are the
+// unsharded run's, while remote warehouses (New-Order supply, Payment customer) are drawn from all
+// W, outside the shard's range too.
+func TestShardTerminals(t *testing.T) {
+	const W, N = 7, 3
+	c := Constants{CLast: 100, CID: 200, OLIID: 300}
+	seen := map[[2]int]int{}
+	remoteOutside := false
+	for i := range N {
+		s := workload.Shard{Index: i, Count: N}
+		lo, hi := s.Range(W)
+		n := TerminalsPerWarehouse * (hi - lo + 1)
+		for _, tm := range newTerminalsOf(n, W, lo, hi, ModeSpec, uint64(i), c) {
+			if tm.w < lo || tm.w > hi || tm.W != W {
+				t.Fatalf("shard %s: a terminal of warehouse %d (W %d), outside %d..%d", s, tm.w, tm.W, lo, hi)
+			}
+			k := [2]int{tm.w, tm.d}
+			if j, dup := seen[k]; dup {
+				t.Fatalf("warehouse %d district %d has terminals in shards %d and %d", tm.w, tm.d, j, i)
+			}
+			seen[k] = i
+			for range 200 {
+				switch op, _ := tm.Next(); op {
+				case NewOrder:
+					for _, l := range tm.no.Lines[:tm.no.OLCnt] {
+						remoteOutside = remoteOutside || l.SupplyWID < lo || l.SupplyWID > hi
+					}
+				case Payment:
+					remoteOutside = remoteOutside || tm.pay.CWID < lo || tm.pay.CWID > hi
+				}
+			}
+		}
+		// Throughput mode: any terminal count, spread over the shard's warehouses only.
+		for _, tm := range newTerminalsOf(5, W, lo, hi, ModeThroughput, 1, c) {
+			if tm.w < lo || tm.w > hi {
+				t.Fatalf("shard %s in throughput mode: a terminal of warehouse %d", s, tm.w)
+			}
+		}
+	}
+	if len(seen) != W*DistrictsPerWarehouse {
+		t.Fatalf("the shards' spec terminals cover %d districts, want %d", len(seen), W*DistrictsPerWarehouse)
+	}
+	if !remoteOutside {
+		t.Fatal("no remote warehouse outside a shard's range was drawn: remote warehouses must come from all W")
+	}
+}
