@@ -43,7 +43,7 @@ const SkewWarnSeconds = 1.0
 
 // Merge reads the shards saved in dirs, checks that they belong to one sharded run (Check), and
 // writes the merged run into o.Out. It returns the merged result.
-func Merge(dirs []string, o Options) (*report.Result, error) {
+func Merge(dirs []string, o Options) (res *report.Result, err error) {
 	if o.Out == "" {
 		return nil, userr.Errorf("no --out given: name the directory the merged run goes into")
 	}
@@ -71,9 +71,21 @@ func Merge(dirs []string, o Options) (*report.Result, error) {
 	if len(ops) == 0 {
 		ops = r0.Ops()
 	}
+	_, statErr := os.Stat(o.Out)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, userr.Errorf("cannot create %s: %v: choose another --out", o.Out, err)
 	}
+	// A merge refused or failed from here on leaves --out as it was: its log removed, the
+	// directory too when the merge made it.
+	saved := false
+	defer func() {
+		if err != nil && !saved {
+			os.Remove(filepath.Join(o.Out, report.LogFile))
+			if os.IsNotExist(statErr) {
+				os.Remove(o.Out)
+			}
+		}
+	}()
 	started := r0.StartedAt
 	for _, s := range shards {
 		if s.Result.StartedAt.Before(started) {
@@ -105,6 +117,7 @@ func Merge(dirs []string, o Options) (*report.Result, error) {
 	if err := report.Write(o.Out, res); err != nil {
 		return nil, err
 	}
+	saved = true
 	// report.html renders from the directory's files, like a single run's.
 	if err := htmlreport.Write(o.Out); err != nil {
 		return res, fmt.Errorf("writing %s: %w", filepath.Join(o.Out, htmlreport.File), err)

@@ -172,4 +172,7 @@ func TestMergeRefusesDisjointWindows(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "do not overlap") || !strings.Contains(err.Error(), "--start-at") {
 		t.Fatalf("disjoint windows: %v", err)
 	}
+	if _, err := os.Stat(filepath.Join(dir, "m")); !os.IsNotExist(err) {
+		t.Errorf("a refused merge left its --out behind (%v)", err)
+	}
 }

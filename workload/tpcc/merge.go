@@ -43,8 +43,14 @@ func (w *Workload) MergeFinish(m *workload.Merged) error {
 		}
 		if i == 0 {
 			in.warehouses, in.procedures, in.stockLevel, in.constants = r.Warehouses, r.Procedures, r.StockLevelIsolation, r.Constants
-		} else if r.Warehouses != in.warehouses {
-			sameW = false
+		} else {
+			if r.Warehouses != in.warehouses {
+				sameW = false
+			}
+			// The load's C constants (clause 2.1.6) identify the load: other ones, another load.
+			if a, b := loadConstants(m.Shards[0].Constants), loadConstants(r.Constants); a != b {
+				return userr.Errorf("shard %d ran on a load with C constants %s, shard %d on one with %s: the shards did not run on the same load; merge the shards of one run", shardIndex(m.Shards[0], 0), a, shardIndex(r, i), b)
+			}
 		}
 		sumW += r.Warehouses
 	}
@@ -73,4 +79,22 @@ func (w *Workload) MergeFinish(m *workload.Merged) error {
 	m.Result.Setup = report.TPCCSetupLine(in.warehouses, in.procedures, m.Result.Isolation, in.stockLevel) +
 		fmt.Sprintf("; %d shards merged", len(m.Shards))
 	return nil
+}
+
+// loadConstants is the load's C constants of a result's "constants", as JSON ("" when absent).
+func loadConstants(c any) string {
+	m, ok := c.(map[string]any)
+	if !ok {
+		return ""
+	}
+	b, _ := json.Marshal(m["load"])
+	return string(b)
+}
+
+// shardIndex is r's shard index, or i when r does not say.
+func shardIndex(r *report.Result, i int) int {
+	if r.Shard != nil {
+		return r.Shard.Index
+	}
+	return i
 }
