@@ -97,6 +97,7 @@ func Merge(dirs []string, o Options) (res *report.Result, err error) {
 	if err != nil {
 		return nil, err
 	}
+	defer lm.f.Close() // closed by writeTotals; here for the failures before it
 	tot := measure.NewTotals(ops)
 	for i, s := range shards {
 		st, err := shardTotals(s, ops, lm.measured[i])
