@@ -66,6 +66,9 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 	if e, ok := w.(workload.RowEstimator); ok {
 		expected = e.ExpectedRows()
 	}
+	if sh, ok := w.(workload.Sharder); ok && shard.Sharded() {
+		expected = sh.ShardRows(shard) // shard.go: this shard's part only
+	}
 	part := ""
 	if shard.Sharded() {
 		part = " (shard " + shard.String() + "'s part)"

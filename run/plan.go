@@ -189,7 +189,7 @@ func (r *RunPlan) Validate() error {
 	r.validateFailures(&p) // failures.go
 	r.validateShard(&p, time.Now())
 	p = append(p, r.Workload.Validate(workload.Validation{Cmd: workload.CmdRun, Mode: r.Mode,
-		Terminals: r.Terminals, Connections: r.Connections, DB: r.DB, Endpoints: 1 + len(r.ExtraDB)})...)
+		Terminals: r.Terminals, Connections: r.Connections, DB: r.DB, Endpoints: 1 + len(r.ExtraDB), Shard: r.shard()})...)
 	return p.err()
 }
 

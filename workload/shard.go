@@ -39,4 +39,6 @@ func (s Shard) Range(n int) (lo, hi int) {
 // (run.ShardLoad).
 type Sharder interface {
 	MissingShards(ctx context.Context, db driver.DB, count int) ([]int, error)
+	// ShardRows is the rows shard s's part of the load writes (the progress bar's whole).
+	ShardRows(s Shard) int64
 }

@@ -127,6 +127,8 @@ type Validation struct {
 	// number of --db given. The engine may be known from the URL alone (driver.URLDialect).
 	DB        string
 	Endpoints int
+	// Shard is the run's part of a sharded run (shard.go); zero when not sharded.
+	Shard Shard
 }
 
 // LoadOptions are the core's part of a load.

@@ -179,3 +179,22 @@ func TestShardBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestShardSpecTerminals: in spec mode a shard's --terminals is 10 per warehouse of its range, and
+// a shard without a warehouse is refused, before anything connects.
+func TestShardSpecTerminals(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--warehouses", "10", "--shard", "2/3", "--terminals", "30"}, "exactly 10 terminals per warehouse (40)"},
+		{[]string{"--warehouses", "2", "--shard", "0/3"}, "has no warehouse of 2"},
+	} {
+		args := append([]string{"tpcc", "run", "--db", db, "--mode", "spec", "--seed", "1"}, c.args...)
+		code, out := runShardCLI(t, "spec", args...)
+		if code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("candor %s: exit %d, want 2 saying %q", strings.Join(args, " "), code, c.want)
+		}
+	}
+}

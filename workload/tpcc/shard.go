@@ -141,6 +141,17 @@ func (w *Workload) MissingShards(ctx context.Context, db driver.DB, count int) (
 	return st.missing, nil
 }
 
+// ShardRows is the rows shard s's part of the load writes: its warehouses' and, in shard 0,
+// ITEM's (workload.Sharder).
+func (w *Workload) ShardRows(s workload.Shard) int64 {
+	lo, hi := s.Range(w.loadWarehouses())
+	n := ExpectedRows(max(0, hi-lo+1)) - Items
+	if s.Index == 0 {
+		n += Items
+	}
+	return n
+}
+
 // missingText names the shards whose part of a sharded load is not complete.
 func missingText(st shardState) string {
 	s := make([]string, len(st.missing))

@@ -53,3 +53,17 @@ func TestShardTerminals(t *testing.T) {
 		t.Fatal("no remote warehouse outside a shard's range was drawn: remote warehouses must come from all W")
 	}
 }
+
+// TestShardRows: the shards' parts add up to the whole load's rows (ITEM once, in shard 0).
+func TestShardRows(t *testing.T) {
+	for _, c := range []struct{ W, N int }{{1, 1}, {3, 3}, {10, 3}, {2, 5}} {
+		w := &Workload{Options: Options{Warehouses: c.W}}
+		var sum int64
+		for i := range c.N {
+			sum += w.ShardRows(workload.Shard{Index: i, Count: c.N})
+		}
+		if sum != ExpectedRows(c.W) {
+			t.Errorf("W=%d in %d shards: the parts hold %d rows, the whole load %d", c.W, c.N, sum, ExpectedRows(c.W))
+		}
+	}
+}

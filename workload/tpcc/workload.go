@@ -98,8 +98,12 @@ func (w *Workload) Validate(v workload.Validation) []string {
 	if msg := capacityProblem(w.Warehouses); msg != "" { // capacity.go
 		add("%s", msg)
 	}
-	if v.Mode == workload.ModeSpec && v.Terminals != 0 && w.Warehouses != 0 && v.Terminals != TerminalsPerWarehouse*w.Warehouses {
-		add("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d): drop --terminals or use --mode throughput", v.Terminals, TerminalsPerWarehouse*w.Warehouses)
+	lo, hi := v.Shard.Range(w.Warehouses) // a shard's own warehouses (shard.go)
+	if hw := hi - lo + 1; v.Mode == workload.ModeSpec && v.Terminals != 0 && w.Warehouses != 0 && v.Terminals != TerminalsPerWarehouse*hw {
+		add("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d): drop --terminals or use --mode throughput", v.Terminals, TerminalsPerWarehouse*hw)
+	}
+	if v.Shard.Sharded() && w.Warehouses != 0 && lo > hi {
+		add("--shard %s has no warehouse of %d (shard i takes warehouses i·W/N+1 to (i+1)·W/N): use at most %d shards", v.Shard, w.Warehouses, w.Warehouses)
 	}
 	if e := v.Endpoints; e > 1 && w.Warehouses != 0 && w.Warehouses < e {
 		add("%d warehouses cannot be spread over %d endpoints: terminals are spread by warehouse, so give at most %d --db endpoints", w.Warehouses, e, w.Warehouses)
