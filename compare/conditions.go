@@ -34,6 +34,8 @@ var results = map[string]bool{
 	"format_version": true, "disclaimer": true, "started_at": true, "operations": true, "op_order": true,
 	"key_op": true, "headline": true, "sections": true, "details": true, "verdicts": true, "checks": true,
 	"resources": true, "rate": true, "partial_reason": true, "warnings": true,
+	// A merged run's shards and their own figures (the conditions differing are in plan.shard).
+	"shards": true,
 	// Figures of the driver host measured during the run (host CPU is compared apart below).
 	"driver_host.cpu_us_per_tx": true, "driver_host.cpu_seconds": true, "driver_host.watch": true,
 	"driver_host.round_trips_per_tx": true, "driver_host.round_trips": true,

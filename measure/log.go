@@ -142,3 +142,12 @@ func ScanLog(r io.Reader, fn func(LogEntry) error) error {
 		}
 	}
 }
+
+// WriteHist appends one histogram as it is (its tag, start and end time already set): for a log
+// made from other logs (candor merge), whose intervals are sums of theirs.
+func (l *LogWriter) WriteHist(h *hdr.Histogram) error {
+	if err := l.lw.OutputIntervalHistogram(h); err != nil {
+		return fmt.Errorf("measure: writing interval log: %w", err)
+	}
+	return nil
+}

@@ -45,6 +45,11 @@ type RateResult struct {
 	// it had made the arrivals of only the first ReachedSeconds of the window, lagging the clock
 	// by BehindSeconds, at ScheduledRate arrivals per second (what it could schedule).
 	ScheduleBehind *ScheduleBehind `json:"schedule_behind,omitempty"`
+	// PerShard: the run was merged from shards (candor merge), whose interval logs hold no
+	// histogram of the lag's split nor of each step: TimerLatenessMs, ConnectionWaitMs and the
+	// steps' percentiles are then empty, each shard's own are in the shards' section, and the
+	// counts and rates are the shards' sums.
+	PerShard bool `json:"per_shard,omitempty"`
 }
 
 // ScheduleBehind is an open-loop run whose driver could not keep its own schedule (issue 12, item 4).
@@ -118,6 +123,10 @@ func printRate(w io.Writer, r *Result) {
 		{"  timer lateness, a connection free (driver)", rr.TimerLatenessMs},
 		{"  waiting for a connection (database queue)", rr.ConnectionWaitMs},
 	} {
+		if rr.PerShard && l.v == (measure.Percentiles{}) {
+			p("%-44s %s\n", l.name, "each shard's own: see the shards")
+			continue
+		}
 		p("%-44s %7s %7s %7s %7s\n", l.name, ms(l.v.P50), ms(l.v.P99), ms(l.v.P999), ms(l.v.Max))
 	}
 	if len(rr.Steps) < 2 {
@@ -135,7 +144,11 @@ func printRate(w io.Writer, r *Result) {
 		if t := s.Transactions[key]; t != nil {
 			rs = t.ResponseMs
 		}
+		p50, p99, p999 := ms(rs.P50), ms(rs.P99), ms(rs.P999)
+		if rr.PerShard {
+			p50, p99, p999 = "-", "-", "-" // a merged run's steps have counts and rates only
+		}
 		p("%4d %9.1f %10.1f %10.1f %9d %8d %8d %7s %7s %7s  %s\n", s.Step, s.TargetRate, s.OfferedRate, s.AchievedRate,
-			s.Dropped, s.Incomplete, s.MaxBacklog, ms(rs.P50), ms(rs.P99), ms(rs.P999), v)
+			s.Dropped, s.Incomplete, s.MaxBacklog, p50, p99, p999, v)
 	}
 }

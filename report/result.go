@@ -104,6 +104,9 @@ type Result struct {
 	// Outages are the spans during which the database refused new connections; the run rode them
 	// out, reconnecting (or ended when one outlasted the outage window).
 	Outages []Outage `json:"outages,omitempty"`
+	// Shards are the shards a merged run was made of (candor merge, package merge); absent from a
+	// single run's result.
+	Shards []ShardRun `json:"shards,omitempty"`
 
 	// TPCC holds TPC-C's keys of result format 1, at the top level of the file as they always
 	// were; nil (and absent from the file) for other workloads.

@@ -30,7 +30,10 @@ func (r *RunPlan) validateFailures(p *problems) {
 // judgeFailures sets the result's failure verdict (every workload's operations against
 // --max-failures) and, when it fails, the FAILURES_ABOVE_LIMIT warning. The workload's Finish
 // reads the verdict (TPC-C: tpmC is then not qualified).
-func judgeFailures(res *report.Result, limit float64) {
+func judgeFailures(res *report.Result, limit float64) { JudgeFailures(res, limit) }
+
+// JudgeFailures is judgeFailures for a result built elsewhere (package merge).
+func JudgeFailures(res *report.Result, limit float64) {
 	v := report.JudgeFailures(res, limit)
 	res.FailureVerdict = v
 	if !v.Pass {

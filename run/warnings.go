@@ -15,6 +15,14 @@ const SteadyStateMin = 5 * time.Minute
 // warnings lists the conditions that make r's numbers misleading, each with a stable code and one
 // plain sentence (design.md: "Hide the conditions" is what the tool must never do).
 func warnings(r *report.Result, p *RunPlan) []report.Warning {
+	return SharedWarnings(r, p.Mode, p.info())
+}
+
+// SharedWarnings are the warnings every workload shares, from the result's envelope alone (a run's,
+// or one merged from shards by package merge); info is the workload's (its unit names one operation:
+// "transactions").
+func SharedWarnings(r *report.Result, mode workload.Mode, info workload.Info) []report.Warning {
+	unit := info.Unit
 	var ws []report.Warning
 	add := func(code, format string, a ...any) {
 		ws = append(ws, report.Warning{Code: code, Message: fmt.Sprintf(format, a...)})
@@ -24,14 +32,13 @@ func warnings(r *report.Result, p *RunPlan) []report.Warning {
 	}
 	// A finite workload's tests (TPC-H's streams) are closed loops of the standard's own, and last
 	// as long as their sequences: neither warning applies to them.
-	finite := p.info().Finite
-	if p.Mode == workload.ModeThroughput && !finite {
+	finite := info.Finite
+	if mode == workload.ModeThroughput && !finite {
 		add("CLOSED_LOOP", "throughput mode is a closed loop without waits: each terminal waits for its previous operation, so these latencies are those of a saturated system and its throughput is not comparable to a paced (spec or rate) run's")
 	}
 	if time.Duration(r.MeasureSeconds*float64(time.Second)) < SteadyStateMin && !finite {
 		add("SHORT_RUN", "the measurement lasted %.0f s, less than the %s a steady state needs (checkpoints, vacuum and cache effects may not have shown)", r.MeasureSeconds, SteadyStateMin)
 	}
-	unit := p.info().Unit
 	if unit == "" {
 		unit = "operations"
 	}

@@ -316,3 +316,30 @@ type Checker interface {
 type RoundTripper interface {
 	RoundTrips() (trips, ops int64, counted bool)
 }
+
+// Merger is an optional ability of a Workload: its own part of a result merged from the results of
+// several shards of one run (candor merge). m.Result already holds the merged envelope (every
+// operation's figures from the histograms summed bucket by bucket, the counts summed, the rates
+// summed over the common window); MergeFinish adds what Session.Finish adds to a single run
+// (headline, sections, verdicts, warnings, details), computed by the same code from the merged
+// totals and the shards' own counters, never from their percentiles. A workload without it gets the
+// envelope alone.
+type Merger interface {
+	MergeFinish(m *Merged) error
+}
+
+// Merged is a merged run's outcome, for Merger.MergeFinish.
+type Merged struct {
+	Finished
+	// Shards are the shards' own results, in shard order.
+	Shards []*report.Result
+	// Intervals are the merged run's intervals inside the common window: their bounds and the
+	// operations completed in each, by op (the Response histograms' counts).
+	Intervals []MergedInterval
+}
+
+// MergedInterval is one interval of a merged run.
+type MergedInterval struct {
+	Start, End time.Time
+	Completed  []int64
+}

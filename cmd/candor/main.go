@@ -139,7 +139,7 @@ func newRoot(out run.Out) *cobra.Command {
 		reg, _ := workload.Lookup(name)
 		root.AddCommand(newWorkloadCommand(out, reg)) // workload.go
 	}
-	root.AddCommand(newReport(out), newCompare(out), newCapture(out))
+	root.AddCommand(newReport(out), newCompare(out), newCapture(out), newMerge(out))
 	return root
 }
 

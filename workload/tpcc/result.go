@@ -14,59 +14,22 @@ import (
 // verdicts of clause 5.2.5.3, the deferred Delivery and the run-time audit (sections), the
 // warnings only TPC-C has, and the keys of result format 1 (report.TPCC).
 func (s *session) Finish(f *workload.Finished) {
-	r, t := f.Result, f.Totals
-	tx := make(map[string]*report.TxResult, NumTxTypes)
-	for op := 0; op < NumTxTypes; op++ {
-		tx[TxNames[op]] = r.Operations[TxNames[op]]
+	lo, hi := s.o.home() // a shard drives its own warehouses only (shard.go)
+	in := figures{
+		warehouses: s.o.Warehouses, home: hi - lo + 1, procedures: s.o.Procedures, stockLevel: string(s.stockLevel),
+		newOrdersInWindow: f.Totals.Counts[NewOrder].CompletedInWindow,
+		constants:         map[string]Constants{"load": s.consts.Load, "run": s.consts.Run},
+		steady:            s.steady,
 	}
-	dc := t.Counts[DeliveryDeferred]
-	if d := r.Operations[OpNames[DeliveryDeferred]]; d != nil {
-		d.PartOf = TxNames[Delivery] // its response time runs from when the Delivery queued it
+	if s.dq != nil {
+		in.districts, in.skipped = s.dq.districts.Load(), s.dq.skipped.Load()
 	}
-	tp := &report.TPCC{
-		Warehouses: s.o.Warehouses, Procedures: s.o.Procedures, StockLevelIsolation: string(s.stockLevel),
-		Transactions: tx,
-		DeliveryDeferred: &report.Deferred{Count: dc.Completed, Errors: dc.Errors, Incomplete: dc.Incomplete,
-			Districts: s.dq.districts.Load(), SkippedDistricts: s.dq.skipped.Load(),
-			CompletionMs: t.Percentiles(DeliveryDeferred, measure.Response)},
-		Constants: map[string]Constants{"load": s.consts.Load, "run": s.consts.Run},
-	}
-	r.TPCC = tp
-	if r.Rate != nil { // the steps' types, as format 1 had them: the deferred part is no arrival
-		for i := range r.Rate.Steps {
-			delete(r.Rate.Steps[i].Transactions, OpNames[DeliveryDeferred])
-		}
-	}
-	// tpmC: New-Orders completed inside the measurement interval per minute of it, business
-	// rollbacks included (clause 5.4: completed in the interval, whenever they were meant to
-	// start; the table's per-minute figures and response times stay by intended start).
-	if f.Minutes > 0 {
-		tp.TpmC = float64(t.Counts[NewOrder].CompletedInWindow) / f.Minutes
-	}
-	// A shard drives its own warehouses only (shard.go): its ceiling and efficiency are of them,
-	// so the shards' tpmC add up against 12.86 x W.
-	lo, hi := s.o.home()
-	hw := float64(hi - lo + 1)
-	ceiling := DeckCeilingPerWarehouse() * hw
-	if f.Mode == ModeSpec {
-		eff := 100 * tp.TpmC / (MaxTpmCPerWarehouse * hw)
-		tp.Efficiency = &eff
-		r.Verdicts = verdicts(t)
-	}
-	r.Headline = report.TPCCHeadline(tp.TpmC, tp.Efficiency)
-	if len(r.Headline) > 1 { // efficiency keeps 12.86 x W; a faithful run cannot pass the deck's ceiling
-		r.Headline[1].Bad = tp.TpmC > ceiling
-	}
-	counts, total := f.Completed(NumTxTypes)
-	mixShort := mixShortfalls(counts, total)
 	if ex := s.ex; ex != nil {
-		tp.Audit = auditReport(ex.mergedAudit())
+		in.audit = ex.mergedAudit()
 	}
-	s.finishDeliveries(r)
-	r.Sections = append(r.Sections, report.DeferredSection(tp.DeliveryDeferred))
-	if tp.Audit != nil {
-		r.Sections = append(r.Sections, report.AuditSection(tp.Audit))
-	}
+	in.deliveriesLines, in.deliveriesFile, in.deliveriesErr = s.finishDeliveries()
+	finish(f, in)
+	r := f.Result
 	if eps := s.spread.counts(s.ex.slots, s.dq); len(eps) > 1 {
 		for i, e := range eps {
 			url := ""
@@ -78,13 +41,106 @@ func (s *session) Finish(f *workload.Finished) {
 				DeferredDeliveries: e.DeferredDeliveries, DeferredErrors: e.DeferredErrors, DeferredRetries: e.DeferredRetries})
 		}
 	}
+}
+
+// figures are what TPC-C's part of a result is computed from besides the measured totals: the
+// options, and the counters only TPC-C keeps. A run's session gathers them (Finish); a merge of
+// shards sums them over the shards (MergeFinish, merge.go), so both go through finish.
+type figures struct {
+	warehouses int
+	// home is the warehouses whose terminals ran: all of them, or a shard's own; its deck ceiling
+	// and efficiency are of them, so the shards' tpmC add up against 12.86 x W.
+	home       int
+	procedures bool
+	stockLevel string
+	// newOrdersInWindow: New-Orders completed inside the window (clause 5.4), for tpmC.
+	newOrdersInWindow int64
+	// districts and skipped are the deferred Delivery's districts and those it found no order in.
+	districts, skipped int64
+	// audit is the run-time audit's counters (nil: none).
+	audit     *Audit
+	constants any
+	// steady is each interval's New-Orders, for spec mode's steady-state test.
+	steady []ivCount
+	// deliveriesFile says the Delivery result file was written, with deliveriesLines lines;
+	// deliveriesErr is its first failed write.
+	deliveriesFile  bool
+	deliveriesLines int64
+	deliveriesErr   error
+}
+
+// Details is TPC-C's "details" in result.json: the counters a merge of shards sums (candor merge).
+type Details struct {
+	NewOrdersInWindow int64  `json:"new_orders_in_window"`
+	AuditCounts       *Audit `json:"audit_counts,omitempty"`
+}
+
+// finish computes TPC-C's part of f.Result from the totals and in: tpmC, efficiency, verdicts,
+// sections, warnings, qualification.
+func finish(f *workload.Finished, in figures) {
+	r, t := f.Result, f.Totals
+	tx := make(map[string]*report.TxResult, NumTxTypes)
+	for op := 0; op < NumTxTypes; op++ {
+		tx[TxNames[op]] = r.Operations[TxNames[op]]
+	}
+	dc := t.Counts[DeliveryDeferred]
+	if d := r.Operations[OpNames[DeliveryDeferred]]; d != nil {
+		d.PartOf = TxNames[Delivery] // its response time runs from when the Delivery queued it
+	}
+	tp := &report.TPCC{
+		Warehouses: in.warehouses, Procedures: in.procedures, StockLevelIsolation: in.stockLevel,
+		Transactions: tx,
+		DeliveryDeferred: &report.Deferred{Count: dc.Completed, Errors: dc.Errors, Incomplete: dc.Incomplete,
+			Districts: in.districts, SkippedDistricts: in.skipped,
+			CompletionMs: t.Percentiles(DeliveryDeferred, measure.Response)},
+		Constants: in.constants,
+	}
+	r.TPCC = tp
+	r.Details = Details{NewOrdersInWindow: in.newOrdersInWindow, AuditCounts: in.audit}
+	if r.Rate != nil { // the steps' types, as format 1 had them: the deferred part is no arrival
+		for i := range r.Rate.Steps {
+			delete(r.Rate.Steps[i].Transactions, OpNames[DeliveryDeferred])
+		}
+	}
+	// tpmC: New-Orders completed inside the measurement interval per minute of it, business
+	// rollbacks included (clause 5.4: completed in the interval, whenever they were meant to
+	// start; the table's per-minute figures and response times stay by intended start).
+	if f.Minutes > 0 {
+		tp.TpmC = float64(in.newOrdersInWindow) / f.Minutes
+	}
+	ceiling := DeckCeilingPerWarehouse() * float64(in.home)
+	if f.Mode == ModeSpec {
+		eff := 100 * tp.TpmC / (MaxTpmCPerWarehouse * float64(in.home))
+		tp.Efficiency = &eff
+		r.Verdicts = verdicts(t)
+	}
+	r.Headline = report.TPCCHeadline(tp.TpmC, tp.Efficiency)
+	if len(r.Headline) > 1 { // efficiency keeps 12.86 x W; a faithful run cannot pass the deck's ceiling
+		r.Headline[1].Bad = tp.TpmC > ceiling
+	}
+	counts, total := f.Completed(NumTxTypes)
+	mixShort := mixShortfalls(counts, total)
+	if in.audit != nil {
+		tp.Audit = auditReport(in.audit)
+	}
+	if in.deliveriesFile {
+		tp.DeliveryDeferred.File, tp.DeliveryDeferred.Lines = report.DeliveriesFile, in.deliveriesLines
+		if in.deliveriesErr != nil {
+			r.Warnings = append(r.Warnings, report.Warning{Code: "DELIVERIES_WRITE_FAILED",
+				Message: "the Delivery result file " + report.DeliveriesFile + " could not be written completely: " + in.deliveriesErr.Error()})
+		}
+	}
+	r.Sections = append(r.Sections, report.DeferredSection(tp.DeliveryDeferred))
+	if tp.Audit != nil {
+		r.Sections = append(r.Sections, report.AuditSection(tp.Audit))
+	}
 	r.Warnings = append(r.Warnings, warnings(r, ceiling)...)
 	if len(mixShort) > 0 {
 		r.Warnings = append(r.Warnings, report.Warning{Code: "MIX_BELOW_MINIMUM", Message: fmt.Sprintf(
 			"the completed transactions' mix is below clause 5.2.3's minimums (%s) over %d transactions: failures of those types skew it", strings.Join(mixShort, ", "), total)})
 	}
 	if f.Mode == ModeSpec && !r.Partial {
-		r.Warnings = append(r.Warnings, specInterval(f.Minutes, s.steady, f.Summary.MeasureStart, f.Summary.MeasureEnd)...)
+		r.Warnings = append(r.Warnings, specInterval(f.Minutes, in.steady, f.Summary.MeasureStart, f.Summary.MeasureEnd)...)
 	}
 	// qualify.go: tpmC is the result only when the run qualifies; else it says why not.
 	why := qualification(r, mixShort)
@@ -98,22 +154,18 @@ func (s *session) Finish(f *workload.Finished) {
 	}
 }
 
-// finishDeliveries closes the Delivery result file (flushed by the drain) and names it in the
-// result with its line count; a line lost to a write error is DELIVERIES_WRITE_FAILED.
-func (s *session) finishDeliveries(r *report.Result) {
+// finishDeliveries closes the Delivery result file (flushed by the drain) and returns its line
+// count; ok is false without one. A line lost to a write error is err (DELIVERIES_WRITE_FAILED).
+func (s *session) finishDeliveries() (lines int64, ok bool, err error) {
 	if s.deliveries == nil {
-		return
+		return 0, false, nil
 	}
-	lines, err := s.dq.log.result()
+	lines, err = s.dq.log.result()
 	if cerr := s.deliveries.Close(); err == nil {
 		err = cerr
 	}
 	s.deliveries = nil
-	r.DeliveryDeferred.File, r.DeliveryDeferred.Lines = report.DeliveriesFile, lines
-	if err != nil {
-		r.Warnings = append(r.Warnings, report.Warning{Code: "DELIVERIES_WRITE_FAILED",
-			Message: "the Delivery result file " + report.DeliveriesFile + " could not be written completely: " + err.Error()})
-	}
+	return lines, true, err
 }
 
 // verdicts checks the 90th-percentile response-time limits of clause 5.2.5.3 and the deferred

@@ -1,0 +1,78 @@
+package merge
+
+import (
+	"fmt"
+
+	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/report"
+)
+
+// mergeRate is the open-loop part of a merged run (mode rate): each shard drove rate/N, so the
+// target, offered and achieved rates, the arrivals, drops and unfinished ones add up, over the whole
+// window and step by step (the shards' steps are the same steps of a common --start-at); the lag of
+// every arrival is the merged operations' lag histograms added. The backlog bounds add up (each
+// shard has its own), and the deepest backlogs too: the merged figure is an upper bound of the
+// shards' backlogs at any one moment. Sustained: every shard sustained it. What the shards' logs
+// hold no histogram of (the lag's split into timer lateness and connection wait, each step's
+// percentiles) is left empty and marked PerShard; notes give each shard's own.
+func mergeRate(shards []*Shard, tot *measure.Totals, res *report.Result) (*report.RateResult, []string) {
+	r0 := shards[0].Result.Rate
+	if r0 == nil {
+		return nil, nil
+	}
+	rr := &report.RateResult{Arrivals: r0.Arrivals, Sustained: true, PerShard: true, Backlog: []report.BacklogSample{}}
+	lag := measure.NewHistogram()
+	for op, name := range tot.Ops {
+		if t := res.Operations[name]; t != nil && t.PartOf == "" {
+			measure.Merge(lag, tot.Hist[op][measure.Lag])
+		}
+	}
+	rr.LagMs = measure.Summarize(lag)
+	var notes []string
+	for _, s := range shards {
+		x := s.Result.Rate
+		if x == nil {
+			continue
+		}
+		rr.TargetRate += x.TargetRate
+		rr.OfferedRate += x.OfferedRate
+		rr.AchievedRate += x.AchievedRate
+		rr.Arrived += x.Arrived
+		rr.Dropped += x.Dropped
+		rr.Incomplete += x.Incomplete
+		rr.MaxBacklog += x.MaxBacklog
+		rr.MaxBacklogSeen += x.MaxBacklogSeen
+		rr.WarmupArrived += x.WarmupArrived
+		rr.WarmupDropped += x.WarmupDropped
+		rr.Sustained = rr.Sustained && x.Sustained
+		notes = append(notes, fmt.Sprintf("shard %d's open loop: target %.1f/s, achieved %.1f/s, %d dropped; timer lateness p99 %.3f ms, connection wait p99 %.3f ms",
+			s.ID.Index, x.TargetRate, x.AchievedRate, x.Dropped, x.TimerLatenessMs.P99, x.ConnectionWaitMs.P99))
+		for k, st := range x.Steps {
+			if k >= len(rr.Steps) {
+				rr.Steps = append(rr.Steps, report.RateStep{Step: st.Step, StartSeconds: st.StartSeconds, Seconds: st.Seconds,
+					Sustained: true, Transactions: map[string]*report.StepTx{}})
+			}
+			m := &rr.Steps[k]
+			m.TargetRate += st.TargetRate
+			m.OfferedRate += st.OfferedRate
+			m.AchievedRate += st.AchievedRate
+			m.Arrived += st.Arrived
+			m.Dropped += st.Dropped
+			m.Completed += st.Completed
+			m.Errors += st.Errors
+			m.Incomplete += st.Incomplete
+			m.MaxBacklog += st.MaxBacklog
+			m.Sustained = m.Sustained && st.Sustained
+			for name, t := range st.Transactions {
+				if mt := m.Transactions[name]; mt != nil {
+					mt.Count += t.Count
+					mt.Errors += t.Errors
+					mt.PerSecond += t.PerSecond
+				} else {
+					m.Transactions[name] = &report.StepTx{Count: t.Count, Errors: t.Errors, PerSecond: t.PerSecond}
+				}
+			}
+		}
+	}
+	return rr, notes
+}
