@@ -306,8 +306,8 @@ type errRow struct{}
 
 func (errRow) Scan(...any) error { return ErrNoStatements }
 
-// Describe is one line for messages and the selftest: "the null engine, service time exp:2ms".
+// Describe is one phrase for messages: "the null engine (service time exp:2ms)".
 func Describe(db driver.DB) string {
 	s, _ := ServiceOf(db)
-	return fmt.Sprintf("the null engine, service time %s", s)
+	return fmt.Sprintf("the null engine (service time %s)", s)
 }
