@@ -133,7 +133,7 @@ func newRoot(out run.Out) *cobra.Command {
 		reg, _ := workload.Lookup(name)
 		root.AddCommand(newWorkloadCommand(out, reg)) // workload.go
 	}
-	root.AddCommand(newReport(out), newCompare(out))
+	root.AddCommand(newReport(out), newCompare(out), newSelftest(out)) // selftest.go: the driver's own ceiling
 	return root
 }
 

@@ -1,0 +1,461 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/candor-bench/candor/driver/null"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/search"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/version"
+	"github.com/candor-bench/candor/workload"
+)
+
+// `candor selftest`: how much load this driver process generates before it, not the database, is
+// the bottleneck. Every probe is an ordinary run (runWith) against the null engine (driver/null),
+// which completes each operation after a stated service time without a database, so all that is
+// measured is the driver: its terminals drawing their inputs, its schedulers, its recording. Two
+// answers, each found by search.Find (step up, then bisect):
+//
+//   - the highest open-loop arrival rate the process sustains (every arrival dispatched, none
+//     dropped, the schedule kept) with the open loop's timer lateness p99 within MaxLag: the
+//     driver's own lateness, a connection being free (schedule/open.go);
+//   - the most spec-mode TPC-C terminals (10 per warehouse, with keying and think times) it runs
+//     with the closed loop's lag p99 within MaxLag: dispatch minus the terminal's due time
+//     (schedule/core.go). The null engine answers at once, so a connection is nearly always free
+//     and that lag is the driver's; the largest p99 of any operation is taken, which bounds the
+//     p99 of all of them together from above.
+
+// SelftestPlan is one selftest.
+type SelftestPlan struct {
+	// NewWorkload makes a fresh workload of the name with its flags at their defaults except the
+	// ones set (flag name -> value), as the command line would.
+	NewWorkload func(name string, set map[string]string) (workload.Workload, error)
+	// Workload is the open-loop probes' workload; Spec says whether to find the spec-mode terminals
+	// (TPC-C) and Rate the open-loop rate.
+	Workload   string
+	Rate, Spec bool
+	// Service is the null engine's service time ("none", "fixed:1ms", "exp:2ms", ...).
+	Service string
+	Seed    uint64
+	// MaxLag is the budget of the timer lag's p99.
+	MaxLag time.Duration
+	// The open loop's probes: warm-up and measurement of each, the first rate, the most probes.
+	Warmup, Probe time.Duration
+	StartRate     float64
+	RateProbes    int
+	// The spec-mode probes: warm-up (the first New-Orders come 18 to 30 s after the start: keying
+	// time plus a staggered first delay) and measurement, the first warehouse count, the most
+	// warehouses (memory: about 4 KiB per terminal), the most probes.
+	SpecWarmup, SpecProbe time.Duration
+	StartWarehouses       int
+	MaxWarehouses         int
+	SpecProbes            int
+	// Out, when set, receives the result as JSON.
+	Out string
+}
+
+// SelftestProbe is one probe.
+type SelftestProbe struct {
+	// Value is the rate (per second) or the terminals probed; Warehouses for spec probes.
+	Value      float64 `json:"value"`
+	Warehouses int     `json:"warehouses,omitempty"`
+	Pass       bool    `json:"pass"`
+	// LagP99Ms is the judged lag's p99: the open loop's timer lateness, or the largest p99 of the
+	// closed loop's lag over the operations.
+	LagP99Ms float64 `json:"lag_p99_ms"`
+	// AchievedPerSec is the operations completed per second of the window.
+	AchievedPerSec float64 `json:"achieved_per_sec"`
+	// Why says what failed ("" for a pass).
+	Why     string  `json:"why,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// SelftestAnswer is one of the two searches.
+type SelftestAnswer struct {
+	// Max is the highest value that passed (0: none did); FailAt the lowest that failed (0: none
+	// did, so Max is only a lower bound).
+	Max       float64         `json:"max"`
+	FailAt    float64         `json:"fail_at"`
+	Converged bool            `json:"converged"`
+	Probes    []SelftestProbe `json:"probes"`
+}
+
+// SelftestResult is what `candor selftest` prints and writes.
+type SelftestResult struct {
+	Tool        report.Tool `json:"tool"`
+	StartedAt   time.Time   `json:"started_at"`
+	Seconds     float64     `json:"seconds"`
+	CPUs        int         `json:"cpus"`
+	GOMAXPROCS  int         `json:"gomaxprocs"`
+	LoadAverage string      `json:"load_average,omitempty"` // /proc/loadavg's first three at the start
+	Service     string      `json:"service"`
+	MaxLagMs    float64     `json:"max_lag_ms"`
+	Workload    string      `json:"workload"`
+	Arrivals    string      `json:"arrivals"`
+	// Rate is the highest open-loop rate, per second; SpecTerminals the most spec-mode terminals.
+	Rate          *SelftestAnswer `json:"rate,omitempty"`
+	SpecTerminals *SelftestAnswer `json:"spec_terminals,omitempty"`
+	Partial       bool            `json:"partial"`
+}
+
+// Validate checks the plan before anything runs.
+func (sp *SelftestPlan) Validate() error {
+	var p problems
+	if _, err := null.ParseService(sp.Service); err != nil {
+		p.add("--service: %v", err)
+	}
+	if sp.MaxLag <= 0 {
+		p.add("--max-lag must be above zero (got %s): for example --max-lag 1ms", sp.MaxLag)
+	}
+	if !sp.Rate && !sp.Spec {
+		p.add("nothing to find: drop --no-rate or --no-spec")
+	}
+	if sp.Rate {
+		if sp.Probe <= 0 || sp.Warmup < 0 {
+			p.add("--probe must be positive and --warmup not negative (got %s and %s)", sp.Probe, sp.Warmup)
+		}
+		if !(sp.StartRate > 0) {
+			p.add("--start-rate must be above zero (got %g)", sp.StartRate)
+		}
+		if sp.RateProbes < 1 {
+			p.add("--rate-probes must be at least 1 (got %d)", sp.RateProbes)
+		}
+		if w, err := sp.NewWorkload(sp.Workload, nil); err != nil {
+			p.add("%v", err)
+		} else if !w.Info().HasMode(workload.ModeRate) {
+			p.add("--workload %s has no open loop (mode rate)", sp.Workload)
+		}
+	}
+	if sp.Spec {
+		if sp.SpecProbe <= 0 || sp.SpecWarmup < 0 {
+			p.add("--spec-probe must be positive and --spec-warmup not negative (got %s and %s)", sp.SpecProbe, sp.SpecWarmup)
+		}
+		if sp.StartWarehouses < 1 || sp.MaxWarehouses < sp.StartWarehouses {
+			p.add("--start-warehouses must be at least 1 and at most --max-warehouses (got %d and %d)", sp.StartWarehouses, sp.MaxWarehouses)
+		}
+		if sp.SpecProbes < 1 {
+			p.add("--spec-probes must be at least 1 (got %d)", sp.SpecProbes)
+		}
+	}
+	return p.err()
+}
+
+// nullURL is the null engine's URL for the plan's service time and seed.
+func (sp *SelftestPlan) nullURL() string {
+	return "null:?service=" + sp.Service + "&seed=" + strconv.FormatUint(sp.Seed, 10)
+}
+
+// base is a probe's plan: no files, no check, quiet.
+func (sp *SelftestPlan) base(w workload.Workload, mode workload.Mode) RunPlan {
+	mf := report.DefaultMaxFailuresPct
+	return RunPlan{Workload: w, DB: sp.nullURL(), Mode: mode, Seed: sp.Seed, SeedGiven: true,
+		Grace: 5 * time.Second, Interval: time.Second, Quiet: true, MaxFailures: &mf}
+}
+
+// Selftest runs the probes, prints the answers with their conditions and writes the JSON when
+// Out is set. An interrupted selftest prints and saves what it found, marked partial, and returns
+// ErrPartial.
+func Selftest(ctx context.Context, sp SelftestPlan, out Out) (*SelftestResult, error) {
+	if err := sp.Validate(); err != nil {
+		return nil, err
+	}
+	svc, _ := null.ParseService(sp.Service)
+	res := &SelftestResult{Tool: report.Tool{Name: "candor", Version: version.String()}, StartedAt: time.Now().UTC(),
+		CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadAverage: loadAverage(), Service: svc.String(),
+		MaxLagMs: ms(sp.MaxLag), Workload: sp.Workload, Arrivals: "poisson"}
+	start := time.Now()
+	fmt.Fprintf(out.Stderr, "selftest: the null engine (service time %s), %d CPUs, GOMAXPROCS %d, load average %s; budget: timer lag p99 <= %s\n",
+		res.Service, res.CPUs, res.GOMAXPROCS, orDash(res.LoadAverage), sp.MaxLag)
+	var err error
+	if sp.Rate {
+		res.Rate, err = sp.findRate(ctx, svc, out)
+	}
+	if err == nil && sp.Spec && ctx.Err() == nil {
+		res.SpecTerminals, err = sp.findTerminals(ctx, out)
+	}
+	res.Seconds = time.Since(start).Seconds()
+	res.Partial = ctx.Err() != nil
+	PrintSelftest(out.Stdout, res)
+	if sp.Out != "" {
+		if werr := writeSelftest(sp.Out, res); werr != nil {
+			return res, werr
+		}
+		fmt.Fprintf(out.Stderr, "selftest saved in %s\n", sp.Out)
+	}
+	switch {
+	case res.Partial:
+		return res, ErrPartial
+	case err != nil:
+		return res, err
+	}
+	return res, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// findRate searches the highest open-loop rate. Each probe gets enough connections for the
+// service time (twice the rate times its mean: Little's law with room, at least 4), so a
+// connection is free and what is judged is the driver's lateness.
+func (sp *SelftestPlan) findRate(ctx context.Context, svc null.Service, out Out) (*SelftestAnswer, error) {
+	ans := &SelftestAnswer{Probes: []SelftestProbe{}}
+	fmt.Fprintf(out.Stderr, "open loop: %s, poisson arrivals, probes of %s after %s of warm-up\n", sp.Workload, sp.Probe, sp.Warmup)
+	probe := func(rate float64) (bool, error) {
+		w, err := sp.NewWorkload(sp.Workload, nil)
+		if err != nil {
+			return false, err
+		}
+		p := sp.base(w, workload.ModeRate)
+		p.Rate, p.Arrivals, p.MaxBacklog = strconv.FormatFloat(rate, 'f', -1, 64), "poisson", DefaultMaxBacklog
+		p.Warmup, p.Duration = sp.Warmup, sp.Probe
+		p.Connections = max(4, int(math.Ceil(2*rate*svc.Mean().Seconds())))
+		p.ConnectionsGiven = true
+		began := time.Now()
+		r, err := runWith(ctx, p, Out{Stdout: io.Discard, Stderr: io.Discard, Hurry: out.Hurry}, nil)
+		if err != nil && r == nil {
+			return false, err
+		}
+		pr := SelftestProbe{Value: rate, Seconds: time.Since(began).Seconds()}
+		judgeRateProbe(&pr, r, sp.MaxLag)
+		ans.Probes = append(ans.Probes, pr)
+		fmt.Fprintf(out.Stderr, "  %s/s: %s\n", thousands(rate), probeBrief(&pr))
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return pr.Pass, nil
+	}
+	cfg := search.Config{Start: sp.StartRate, Factor: 4, Precision: 0.1, MaxProbes: sp.RateProbes, MinRate: 1}
+	found, err := search.Find(cfg, probe)
+	ans.Max, ans.FailAt, ans.Converged = found.MaxRate, found.FailRate, found.Converged
+	if errors.Is(err, context.Canceled) {
+		err = nil // Selftest says partial
+	}
+	return ans, err
+}
+
+// judgeRateProbe: a rate passes when the run was sustained (nothing dropped or unfinished, the
+// schedule kept) without errors, and the timer lateness p99 is within maxLag.
+func judgeRateProbe(pr *SelftestProbe, r *report.Result, maxLag time.Duration) {
+	rr := r.Rate
+	if rr == nil {
+		pr.Why = "no open-loop figures"
+		return
+	}
+	pr.LagP99Ms, pr.AchievedPerSec = rr.TimerLatenessMs.P99, rr.AchievedRate
+	var why []string
+	if r.Partial {
+		why = append(why, "interrupted")
+	}
+	if rr.ScheduleBehind != nil {
+		why = append(why, fmt.Sprintf("the dispatcher fell behind its schedule (it scheduled %s/s)", thousands(rr.ScheduleBehind.ScheduledRate)))
+	} else if !rr.Sustained {
+		why = append(why, fmt.Sprintf("not sustained (%d dropped, %d unfinished, %s/s achieved)", rr.Dropped, rr.Incomplete, thousands(rr.AchievedRate)))
+	}
+	if errs := operationErrors(r); errs > 0 {
+		why = append(why, fmt.Sprintf("%d operations failed", errs))
+	}
+	if pr.LagP99Ms > ms(maxLag) {
+		why = append(why, fmt.Sprintf("timer lateness p99 %.3f ms above %s", pr.LagP99Ms, maxLag))
+	}
+	pr.Why = strings.Join(why, "; ")
+	pr.Pass = len(why) == 0
+}
+
+// findTerminals searches the most spec-mode TPC-C terminals, by warehouses (10 terminals each).
+func (sp *SelftestPlan) findTerminals(ctx context.Context, out Out) (*SelftestAnswer, error) {
+	ans := &SelftestAnswer{Probes: []SelftestProbe{}}
+	fmt.Fprintf(out.Stderr, "spec mode: TPC-C, 10 terminals per warehouse with keying and think times, probes of %s after %s of warm-up, at most %d warehouses\n",
+		sp.SpecProbe, sp.SpecWarmup, sp.MaxWarehouses)
+	seen := map[int]bool{}
+	probe := func(v float64) (bool, error) {
+		W := min(sp.MaxWarehouses, max(1, int(math.Round(v))))
+		if pass, ok := seen[W]; ok { // the bisection rounds to a count already probed
+			return pass, nil
+		}
+		w, err := sp.NewWorkload("tpcc", map[string]string{"warehouses": strconv.Itoa(W)})
+		if err != nil {
+			return false, err
+		}
+		p := sp.base(w, workload.ModeSpec)
+		p.Warmup, p.Duration = sp.SpecWarmup, sp.SpecProbe
+		began := time.Now()
+		r, err := runWith(ctx, p, Out{Stdout: io.Discard, Stderr: io.Discard, Hurry: out.Hurry}, nil)
+		if err != nil && r == nil {
+			return false, err
+		}
+		pr := SelftestProbe{Value: float64(10 * W), Warehouses: W, Seconds: time.Since(began).Seconds()}
+		judgeSpecProbe(&pr, r, sp.MaxLag)
+		ans.Probes = append(ans.Probes, pr)
+		fmt.Fprintf(out.Stderr, "  %s terminals (%s warehouses): %s\n", thousands(pr.Value), thousands(float64(W)), probeBrief(&pr))
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		seen[W] = pr.Pass
+		if pr.Pass && W == sp.MaxWarehouses {
+			return true, errCapped
+		}
+		return pr.Pass, nil
+	}
+	cfg := search.Config{Start: float64(sp.StartWarehouses), Factor: 4, Precision: 0.25, MaxProbes: sp.SpecProbes, MinRate: 1}
+	found, err := search.Find(cfg, probe)
+	if errors.Is(err, errCapped) {
+		found.MaxRate, err = float64(sp.MaxWarehouses), nil
+	}
+	ans.Max, ans.FailAt, ans.Converged = 10*math.Round(found.MaxRate), 10*math.Round(found.FailRate), found.Converged
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return ans, err
+}
+
+// errCapped ends the terminals' search at --max-warehouses, which passed.
+var errCapped = errors.New("selftest: the most warehouses allowed passed")
+
+// judgeSpecProbe: a terminal count passes when the run completed without errors and the largest
+// p99 of the closed loop's lag over the terminals' operations (not TPC-C's deferred Delivery,
+// whose lag is its queue) is within maxLag.
+func judgeSpecProbe(pr *SelftestProbe, r *report.Result, maxLag time.Duration) {
+	var n int64
+	for _, t := range r.Operations {
+		if t.PartOf != "" || t.Count == 0 {
+			continue
+		}
+		n += t.Count
+		pr.LagP99Ms = max(pr.LagP99Ms, t.LagMs.P99)
+	}
+	if r.MeasureSeconds > 0 {
+		pr.AchievedPerSec = float64(n) / r.MeasureSeconds
+	}
+	var why []string
+	if r.Partial {
+		why = append(why, "interrupted")
+	}
+	if n == 0 {
+		why = append(why, "no operation completed in the window: lengthen --spec-probe or --spec-warmup")
+	}
+	if errs := operationErrors(r); errs > 0 {
+		why = append(why, fmt.Sprintf("%d operations failed", errs))
+	}
+	if pr.LagP99Ms > ms(maxLag) {
+		why = append(why, fmt.Sprintf("lag p99 %.3f ms above %s", pr.LagP99Ms, maxLag))
+	}
+	pr.Why = strings.Join(why, "; ")
+	pr.Pass = len(why) == 0
+}
+
+func operationErrors(r *report.Result) int64 {
+	var n int64
+	for _, t := range r.Operations {
+		n += t.Errors
+	}
+	return n
+}
+
+func probeBrief(pr *SelftestProbe) string {
+	verdict := "pass"
+	if !pr.Pass {
+		verdict = "FAIL: " + pr.Why
+	}
+	return fmt.Sprintf("lag p99 %.3f ms, %s completed/s, %.0f s: %s", pr.LagP99Ms, thousands(pr.AchievedPerSec), pr.Seconds, verdict)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// thousands writes a non-negative figure rounded to a whole number with thousands separators.
+func thousands(v float64) string {
+	s := strconv.FormatInt(int64(math.Round(v)), 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// loadAverage is /proc/loadavg's first three figures ("" where there is none): the host's own
+// business at the start, which the figures depend on.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// PrintSelftest prints the answers, their conditions and what they mean.
+func PrintSelftest(w io.Writer, r *SelftestResult) {
+	fmt.Fprintf(w, "\ncandor selftest: this driver process's own ceiling\n")
+	fmt.Fprintf(w, "conditions: the null engine (no database, service time %s), %d CPUs, GOMAXPROCS %d, load average at the start %s, %s, %.0f s in all\n",
+		r.Service, r.CPUs, r.GOMAXPROCS, orDash(r.LoadAverage), r.Tool.Version, r.Seconds)
+	if r.Partial {
+		fmt.Fprintln(w, "PARTIAL: the selftest was interrupted; the figures cover the probes that ran")
+	}
+	if a := r.Rate; a != nil {
+		fmt.Fprintf(w, "open loop (%s, poisson arrivals): ", r.Workload)
+		switch {
+		case a.Max == 0:
+			fmt.Fprintf(w, "no rate tried was sustained with timer lateness p99 <= %g ms (lowest tried %s/s)\n", r.MaxLagMs, thousands(lowest(a)))
+		default:
+			fmt.Fprintf(w, "%s arrivals/s sustained with timer lateness p99 <= %g ms%s\n", thousands(a.Max), r.MaxLagMs, bound(a, "/s"))
+			fmt.Fprintf(w, "  an open-loop run at R arrivals/s needs ceil(R / %s) driver processes like this one\n", thousands(a.Max))
+		}
+	}
+	if a := r.SpecTerminals; a != nil {
+		fmt.Fprintf(w, "spec mode (TPC-C, 10 terminals per warehouse): ")
+		switch {
+		case a.Max == 0:
+			fmt.Fprintf(w, "no terminal count tried kept the lag p99 <= %g ms (lowest tried %s terminals)\n", r.MaxLagMs, thousands(lowest(a)))
+			fmt.Fprintf(w, "  the closed loop waits with Go's timers, which fire up to about 1 ms late when the process is idle and later on a busy host: the lag of each probe is above\n")
+		default:
+			fmt.Fprintf(w, "%s terminals (%s warehouses) with dispatch lag p99 <= %g ms%s\n", thousands(a.Max), thousands(a.Max/10), r.MaxLagMs, bound(a, " terminals"))
+			fmt.Fprintf(w, "  for W warehouses you need ceil(10W / %s) driver processes like this one\n", thousands(a.Max))
+		}
+	}
+}
+
+func lowest(a *SelftestAnswer) float64 {
+	lo := math.Inf(1)
+	for _, p := range a.Probes {
+		lo = min(lo, p.Value)
+	}
+	if math.IsInf(lo, 1) {
+		return 0
+	}
+	return lo
+}
+
+// bound says what the answer rests on: the lowest failing value, or that none failed.
+func bound(a *SelftestAnswer, unit string) string {
+	if a.FailAt == 0 {
+		return " (none tried failed: a lower bound)"
+	}
+	return fmt.Sprintf(" (failed at %s%s)", thousands(a.FailAt), unit)
+}
+
+func writeSelftest(path string, r *SelftestResult) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return userr.Errorf("cannot write the selftest's result to %s: %v: choose another --out", path, err)
+	}
+	return nil
+}
