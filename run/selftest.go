@@ -239,7 +239,9 @@ func (sp *SelftestPlan) findRate(ctx context.Context, svc null.Service, out Out)
 		}
 		return pr.Pass, nil
 	}
-	cfg := search.Config{Start: sp.StartRate, Factor: 4, Precision: 0.1, MaxProbes: sp.RateProbes, MinRate: 1}
+	// Stepping down from a failing start goes to a sixteenth of it at most: a process late at a
+	// low rate is late from its host (other processes taking its CPUs), not from the load.
+	cfg := search.Config{Start: sp.StartRate, Factor: 4, Precision: 0.1, MaxProbes: sp.RateProbes, MinRate: max(1, sp.StartRate/16)}
 	found, err := search.Find(cfg, probe)
 	ans.Max, ans.FailAt, ans.Converged = found.MaxRate, found.FailRate, found.Converged
 	if errors.Is(err, context.Canceled) {
@@ -412,6 +414,7 @@ func PrintSelftest(w io.Writer, r *SelftestResult) {
 		switch {
 		case a.Max == 0:
 			fmt.Fprintf(w, "no rate tried was sustained with timer lateness p99 <= %g ms (lowest tried %s/s)\n", r.MaxLagMs, thousands(lowest(a)))
+			hostLate(w, a, r.MaxLagMs)
 		default:
 			fmt.Fprintf(w, "%s arrivals/s sustained with timer lateness p99 <= %g ms%s\n", thousands(a.Max), r.MaxLagMs, bound(a, "/s"))
 			fmt.Fprintf(w, "  an open-loop run at R arrivals/s needs ceil(R / %s) driver processes like this one\n", thousands(a.Max))
@@ -425,9 +428,22 @@ func PrintSelftest(w io.Writer, r *SelftestResult) {
 			if lagFailed(a, r.MaxLagMs) {
 				fmt.Fprintf(w, "  the closed loop waits with Go's timers, which fire up to about 1 ms late when the process is idle, and later on a busy host\n")
 			}
+			hostLate(w, a, r.MaxLagMs)
 		default:
 			fmt.Fprintf(w, "%s terminals (%s warehouses) with dispatch lag p99 <= %g ms%s\n", thousands(a.Max), thousands(a.Max/10), r.MaxLagMs, bound(a, " terminals"))
 			fmt.Fprintf(w, "  for W warehouses you need ceil(10W / %s) driver processes like this one\n", thousands(a.Max))
+		}
+	}
+}
+
+// hostLate says, when even the lightest probe was late, that the host is the cause: the load
+// cannot be lowered further, so the budget cannot be met on this host as it is.
+func hostLate(w io.Writer, a *SelftestAnswer, maxLagMs float64) {
+	lo := lowest(a)
+	for _, p := range a.Probes {
+		if p.Value == lo && p.LagP99Ms > maxLagMs {
+			fmt.Fprintf(w, "  even the lightest probe was %.3f ms late at p99: the host (other processes on its CPUs, see the load average) delays this process; run it on an idle host, or judge against a looser --max-lag\n", p.LagP99Ms)
+			return
 		}
 	}
 }
