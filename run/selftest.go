@@ -250,6 +250,10 @@ func (sp *SelftestPlan) findRate(ctx context.Context, svc null.Service, out Out)
 	return ans, err
 }
 
+// minSamples is the fewest operations a probe's p99 is judged on: with fewer, the p99 is the
+// largest of a handful of values, the host's noise rather than the load's effect.
+const minSamples = 200
+
 // judgeRateProbe: a rate passes when the run was sustained (nothing dropped or unfinished, the
 // schedule kept) without errors, and the timer lateness p99 is within maxLag.
 func judgeRateProbe(pr *SelftestProbe, r *report.Result, maxLag time.Duration) {
@@ -270,6 +274,9 @@ func judgeRateProbe(pr *SelftestProbe, r *report.Result, maxLag time.Duration) {
 	}
 	if errs := operationErrors(r); errs > 0 {
 		why = append(why, fmt.Sprintf("%d operations failed", errs))
+	}
+	if n := rr.Arrived - rr.Dropped; n < minSamples {
+		why = append(why, fmt.Sprintf("%d operations, too few for a p99 (at least %d): lengthen --probe", n, minSamples))
 	}
 	if pr.LagP99Ms > ms(maxLag) {
 		why = append(why, fmt.Sprintf("timer lateness p99 %.3f ms above %s", pr.LagP99Ms, maxLag))
@@ -347,8 +354,8 @@ func judgeSpecProbe(pr *SelftestProbe, r *report.Result, maxLag time.Duration) {
 	if r.Partial {
 		why = append(why, "interrupted")
 	}
-	if n == 0 {
-		why = append(why, "no operation completed in the window: lengthen --spec-probe or --spec-warmup")
+	if n < minSamples {
+		why = append(why, fmt.Sprintf("%d operations, too few for a p99 (at least %d): lengthen --spec-probe or start from more --start-warehouses", n, minSamples))
 	}
 	if errs := operationErrors(r); errs > 0 {
 		why = append(why, fmt.Sprintf("%d operations failed", errs))
