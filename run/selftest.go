@@ -320,7 +320,9 @@ func (sp *SelftestPlan) findTerminals(ctx context.Context, out Out) (*SelftestAn
 		}
 		return pr.Pass, nil
 	}
-	cfg := search.Config{Start: float64(sp.StartWarehouses), Factor: 4, Precision: 0.25, MaxProbes: sp.SpecProbes, MinRate: 1}
+	// Stepping down goes to a quarter of the start at most: fewer terminals make too few operations
+	// in a probe for a p99 (minSamples).
+	cfg := search.Config{Start: float64(sp.StartWarehouses), Factor: 4, Precision: 0.25, MaxProbes: sp.SpecProbes, MinRate: max(1, float64(sp.StartWarehouses)/4)}
 	found, err := search.Find(cfg, probe)
 	if errors.Is(err, errCapped) {
 		found.MaxRate, err = float64(sp.MaxWarehouses), nil
