@@ -39,7 +39,7 @@ func TestNullEngineRuns(t *testing.T) {
 	}{
 		{"tpcc", []string{"tpcc", "run", "--warehouses", "2", "--mode", "throughput"}},
 		{"tpcc-rate", []string{"tpcc", "run", "--mode", "rate", "--rate", "300"}},
-		{"kv", []string{"kv", "run"}},
+		{"kv", []string{"kv", "run", "--insert-count", "1000"}},
 		{"ycsb", []string{"ycsb", "run", "--workload", "b"}},
 		{"sysbench", []string{"sysbench", "run"}},
 		{"script", []string{"script", "run", "-b", "select-only"}},
@@ -116,6 +116,7 @@ func TestNullEngineNoLoadNoCheck(t *testing.T) {
 		{[]string{"kv", "run", "--db", "null:?service=gamma:1ms"}, `"gamma" is not a distribution`},
 		{[]string{"tpcc", "run", "--db", "null:?service=uniform:3ms..1ms"}, "above the high end"},
 		{[]string{"selftest", "--service", "exp:x"}, "is not a duration"},
+		{[]string{"kv", "run", "--db", "sqlite:" + filepath.Join(t.TempDir(), "kv.db"), "--insert-count", "5"}, "--insert-count on run is for the null engine"},
 		{[]string{"selftest", "--workload", "nope"}, "not a workload candor has"},
 	} {
 		code, out := runCLI(t, c.args...)
