@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver/null"
+	"github.com/candor-bench/candor/gen"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/search"
 	"github.com/candor-bench/candor/userr"
@@ -61,6 +62,10 @@ type SelftestPlan struct {
 	StartWarehouses       int
 	MaxWarehouses         int
 	SpecProbes            int
+	// Confirm is how many repeats (each with inputs and service times from a seed of its own) must
+	// pass at a search's answer before it is given; a failure steps down by a quarter and confirms
+	// again, at most confirmRounds values. 0 gives the searches' answers unconfirmed.
+	Confirm int
 	// Out, when set, receives the result as JSON.
 	Out string
 }
@@ -79,16 +84,41 @@ type SelftestProbe struct {
 	// Why says what failed ("" for a pass).
 	Why     string  `json:"why,omitempty"`
 	Seconds float64 `json:"seconds"`
+	// Confirm marks a confirming repeat of the search's answer.
+	Confirm bool `json:"confirm,omitempty"`
 }
 
 // SelftestAnswer is one of the two searches.
 type SelftestAnswer struct {
 	// Max is the highest value that passed (0: none did); FailAt the lowest that failed (0: none
 	// did, so Max is only a lower bound).
-	Max       float64         `json:"max"`
-	FailAt    float64         `json:"fail_at"`
-	Converged bool            `json:"converged"`
+	Max       float64 `json:"max"`
+	FailAt    float64 `json:"fail_at"`
+	Converged bool    `json:"converged"`
+	// SearchMax is the search's answer before its confirmation; Confirmed says Max passed every
+	// confirming repeat (false with --confirm 0: unconfirmed).
+	SearchMax float64         `json:"search_max"`
+	Confirmed bool            `json:"confirmed"`
 	Probes    []SelftestProbe `json:"probes"`
+}
+
+// confirmRounds bounds the values a confirmation tries, each a quarter below the last.
+const confirmRounds = 3
+
+// confirm repeats the search's answer found (sp.Confirm times, each with a seed of its own) and
+// steps down while a repeat fails; it sets ans's answer to the value confirmed (0: none).
+func (sp *SelftestPlan) confirm(ans *SelftestAnswer, found search.Result, minValue float64, probe func(v float64, repeat int) (bool, error), out Out) error {
+	ans.SearchMax = found.MaxRate
+	if sp.Confirm <= 0 || found.MaxRate == 0 {
+		return nil
+	}
+	fmt.Fprintf(out.Stderr, "  confirming: %d repeat(s) must pass\n", sp.Confirm)
+	c, err := search.Confirm(search.ConfirmConfig{Repeats: sp.Confirm, StepDown: 0.25, MaxRounds: confirmRounds, MinRate: minValue}, found.MaxRate, probe)
+	ans.Max, ans.Confirmed = c.Rate, c.Confirmed()
+	if f := c.FailRate(); f > 0 && (ans.FailAt == 0 || f < ans.FailAt) {
+		ans.FailAt = f
+	}
+	return err
 }
 
 // SelftestResult is what `candor selftest` prints and writes.
@@ -137,6 +167,9 @@ func (sp *SelftestPlan) Validate() error {
 			p.add("--workload %s has no open loop (mode rate)", sp.Workload)
 		}
 	}
+	if sp.Confirm < 0 {
+		p.add("--confirm must be 0 (no confirmation) or more (got %d)", sp.Confirm)
+	}
 	if sp.Spec {
 		if sp.SpecProbe <= 0 || sp.SpecWarmup < 0 {
 			p.add("--spec-probe must be positive and --spec-warmup not negative (got %s and %s)", sp.SpecProbe, sp.SpecWarmup)
@@ -156,10 +189,15 @@ func (sp *SelftestPlan) nullURL() string {
 	return "null:?service=" + sp.Service + "&seed=" + strconv.FormatUint(sp.Seed, 10)
 }
 
-// base is a probe's plan: no files, no check, quiet.
-func (sp *SelftestPlan) base(w workload.Workload, mode workload.Mode) RunPlan {
+// base is a probe's plan: no files, no check, quiet. A confirming repeat (from 1) draws its
+// inputs from a seed of its own, so the repeats differ as runs on other days would.
+func (sp *SelftestPlan) base(w workload.Workload, mode workload.Mode, repeat int) RunPlan {
 	mf := report.DefaultMaxFailuresPct
-	return RunPlan{Workload: w, DB: sp.nullURL(), Mode: mode, Seed: sp.Seed, SeedGiven: true,
+	seed := sp.Seed
+	if repeat > 0 {
+		seed = gen.Derive(sp.Seed, "selftest-confirm", string(mode), repeat)
+	}
+	return RunPlan{Workload: w, DB: sp.nullURL(), Mode: mode, Seed: seed, SeedGiven: true,
 		Grace: 5 * time.Second, Interval: time.Second, Quiet: true, MaxFailures: &mf}
 }
 
@@ -215,12 +253,12 @@ func orDash(s string) string {
 func (sp *SelftestPlan) findRate(ctx context.Context, svc null.Service, out Out) (*SelftestAnswer, error) {
 	ans := &SelftestAnswer{Probes: []SelftestProbe{}}
 	fmt.Fprintf(out.Stderr, "open loop: %s, poisson arrivals, probes of %s after %s of warm-up\n", sp.Workload, sp.Probe, sp.Warmup)
-	probe := func(rate float64) (bool, error) {
+	probe := func(rate float64, repeat int) (bool, error) {
 		w, err := sp.NewWorkload(sp.Workload, nil)
 		if err != nil {
 			return false, err
 		}
-		p := sp.base(w, workload.ModeRate)
+		p := sp.base(w, workload.ModeRate, repeat)
 		p.Rate, p.Arrivals, p.MaxBacklog = strconv.FormatFloat(rate, 'f', -1, 64), "poisson", DefaultMaxBacklog
 		p.Warmup, p.Duration = sp.Warmup, sp.Probe
 		p.Connections = max(4, int(math.Ceil(2*rate*svc.Mean().Seconds())))
@@ -230,10 +268,10 @@ func (sp *SelftestPlan) findRate(ctx context.Context, svc null.Service, out Out)
 		if err != nil && r == nil {
 			return false, err
 		}
-		pr := SelftestProbe{Value: rate, Seconds: time.Since(began).Seconds()}
+		pr := SelftestProbe{Value: rate, Seconds: time.Since(began).Seconds(), Confirm: repeat > 0}
 		judgeRateProbe(&pr, r, sp.MaxLag)
 		ans.Probes = append(ans.Probes, pr)
-		fmt.Fprintf(out.Stderr, "  %s/s: %s\n", thousands(rate), probeBrief(&pr))
+		fmt.Fprintf(out.Stderr, "  %s/s%s: %s\n", thousands(rate), repeatNote(repeat), probeBrief(&pr))
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
@@ -242,8 +280,11 @@ func (sp *SelftestPlan) findRate(ctx context.Context, svc null.Service, out Out)
 	// Stepping down from a failing start goes to a sixteenth of it at most: a process late at a
 	// low rate is late from its host (other processes taking its CPUs), not from the load.
 	cfg := search.Config{Start: sp.StartRate, Factor: 4, Precision: 0.1, MaxProbes: sp.RateProbes, MinRate: max(1, sp.StartRate/16)}
-	found, err := search.Find(cfg, probe)
+	found, err := search.Find(cfg, func(rate float64) (bool, error) { return probe(rate, 0) })
 	ans.Max, ans.FailAt, ans.Converged = found.MaxRate, found.FailRate, found.Converged
+	if err == nil {
+		err = sp.confirm(ans, found, cfg.MinRate, probe, out)
+	}
 	if errors.Is(err, context.Canceled) {
 		err = nil // Selftest says partial
 	}
@@ -291,28 +332,31 @@ func (sp *SelftestPlan) findTerminals(ctx context.Context, out Out) (*SelftestAn
 	fmt.Fprintf(out.Stderr, "spec mode: TPC-C, 10 terminals per warehouse with keying and think times, probes of %s after %s of warm-up, at most %d warehouses\n",
 		sp.SpecProbe, sp.SpecWarmup, sp.MaxWarehouses)
 	seen := map[int]bool{}
-	probe := func(v float64) (bool, error) {
+	probe := func(v float64, repeat int) (bool, error) {
 		W := min(sp.MaxWarehouses, max(1, int(math.Round(v))))
-		if pass, ok := seen[W]; ok { // the bisection rounds to a count already probed
+		if pass, ok := seen[W]; ok && repeat == 0 { // the bisection rounds to a count already probed
 			return pass, nil
 		}
 		w, err := sp.NewWorkload("tpcc", map[string]string{"warehouses": strconv.Itoa(W)})
 		if err != nil {
 			return false, err
 		}
-		p := sp.base(w, workload.ModeSpec)
+		p := sp.base(w, workload.ModeSpec, repeat)
 		p.Warmup, p.Duration = sp.SpecWarmup, sp.SpecProbe
 		began := time.Now()
 		r, err := runWith(ctx, p, Out{Stdout: io.Discard, Stderr: io.Discard, Hurry: out.Hurry}, nil)
 		if err != nil && r == nil {
 			return false, err
 		}
-		pr := SelftestProbe{Value: float64(10 * W), Warehouses: W, Seconds: time.Since(began).Seconds()}
+		pr := SelftestProbe{Value: float64(10 * W), Warehouses: W, Seconds: time.Since(began).Seconds(), Confirm: repeat > 0}
 		judgeSpecProbe(&pr, r, sp.MaxLag)
 		ans.Probes = append(ans.Probes, pr)
-		fmt.Fprintf(out.Stderr, "  %s terminals (%s warehouses): %s\n", thousands(pr.Value), thousands(float64(W)), probeBrief(&pr))
+		fmt.Fprintf(out.Stderr, "  %s terminals (%s warehouses)%s: %s\n", thousands(pr.Value), thousands(float64(W)), repeatNote(repeat), probeBrief(&pr))
 		if ctx.Err() != nil {
 			return false, ctx.Err()
+		}
+		if repeat > 0 {
+			return pr.Pass, nil
 		}
 		seen[W] = pr.Pass
 		if pr.Pass && W == sp.MaxWarehouses {
@@ -323,11 +367,17 @@ func (sp *SelftestPlan) findTerminals(ctx context.Context, out Out) (*SelftestAn
 	// Stepping down goes to a quarter of the start at most: fewer terminals make too few operations
 	// in a probe for a p99 (minSamples).
 	cfg := search.Config{Start: float64(sp.StartWarehouses), Factor: 4, Precision: 0.25, MaxProbes: sp.SpecProbes, MinRate: max(1, float64(sp.StartWarehouses)/4)}
-	found, err := search.Find(cfg, probe)
+	found, err := search.Find(cfg, func(v float64) (bool, error) { return probe(v, 0) })
 	if errors.Is(err, errCapped) {
 		found.MaxRate, err = float64(sp.MaxWarehouses), nil
 	}
-	ans.Max, ans.FailAt, ans.Converged = 10*math.Round(found.MaxRate), 10*math.Round(found.FailRate), found.Converged
+	found.MaxRate, found.FailRate = math.Round(found.MaxRate), math.Round(found.FailRate)
+	ans.Max, ans.FailAt, ans.Converged = found.MaxRate, found.FailRate, found.Converged
+	if err == nil {
+		err = sp.confirm(ans, found, cfg.MinRate, func(v float64, repeat int) (bool, error) { return probe(math.Round(v), repeat) }, out)
+	}
+	// In warehouses until here; the answer is in terminals.
+	ans.Max, ans.FailAt, ans.SearchMax = 10*ans.Max, 10*ans.FailAt, 10*ans.SearchMax
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
@@ -377,6 +427,13 @@ func operationErrors(r *report.Result) int64 {
 	return n
 }
 
+func repeatNote(repeat int) string {
+	if repeat == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (confirming, repeat %d)", repeat)
+}
+
 func probeBrief(pr *SelftestProbe) string {
 	verdict := "pass"
 	if !pr.Pass {
@@ -421,6 +478,8 @@ func PrintSelftest(w io.Writer, r *SelftestResult) {
 	if a := r.Rate; a != nil {
 		fmt.Fprintf(w, "open loop (%s, poisson arrivals): ", r.Workload)
 		switch {
+		case a.Max == 0 && a.SearchMax > 0:
+			fmt.Fprintf(w, "the search's %s arrivals/s was not confirmed by repeats, nor a rate a little below it: the host's noise is larger than the budget\n", thousands(a.SearchMax))
 		case a.Max == 0:
 			fmt.Fprintf(w, "no rate tried was sustained with timer lateness p99 <= %g ms (lowest tried %s/s)\n", r.MaxLagMs, thousands(lowest(a)))
 			hostLate(w, a, r.MaxLagMs)
@@ -432,6 +491,8 @@ func PrintSelftest(w io.Writer, r *SelftestResult) {
 	if a := r.SpecTerminals; a != nil {
 		fmt.Fprintf(w, "spec mode (TPC-C, 10 terminals per warehouse): ")
 		switch {
+		case a.Max == 0 && a.SearchMax > 0:
+			fmt.Fprintf(w, "the search's %s terminals were not confirmed by repeats, nor a count a little below: the host's noise is larger than the budget\n", thousands(a.SearchMax))
 		case a.Max == 0:
 			fmt.Fprintf(w, "no terminal count tried kept the lag p99 <= %g ms (lowest tried %s terminals; each probe's verdict is above)\n", r.MaxLagMs, thousands(lowest(a)))
 			if lagFailed(a, r.MaxLagMs) {
@@ -478,12 +539,17 @@ func lowest(a *SelftestAnswer) float64 {
 	return lo
 }
 
-// bound says what the answer rests on: the lowest failing value, or that none failed.
+// bound says what the answer rests on: the lowest failing value, or that none failed, and whether
+// repeats confirmed it.
 func bound(a *SelftestAnswer, unit string) string {
-	if a.FailAt == 0 {
-		return " (none tried failed: a lower bound)"
+	b := " (none tried failed: a lower bound"
+	if a.FailAt > 0 {
+		b = fmt.Sprintf(" (failed at %s%s", thousands(a.FailAt), unit)
 	}
-	return fmt.Sprintf(" (failed at %s%s)", thousands(a.FailAt), unit)
+	if a.Confirmed {
+		return b + "; confirmed by repeats)"
+	}
+	return b + "; unconfirmed)"
 }
 
 func writeSelftest(path string, r *SelftestResult) error {

@@ -136,7 +136,7 @@ func TestNullEngineNoLoadNoCheck(t *testing.T) {
 func TestSelftest(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "selftest.json")
 	code, text := runCLI(t, "selftest", "--workload", "kv", "--probe", "1s", "--warmup", "0s", "--start-rate", "200", "--rate-probes", "2",
-		"--spec-probe", "4s", "--spec-warmup", "3s", "--start-warehouses", "20", "--spec-probes", "2", "--max-lag", "50ms", "--out", out)
+		"--spec-probe", "3s", "--spec-warmup", "3s", "--start-warehouses", "100", "--spec-probes", "1", "--confirm", "1", "--max-lag", "50ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -154,7 +154,10 @@ func TestSelftest(t *testing.T) {
 		t.Fatal(err)
 	}
 	type answer struct {
-		Probes []struct {
+		Max       float64 `json:"max"`
+		Confirmed bool    `json:"confirmed"`
+		Probes    []struct {
+			Confirm  bool    `json:"confirm"`
 			Value    float64 `json:"value"`
 			Pass     bool    `json:"pass"`
 			LagP99Ms float64 `json:"lag_p99_ms"`
@@ -175,6 +178,17 @@ func TestSelftest(t *testing.T) {
 	}
 	if r.GOMAXPROCS < 1 || len(r.Rate.Probes) == 0 || len(r.Spec.Probes) == 0 {
 		t.Fatalf("no probes recorded: %s", b)
+	}
+	for _, a := range []*answer{r.Rate, r.Spec} {
+		repeats := 0
+		for _, p := range a.Probes {
+			if p.Confirm {
+				repeats++
+			}
+		}
+		if a.Max > 0 && (!a.Confirmed || repeats == 0) {
+			t.Errorf("the answer %g stands without a confirming repeat (--confirm 1): %+v", a.Max, a)
+		}
 	}
 	for _, p := range append(r.Rate.Probes, r.Spec.Probes...) {
 		if p.Achieved <= 0 {

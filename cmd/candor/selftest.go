@@ -26,7 +26,7 @@ after --service) inside this process and prints (a) the highest open-loop arriva
 with the timer lateness p99 within --max-lag, and (b) the most spec-mode TPC-C terminals (10 per
 warehouse) it runs with the dispatch lag p99 within --max-lag; so you know how many driver processes
 a run needs: for W warehouses, ceil(10W / terminals). Each answer is found by stepping up, then
-bisecting; the defaults take about 3 minutes. The figures depend on the host: run it on the machine
+bisecting, then confirmed by a repeat (--confirm); the defaults take about 3 minutes. The figures depend on the host: run it on the machine
 that will drive the benchmark, with nothing else busy.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -45,12 +45,13 @@ that will drive the benchmark, with nothing else busy.`,
 	fs.DurationVar(&sp.Probe, "probe", 5*time.Second, "open loop: each probe's measurement")
 	fs.DurationVar(&sp.Warmup, "warmup", 2*time.Second, "open loop: each probe's warm-up")
 	fs.Float64Var(&sp.StartRate, "start-rate", 2000, "open loop: the first rate probed (arrivals per second), multiplied by 4 while probes pass")
-	fs.IntVar(&sp.RateProbes, "rate-probes", 7, "open loop: the most probes")
+	fs.IntVar(&sp.RateProbes, "rate-probes", 6, "open loop: the most probes")
 	fs.DurationVar(&sp.SpecProbe, "spec-probe", 10*time.Second, "spec mode: each probe's measurement")
 	fs.DurationVar(&sp.SpecWarmup, "spec-warmup", 20*time.Second, "spec mode: each probe's warm-up (the first New-Orders come 18 to 30 s after the start)")
 	fs.IntVar(&sp.StartWarehouses, "start-warehouses", 250, "spec mode: the first warehouse count probed, multiplied by 4 while probes pass (250 warehouses make about 1,000 operations in a 10 s probe, enough for a p99)")
 	fs.IntVar(&sp.MaxWarehouses, "max-warehouses", 20000, "spec mode: the most warehouses probed (each terminal holds a few KiB)")
-	fs.IntVar(&sp.SpecProbes, "spec-probes", 4, "spec mode: the most probes")
+	fs.IntVar(&sp.SpecProbes, "spec-probes", 3, "spec mode: the most probes")
+	fs.IntVar(&sp.Confirm, "confirm", 1, "repeats (inputs from seeds of their own) that must pass at each answer before it is given, stepping down by a quarter while one fails; 0 gives the answers unconfirmed")
 	fs.BoolVar(&noRate, "no-rate", false, "skip the open-loop search")
 	fs.BoolVar(&noSpec, "no-spec", false, "skip the spec-mode search")
 	fs.Uint64Var(&sp.Seed, "seed", 0, "root seed of the probes' inputs and service times (default: a fresh one)")
