@@ -184,9 +184,11 @@ func (sp *SelftestPlan) Validate() error {
 	return p.err()
 }
 
-// nullURL is the null engine's URL for the plan's service time and seed.
+// nullURL is the null engine's URL for the plan's service time (as the engine writes it, after
+// Validate parsed it) and seed.
 func (sp *SelftestPlan) nullURL() string {
-	return "null:?service=" + sp.Service + "&seed=" + strconv.FormatUint(sp.Seed, 10)
+	svc, _ := null.ParseService(sp.Service)
+	return "null:?service=" + svc.String() + "&seed=" + strconv.FormatUint(sp.Seed, 10)
 }
 
 // base is a probe's plan: no files, no check, quiet. A confirming repeat (from 1) draws its
