@@ -140,6 +140,7 @@ func newRoot(out run.Out) *cobra.Command {
 		root.AddCommand(newWorkloadCommand(out, reg)) // workload.go
 	}
 	root.AddCommand(newReport(out), newCompare(out), newCapture(out), newMerge(out))
+	root.AddCommand(newSelftest(out)) // selftest.go: the driver's own ceiling
 	return root
 }
 

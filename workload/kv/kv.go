@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
@@ -206,6 +207,9 @@ func (k *KV) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 			help += " (default: as loaded when the database holds kv data, else 10000)"
 		}
 		fs.Int64Var(&f.insertCount, "insert-count", def, help)
+	} else if cmd == workload.CmdRun {
+		// The null engine (driver/null) holds no data: its runs take the keys as given.
+		fs.Int64Var(&f.insertCount, "insert-count", 0, "on the null engine (--db null:) only, which holds no data: the keys a load would have written (default 0)")
 	}
 }
 
@@ -329,7 +333,12 @@ func (k *KV) Validate(v workload.Validation) []string {
 	if o.CycleLength < 1 {
 		add("--cycle-length %d is below 1: give the number of distinct keys the writes cycle through", o.CycleLength)
 	}
-	if load {
+	if v.Cmd == workload.CmdRun && k.given("insert-count") {
+		if d, ok := driver.URLDialect(v.DB); !ok || d.Name != "null" {
+			add("--insert-count on run is for the null engine (--db null:), which holds no data: a run on a database uses the keys loaded; drop it, or reload with candor kv load --drop --insert-count %d", o.InsertCount)
+		}
+	}
+	if load || v.Cmd == workload.CmdRun {
 		if o.InsertCount < 0 {
 			add("--insert-count %d is negative: give the rows to load, 0 or more", o.InsertCount)
 		}

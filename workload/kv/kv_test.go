@@ -147,7 +147,7 @@ func TestFlagsPerCommand(t *testing.T) {
 		{"read-percent", false, true, true, false},
 		{"batch", false, true, true, false},
 		{"span-limit", false, true, true, false},
-		{"insert-count", true, false, true, false},
+		{"insert-count", true, true, true, false}, // on run: for the null engine only (Validate)
 		{"min-block-bytes", true, true, true, false},
 		{"sequential", true, true, true, false},
 		{"cycle-length", true, true, true, false},

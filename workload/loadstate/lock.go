@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
@@ -43,6 +44,9 @@ func LockShared(ctx context.Context, db driver.DB, what string) (unlock func(), 
 
 func lock(ctx context.Context, db driver.DB, what string, shared bool) (unlock func(), err error) {
 	nop := func() {}
+	if null.Is(db) {
+		return nop, nil // no database to protect: each process has its own null engine
+	}
 	if p, ok := db.(interface{ Path() string }); ok {
 		return lockFile(db, p.Path()+lockFileSuffix, what, shared)
 	}
