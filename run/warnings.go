@@ -16,7 +16,15 @@ const SteadyStateMin = 5 * time.Minute
 // warnings lists the conditions that make r's numbers misleading, each with a stable code and one
 // plain sentence (design.md: "Hide the conditions" is what the tool must never do).
 func warnings(r *report.Result, p *RunPlan) []report.Warning {
-	return SharedWarnings(r, p.Mode, p.info())
+	var ws []report.Warning
+	if r.Database.Kind == null.Name {
+		svc := "none"
+		if o, err := null.ParseURL(p.DB); err == nil {
+			svc = o.Service.String()
+		}
+		ws = append(ws, report.Warning{Code: "NULL_ENGINE", Message: fmt.Sprintf("no database: these figures are the driver's own ceiling, service time %s (the null engine completes every operation without running it; nothing was loaded or checked)", svc)})
+	}
+	return append(ws, SharedWarnings(r, p.Mode, p.info())...)
 }
 
 // SharedWarnings are the warnings every workload shares, from the result's envelope alone (a run's,
@@ -27,13 +35,6 @@ func SharedWarnings(r *report.Result, mode workload.Mode, info workload.Info) []
 	var ws []report.Warning
 	add := func(code, format string, a ...any) {
 		ws = append(ws, report.Warning{Code: code, Message: fmt.Sprintf(format, a...)})
-	}
-	if r.Database.Kind == null.Name {
-		svc := "none"
-		if o, err := null.ParseURL(p.DB); err == nil {
-			svc = o.Service.String()
-		}
-		add("NULL_ENGINE", "no database: these figures are the driver's own ceiling, service time %s (the null engine completes every operation without running it; nothing was loaded or checked)", svc)
 	}
 	if r.Partial {
 		add("PARTIAL", "the run was interrupted (%s): figures cover %.1f s of measurement only", r.PartialReason, r.MeasureSeconds)
