@@ -92,6 +92,17 @@ func BenchmarkPointSelectCPU(b *testing.B) {
 				return v, err
 			}
 		}},
+		{"pgx-blocking-background", func(b *testing.B) func(int32) (int64, error) {
+			pc, err := pgx.ConnectConfig(ctx, db.cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { pc.Close(context.Background()) })
+			return func(id int32) (v int64, err error) {
+				err = pc.QueryRow(context.Background(), query, id).Scan(&v)
+				return v, err
+			}
+		}},
 	}
 	for _, p := range paths {
 		b.Run(p.name, func(b *testing.B) {
