@@ -22,11 +22,12 @@ type blockingConn struct {
 	local  net.Addr
 	remote net.Addr
 
+	expired atomic.Bool // a deadline passed: the socket is shut down
+	closed  atomic.Bool // the descriptor is closed (its number may be another file's now)
+
 	mu       sync.Mutex
 	timer    *time.Timer
-	expired  bool // a deadline passed: the socket is shut down
 	shutdown bool
-	closed   bool
 }
 
 // errDeadline is what a read or write reports after a deadline shut the socket down; it is a
@@ -72,12 +73,15 @@ func blockingDial(dial dialFunc) dialFunc {
 }
 
 func (c *blockingConn) Read(p []byte) (int, error) {
+	if c.closed.Load() {
+		return 0, net.ErrClosed
+	}
 	for {
 		n, err := syscall.Read(c.fd, p)
 		if err == syscall.EINTR {
 			continue
 		}
-		if c.isExpired() {
+		if c.expired.Load() {
 			return 0, errDeadline
 		}
 		if err != nil {
@@ -91,13 +95,16 @@ func (c *blockingConn) Read(p []byte) (int, error) {
 }
 
 func (c *blockingConn) Write(p []byte) (int, error) {
+	if c.closed.Load() {
+		return 0, net.ErrClosed
+	}
 	written := 0
 	for written < len(p) {
 		n, err := syscall.Write(c.fd, p[written:])
 		if err == syscall.EINTR {
 			continue
 		}
-		if c.isExpired() {
+		if c.expired.Load() {
 			return written, errDeadline
 		}
 		if err != nil {
@@ -108,19 +115,13 @@ func (c *blockingConn) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-func (c *blockingConn) isExpired() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.expired
-}
-
 func (c *blockingConn) Close() error {
 	c.mu.Lock()
-	if c.closed {
+	if c.closed.Load() {
 		c.mu.Unlock()
 		return net.ErrClosed
 	}
-	c.closed = true
+	c.closed.Store(true)
 	if c.timer != nil {
 		c.timer.Stop()
 	}
@@ -130,7 +131,8 @@ func (c *blockingConn) Close() error {
 	return c.f.Close()
 }
 
-// shutdownLocked wakes any blocked read or write (c.mu held).
+// shutdownLocked wakes any blocked read or write (c.mu held); never after Close, whose shutdown
+// comes first.
 func (c *blockingConn) shutdownLocked() {
 	if !c.shutdown {
 		c.shutdown = true
@@ -150,19 +152,19 @@ func (c *blockingConn) SetDeadline(t time.Time) error {
 		c.timer.Stop()
 		c.timer = nil
 	}
-	if t.IsZero() || c.expired {
+	if t.IsZero() || c.expired.Load() || c.closed.Load() {
 		return nil
 	}
 	d := time.Until(t)
 	if d <= 0 {
-		c.expired = true
+		c.expired.Store(true)
 		c.shutdownLocked()
 		return nil
 	}
 	c.timer = time.AfterFunc(d, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.expired = true
+		c.expired.Store(true)
 		c.shutdownLocked()
 	})
 	return nil
