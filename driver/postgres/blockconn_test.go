@@ -7,24 +7,25 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/blockconn"
 )
 
 // TestBlockingConnIsUsed: candor's connections read and write with blocking system calls.
 func TestBlockingConnIsUsed(t *testing.T) {
 	db := openDB(t).(*DB)
 	c := connect(t, db).(*Conn)
-	if _, ok := c.pc.PgConn().Conn().(*blockingConn); !ok {
-		t.Fatalf("the connection is a %T, want a *blockingConn", c.pc.PgConn().Conn())
+	if _, ok := c.pc.PgConn().Conn().(*blockconn.Conn); !ok {
+		t.Fatalf("the connection is a %T, want a *blockconn.Conn", c.pc.PgConn().Conn())
 	}
 }
 
 // TestBlockingConnCancelAndTimeout: a blocked read(2) cannot see a context, so a cancelled context
 // and a passed deadline must each end a running statement at once (shutdown(2) of the socket) and
 // leave the connection lost, not hung; a fresh connection works, and closed connections give back
-// their place under maxBlockingConns.
+// their place under blockconn.MaxLive.
 func TestBlockingConnCancelAndTimeout(t *testing.T) {
 	db := openDB(t)
-	live := liveBlocking.Load()
+	live := blockconn.Live()
 	type statement func(ctx context.Context, c driver.Conn) error
 	exec := func(ctx context.Context, c driver.Conn) error {
 		_, err := c.Exec(ctx, "SELECT pg_sleep(20)")
@@ -93,7 +94,7 @@ func TestBlockingConnCancelAndTimeout(t *testing.T) {
 			c2.Close()
 		})
 	}
-	if got := liveBlocking.Load(); got != live {
+	if got := blockconn.Live(); got != live {
 		t.Fatalf("%d blocking connections open after closing every one, want %d", got, live)
 	}
 }
