@@ -30,8 +30,11 @@ const pointSelectClients = 4
 // process) per prepared point select by primary key, with pointSelectClients sessions at once under a
 // context that can be cancelled (as a run's can), on each path:
 //
-//	candor   candor's Conn (driver.Conn.QueryRow, the path workloads take)
-//	pgx      a bare *pgx.Conn with the same configuration, no candor in between
+//	candor                   candor's Conn (driver.Conn.QueryRow, the path workloads take)
+//	pgx                      a bare *pgx.Conn on Go's netpoller (pgconn's own dialer), no candor
+//	pgx-background           the same under context.Background() (pgx watches no context)
+//	pgx-blocking             a bare *pgx.Conn on candor's blocking socket (driver/blockconn)
+//	pgx-blocking-background  the same under context.Background()
 //
 // Run: go test ./driver/postgres -run '^$' -bench PointSelectCPU -benchtime 100000x (against the
 // throwaway server: CANDOR_TEST_PG_URL). The figure to read is cpu-µs/op.
