@@ -43,12 +43,14 @@ import (
 	"github.com/candor-bench/candor/driver"
 )
 
-// Terminal is an emulated terminal's state: its random stream, its drawn inputs, its deck. The
-// scheduler calls a Terminal from one goroutine at a time (whichever worker holds it).
+// Terminal is an emulated terminal's state: its random stream, its deck, its place. The scheduler
+// calls a Terminal from one goroutine at a time (whichever worker holds it), and its Executor's
+// Execute between a Next and the Think after it: a terminal may draw its operation's inputs there,
+// into the worker's scratch, and keep none between operations (TPC-C's terminal does).
 type Terminal interface {
-	// Next draws the terminal's next operation (its type and inputs, which the terminal keeps) and
-	// returns the type and the keying time before it is due (0 when there is none); or Done, when
-	// the terminal has no more work: it then leaves the run.
+	// Next draws the terminal's next operation and returns its type and the keying time before it is
+	// due (0 when there is none); or Done, when the terminal has no more work: it then leaves the
+	// run.
 	Next() (op int, keying time.Duration)
 	// Think is the think time after an operation of type op completed (0 in no-wait modes).
 	Think(op int) time.Duration

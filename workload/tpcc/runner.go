@@ -53,6 +53,9 @@ type slot struct {
 	client *Client
 	audit  Audit
 	tally  endpointTally
+	// in is the scratch a closed-loop terminal's inputs are drawn into when its transaction runs
+	// (terminal.draw): a terminal keeps none of them between transactions.
+	in txInputs
 }
 
 // executor runs the terminals' transactions on the workers' connections (schedule.Executor).
@@ -91,31 +94,40 @@ func (e *executor) roundTrips() (int64, bool) { return e.conns.RoundTrips() }
 // transaction run again (counted in Reconnects, sqlexec.Slots.Run); the Delivery only queues its
 // deferred part.
 func (e *executor) Execute(ctx context.Context, i int, st schedule.Terminal, op int, measured bool) schedule.Outcome {
-	t := st.(*terminal)
 	s := &e.slots[i]
+	var in *txInputs
+	var w, d int
+	switch t := st.(type) {
+	case *terminal: // closed loop: the inputs are drawn now, once, from the terminal's own stream
+		in = &s.in
+		t.draw(op, in)
+		w, d = t.home()
+	case *arrival: // open loop: drawn in arrival order (arrivals.go)
+		in, w, d = &t.in, t.w, t.d
+	}
 	var rolledBack bool
 	res := e.conns.Run(ctx, i, func(ctx context.Context, c driver.Conn) (int, error) {
 		var o Outcome
 		switch op {
 		case NewOrder:
-			o = s.client.NewOrder(ctx, c, &t.no, e.iso)
+			o = s.client.NewOrder(ctx, c, &in.no, e.iso)
 		case Payment:
-			o = s.client.Payment(ctx, c, &t.pay, e.iso)
+			o = s.client.Payment(ctx, c, &in.pay, e.iso)
 		case OrderStatus:
-			o = s.client.OrderStatus(ctx, c, &t.os, e.iso)
+			o = s.client.OrderStatus(ctx, c, &in.os, e.iso)
 		case Delivery:
 			// Clause 2.7.2.1: the terminal's response time is the time to queue the request.
-			o.Err = e.deliveries.enqueue(ctx, t.w, t.dl.CarrierID, measured)
+			o.Err = e.deliveries.enqueue(ctx, w, in.dl.CarrierID, measured)
 		case StockLevel:
 			// Clause 2.8.1.1: always the terminal's own district. Clause 2.8.2.1 allows a weaker
 			// isolation level: read committed where the engine has one.
-			o, _ = s.client.StockLevel(ctx, c, t.w, t.d, &t.sl, stockLevelIsolation(e.iso))
+			o, _ = s.client.StockLevel(ctx, c, w, d, &in.sl, stockLevelIsolation(e.iso))
 		}
 		rolledBack = o.RolledBack
 		return o.Retries, o.Err
 	})
 	res.RolledBack = rolledBack
-	s.audit.add(op, t)
+	s.audit.add(op, in)
 	s.tally.add(measured, res.Err, res.Retries)
 	return res
 }
@@ -358,14 +370,14 @@ wait:
 
 // add counts one executed transaction's generated input in the run-time audit (clause 9.2); the
 // deferred Delivery counts its skipped districts when it completes.
-func (a *Audit) add(op int, t *terminal) {
+func (a *Audit) add(op int, in *txInputs) {
 	switch op {
 	case NewOrder:
-		a.AddNewOrder(&t.no)
+		a.AddNewOrder(&in.no)
 	case Payment:
-		a.AddPayment(&t.pay)
+		a.AddPayment(&in.pay)
 	case OrderStatus:
-		a.AddOrderStatus(&t.os)
+		a.AddOrderStatus(&in.os)
 	case StockLevel:
 		a.AddStockLevel()
 	}
