@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/userr"
 )
@@ -132,7 +134,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	f := newClosed(c, &cfg)
 	c.feed = f
 	f.begin()
-	return c.run(ctx), nil
+	sum := c.run(ctx)
+	sum.TimerLag = f.timerLag()
+	return sum, nil
 }
 
 // heapGroup is a group's terminals waiting for their intended starts: its own due-time heap and
@@ -157,6 +161,10 @@ type closed struct {
 	nops      int
 	seq       uint64
 	live      int // terminals that are not Done
+	// freeAt is when each worker finished its last task (mu); late is each worker's timer lag of
+	// the measured dispatches, its own (recorded outside mu), merged once the workers are done.
+	freeAt []time.Duration
+	late   []*hdr.Histogram
 }
 
 var _ feeder = (*closed)(nil)
@@ -169,6 +177,11 @@ func newClosed(c *core, cfg *Config) *closed {
 		termGroup: make([]int32, len(cfg.Terminals)),
 		nops:      len(cfg.Rec.Ops()),
 		live:      len(cfg.Terminals),
+		freeAt:    make([]time.Duration, cfg.Workers),
+		late:      make([]*hdr.Histogram, cfg.Workers),
+	}
+	for i := range f.late {
+		f.late[i] = measure.NewHistogram()
 	}
 	for i := range f.termGroup {
 		f.termGroup[i] = int32(cfg.terminalGroup(i))
@@ -238,7 +251,7 @@ func (f *closed) onTimer(g int) {
 }
 
 // take pops g's earliest entry when it is due, and wakes the next idle worker when more is due.
-func (f *closed) take(_, g int, now time.Duration, t *task) bool {
+func (f *closed) take(w, g int, now time.Duration, t *task) bool {
 	hg := &f.groups[g]
 	if len(hg.heap) == 0 || hg.heap[0].at > now || !f.dispatchable(hg) {
 		return false
@@ -246,6 +259,9 @@ func (f *closed) take(_, g int, now time.Duration, t *task) bool {
 	e := hg.heap.pop()
 	f.kick(g, now) // more due work and idle workers: wake the next one
 	t.t, t.at, t.op, t.tag = f.terminals[e.term], e.at, e.op, e.term
+	// Timer lag is measured from here: the intended start, or later if this worker was busy then
+	// (that wait is the connection's, not the driver's lateness).
+	t.ready = max(e.at, f.freeAt[w])
 	return true
 }
 
@@ -259,9 +275,28 @@ func (f *closed) ran(t *task, done time.Duration) {
 	t.next, t.nextAt = int32(next), done+think+keying
 }
 
-func (f *closed) complete(_ int, t *task, _ time.Duration) { f.push(t.tag, int(t.next), t.nextAt) }
+func (f *closed) complete(w int, t *task, done time.Duration) {
+	f.freeAt[w] = done
+	f.push(t.tag, int(t.next), t.nextAt)
+}
 
-func (f *closed) recorded(*finished) {}
+// recorded adds a measured dispatch's timer lag (from its intended start, or from when its worker
+// became free if later, to its dispatch) to its worker's histogram: the driver's own lateness
+// (timers, wake-ups, the lock), apart from any wait for a free connection.
+func (f *closed) recorded(e *finished) {
+	if f.c.measured(e.at) {
+		record(f.late[e.worker], e.dispatch-e.ready)
+	}
+}
+
+// timerLag merges the workers' timer-lag histograms; call it once they have returned.
+func (f *closed) timerLag() *TimerLag {
+	h := measure.NewHistogram()
+	for _, l := range f.late {
+		_ = measure.Merge(h, l)
+	}
+	return &TimerLag{Count: h.TotalCount(), Ms: measure.Summarize(h)}
+}
 
 func (f *closed) pending() bool {
 	for i := range f.groups {

@@ -28,7 +28,7 @@ import (
 type task struct {
 	t      Terminal      // the closed loop's terminal, or the open loop's job record
 	at     time.Duration // intended start, since the run's start
-	ready  time.Duration // open loop: when a worker of its group was free for it
+	ready  time.Duration // when a worker was free for it (open loop: of its group; closed: the one that took it)
 	nextAt time.Duration // closed loop: the terminal's next intended start, drawn once this one ran
 	op     int32
 	tag    int32 // closed loop: the terminal's index; open loop: its step (-1: the warm-up)
@@ -237,6 +237,7 @@ type finished struct {
 	ev                        measure.Event
 	at, ready, dispatch, done time.Duration
 	op, tag                   int32
+	worker                    int32 // the worker that ran it (and records it)
 }
 
 // worker is one connection's loop: take the next task (handed over, or from the feeder), run it,
@@ -314,7 +315,7 @@ func (c *core) worker(w int) {
 				Msg:        msg,
 			},
 			at: t.at, ready: t.ready, dispatch: dispatch, done: done,
-			op: t.op, tag: t.tag,
+			op: t.op, tag: t.tag, worker: int32(w),
 		}
 
 		c.mu.Lock()

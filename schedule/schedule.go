@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/measure"
 )
 
 // Terminal is an emulated terminal's state: its random stream, its deck, its place. The scheduler
@@ -111,4 +112,18 @@ type Summary struct {
 	// Dispatched and Completed count operations over the whole run, warm-up included; Completed
 	// counts failures too (every Execute that returned in time).
 	Dispatched, Completed int64
+	// TimerLag is the closed loop's lateness of its measured dispatches (nil for the open loop,
+	// whose lateness is in RateSummary).
+	TimerLag *TimerLag
 }
+
+// TimerLag is how late a closed loop's operations were dispatched by the driver itself: from the
+// intended start (or, when every worker was busy then, from the moment the worker that ran it
+// became free) to the dispatch. Timer firing, wake-ups and the lock are in it; waiting for a
+// connection is not (that is in each operation's Lag). Past a millisecond at p99 the driver is the
+// bottleneck (issue 10).
+type TimerLag struct {
+	Count int64               // measured dispatches
+	Ms    measure.Percentiles // milliseconds
+}
+
