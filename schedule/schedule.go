@@ -126,4 +126,3 @@ type TimerLag struct {
 	Count int64               // measured dispatches
 	Ms    measure.Percentiles // milliseconds
 }
-
