@@ -101,6 +101,20 @@ func RoundTrips(c Conn) (int64, bool) {
 	return 0, false
 }
 
+// Simulator is an optional ability of a Conn that runs no statements (the null engine,
+// driver/null): an operation on it is complete once Simulate returns, after the engine's service
+// time. Executors (workload/sqlexec's Slots.Run, TPC-C's deferred Delivery) call it instead of the
+// operation's statements; the operation's inputs are drawn as on any engine.
+type Simulator interface {
+	Simulate(ctx context.Context) error
+}
+
+// Simulated returns c's Simulator, and false when c runs statements.
+func Simulated(c Conn) (Simulator, bool) {
+	s, ok := c.(Simulator)
+	return s, ok
+}
+
 // Row is the result of QueryRow. Scan returns ErrNoRows when there was no row.
 type Row interface {
 	Scan(dest ...any) error

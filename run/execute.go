@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/userr"
@@ -48,6 +49,9 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 		return err
 	}
 	defer db.Close()
+	if null.Is(db) {
+		return userr.Errorf("%s holds no data, so there is nothing to load: `candor %s run --db %s` runs without a load, taking the workload's options as given", null.Describe(db), p.Workload.Info().Name, db.Redacted())
+	}
 	unlock, err := loadstate.Lock(ctx, db, "load") // one load, run or check on a database at a time
 	if err != nil {
 		return err
@@ -101,6 +105,9 @@ func Check(ctx context.Context, w workload.Workload, url string, full bool, out 
 		return err
 	}
 	defer db.Close()
+	if null.Is(db) {
+		return userr.Errorf("%s holds no data, so there is nothing to check: check a run's consistency on a real database", null.Describe(db))
+	}
 	unlock, err := loadstate.Lock(ctx, db, "check")
 	if err != nil {
 		return err
@@ -125,7 +132,7 @@ func Check(ctx context.Context, w workload.Workload, url string, full bool, out 
 // check has none.
 func checkAfterWork(ctx context.Context, w workload.Workload, db driver.DB, full bool) ([]report.Check, []report.Warning) {
 	ck, ok := w.(workload.Checker)
-	if !ok {
+	if !ok || null.Is(db) { // the null engine holds no data to check (NULL_ENGINE says so)
 		return nil, nil
 	}
 	checks, err := ck.Check(context.WithoutCancel(ctx), db, full)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/workload"
 )
 
@@ -15,5 +16,8 @@ func Loaded(ctx context.Context, w workload.Workload, url string) (bool, error) 
 		return false, err
 	}
 	defer db.Close()
+	if null.Is(db) {
+		return true, nil // the null engine needs no load: the run takes its options as given
+	}
 	return w.Loaded(ctx, db)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/workload"
 )
@@ -18,6 +19,13 @@ func warnings(r *report.Result, p *RunPlan) []report.Warning {
 	var ws []report.Warning
 	add := func(code, format string, a ...any) {
 		ws = append(ws, report.Warning{Code: code, Message: fmt.Sprintf(format, a...)})
+	}
+	if r.Database.Kind == null.Name {
+		svc := "none"
+		if o, err := null.ParseURL(p.DB); err == nil {
+			svc = o.Service.String()
+		}
+		add("NULL_ENGINE", "no database: these figures are the driver's own ceiling, service time %s (the null engine completes every operation without running it; nothing was loaded or checked)", svc)
 	}
 	if r.Partial {
 		add("PARTIAL", "the run was interrupted (%s): figures cover %.1f s of measurement only", r.PartialReason, r.MeasureSeconds)

@@ -73,6 +73,11 @@ func Disclose(ctx context.Context, db driver.DB) Disclosure {
 		if err := discloseMySQL(ctx, db, &d); err != nil { // disclose_mysql.go
 			d.Errors = append(d.Errors, err.Error())
 		}
+	case "null": // driver/null: no database; its settings are the service-time distribution
+		d.OnDriverHost = true
+		if p, ok := db.(interface{ Settings() map[string]string }); ok {
+			d.Settings = p.Settings()
+		}
 	case "sqlite":
 		d.OnDriverHost = true
 		if p, ok := db.(interface{ Pragmas() map[string]string }); ok {

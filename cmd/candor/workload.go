@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/run"
 	"github.com/candor-bench/candor/workload"
@@ -186,6 +187,8 @@ func oneShot(ctx context.Context, out run.Out, p run.RunPlan, lp run.LoadPlan, l
 		if err := run.Load(ctx, lp, out); err != nil {
 			return err
 		}
+	} else if d, ok := driver.URLDialect(p.DB); ok && d.Name == null.Name {
+		fmt.Fprintf(out.Stderr, "no load: the null engine holds no data, and %s runs with its options as given\n", lp.Workload.Info().Name)
 	} else {
 		fmt.Fprintf(out.Stderr, "using the %s data already loaded in %s\n", lp.Workload.Info().Name, driver.Redact(p.DB))
 	}

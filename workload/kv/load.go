@@ -50,6 +50,19 @@ type record struct {
 	KeyMax int64 `json:"key_max,omitempty"`
 }
 
+// loadRecord is what a load with the options o records.
+func loadRecord(o Options) record {
+	rec := record{InsertCount: o.InsertCount, Distribution: o.Distribution, Keys: o.Distribution.keyLayout(),
+		CycleLength: o.CycleLength, MinBlockBytes: o.MinBlockBytes, MaxBlockBytes: o.MaxBlockBytes}
+	if o.InsertCount > 0 {
+		rec.wrote(o.MinBlockBytes, o.MaxBlockBytes)
+	}
+	if rec.CycleLength < 1 {
+		rec.CycleLength = math.MaxInt64
+	}
+	return rec
+}
+
 // wrote widens the recorded value sizes by values of [lo, hi] bytes.
 func (r *record) wrote(lo, hi int) {
 	if !r.Values {
@@ -72,11 +85,7 @@ func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (wo
 		return workload.LoadResult{}, err
 	}
 	defer ctl.Close()
-	rec := record{InsertCount: opt.InsertCount, Distribution: opt.Distribution, Keys: opt.Distribution.keyLayout(),
-		CycleLength: opt.CycleLength, MinBlockBytes: opt.MinBlockBytes, MaxBlockBytes: opt.MaxBlockBytes}
-	if opt.InsertCount > 0 {
-		rec.wrote(opt.MinBlockBytes, opt.MaxBlockBytes)
-	}
+	rec := loadRecord(opt)
 	if _, err := loadstate.Begin(ctx, db, "kv", rec, o.Seed, o.ToolVersion); err != nil {
 		return workload.LoadResult{}, err
 	}

@@ -55,8 +55,13 @@ func (k *KV) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (
 	if err != nil {
 		return nil, err
 	}
-	st, rec, err := loadstate.ForRun(ctx, db, readRecord)
-	if err != nil {
+	var st loadstate.State
+	var rec record
+	if loadstate.IsNull(db) {
+		// The null engine holds no data: the run's keys are those a load with its flags would have
+		// written.
+		st, rec = loadstate.Given("kv", loadRecord(k.resolve()), c.Seed)
+	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
 		return nil, err
 	}
 	o, err := k.runOptions(rec)

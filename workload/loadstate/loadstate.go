@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
@@ -209,6 +210,9 @@ func SetOptions(ctx context.Context, db driver.DB, workload string, options any)
 // update sets columns of workload's row; the set clause uses $1.. for args, and the workload is the
 // last parameter. A missing row is an error.
 func update(ctx context.Context, db driver.DB, workload, set string, args ...any) error {
+	if null.Is(db) {
+		return nil // the null engine records nothing: it holds no data (Given)
+	}
 	fam, c, err := connect(ctx, db)
 	if err != nil {
 		return err

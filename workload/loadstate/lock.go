@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
@@ -29,6 +30,9 @@ const lockFileSuffix = ".candor-lock"
 // (CockroachDB) is not protected, and Lock returns a no-op. unlock frees it; call it once.
 func Lock(ctx context.Context, db driver.DB, what string) (unlock func(), err error) {
 	nop := func() {}
+	if null.Is(db) {
+		return nop, nil // no database to protect: each process has its own null engine
+	}
 	if p, ok := db.(interface{ Path() string }); ok {
 		return lockFile(db, p.Path()+lockFileSuffix, what)
 	}

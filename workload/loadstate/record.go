@@ -2,9 +2,11 @@ package loadstate
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/userr"
 )
 
@@ -82,3 +84,15 @@ func SameLoad[R any](ctx context.Context, db driver.DB, st State, endpoints []dr
 	}
 	return nil
 }
+
+// Given is a run's record on the null engine (driver/null), which holds no data and needs no load:
+// a completed load of workload with the options the run was given (rec, which the workload builds
+// from its flags as its load would have recorded them) and seed. A workload's Open calls it instead
+// of ForRun when IsNull(db).
+func Given[R any](workload string, rec R, seed uint64) (State, R) {
+	opts, _ := json.Marshal(rec)
+	return State{Status: Completed, Workload: workload, Options: opts, Seed: seed}, rec
+}
+
+// IsNull reports whether db is the null engine, whose runs take their options as given (Given).
+func IsNull(db driver.DB) bool { return null.Is(db) }

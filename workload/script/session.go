@@ -55,7 +55,10 @@ func (s *Script) Open(ctx context.Context, db driver.DB, c workload.SessionConfi
 		return nil, err
 	}
 	ss := &session{s: s, db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), cfg: c, family: fam, scale: 1}
-	if s.usesBuiltin() {
+	if loadstate.IsNull(db) {
+		// The null engine holds no data: :scale is --scale as given.
+		ss.scale, ss.loaded = s.o.Scale, true
+	} else if s.usesBuiltin() {
 		_, rec, err := loadstate.ForRun(ctx, db, readRecord)
 		if err != nil {
 			return nil, err

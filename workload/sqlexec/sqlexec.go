@@ -137,7 +137,9 @@ func Spread(n, groups int) []int {
 // Statement or driver.Retry). A slot whose connection was lost reconnects first, waiting through an
 // outage (reconnect); an operation whose connection is lost while it runs is run again on a new one,
 // up to MaxReruns times, each counted in Outcome.Reconnects. fn may thus run more than once: it must
-// keep its result only from its last call.
+// keep its result only from its last call. On a connection that runs no statements (the null
+// engine, driver.Simulator) fn is not called: the operation completes after the engine's service
+// time.
 func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c driver.Conn) (retries int, err error)) schedule.Outcome {
 	sl := &s.slots[i]
 	var out schedule.Outcome
@@ -150,6 +152,14 @@ func (s *Slots) Run(ctx context.Context, i int, fn func(ctx context.Context, c d
 			}
 			sl.conn = c
 			out.Reconnects++
+		}
+		if sim, ok := driver.Simulated(sl.conn); ok {
+			// The null engine (driver/null): the operation completes after its service time,
+			// without its statements; its inputs were drawn at dispatch as on any engine.
+			if out.Err = sim.Simulate(ctx); out.Err != nil {
+				out.Class = driver.FailureOf(sl.db, out.Err)
+			}
+			return out
 		}
 		retries, err := fn(ctx, sl.conn)
 		out.Retries += retries

@@ -49,8 +49,14 @@ func (s *Sysbench) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 	if err != nil {
 		return nil, err
 	}
-	st, rec, err := loadstate.ForRun(ctx, db, readRecord)
-	if err != nil {
+	var st loadstate.State
+	var rec record
+	if loadstate.IsNull(db) {
+		// The null engine holds no data: the run's tables are those a load with its flags would
+		// have written.
+		opt := s.resolve()
+		st, rec = loadstate.Given("sysbench", record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}, c.Seed)
+	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
 		return nil, err
 	}
 	if d := s.differs(rec); len(d) > 0 {

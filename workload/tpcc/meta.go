@@ -9,6 +9,7 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload/loadstate"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
@@ -166,6 +167,9 @@ func readLoadInfo(ctx context.Context, db driver.DB, c driver.Conn) (LoadInfo, e
 // MarkRun counts one more run on the loaded data (`run` calls it before its first transaction, so
 // that condition 11 of clause 3.3.2, which holds only on the initial population, is skipped later).
 func MarkRun(ctx context.Context, db driver.DB) error {
+	if loadstate.IsNull(db) {
+		return nil // the null engine records nothing
+	}
 	c, err := db.Connect(ctx)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
 )
 
 // TPC-C as one implementation of the workload contract (package workload): its options, load,
@@ -206,8 +207,14 @@ func (*Workload) Check(ctx context.Context, db driver.DB, full bool) ([]report.C
 // Open resolves a run against the loaded database: the warehouse count, the terminals and
 // connections the mode implies, several endpoints (each must hold the same load), the procedures.
 func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (workload.Session, error) {
-	info, err := ReadLoadInfo(ctx, db)
-	if err != nil {
+	var info LoadInfo
+	var err error
+	if loadstate.IsNull(db) {
+		// The null engine holds no data: the run takes --warehouses as given (1 by default), with
+		// the NURand load constants a load of the run's seed would have drawn.
+		info = LoadInfo{Warehouses: w.loadWarehouses(), Seed: c.Seed, C: LoadConstants(c.Seed), Completed: true,
+			ToolVersion: "none (the null engine)", StartedAt: time.Now().UTC()}
+	} else if info, err = ReadLoadInfo(ctx, db); err != nil {
 		return nil, err
 	}
 	if !info.Completed {

@@ -72,8 +72,17 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 	if err != nil {
 		return nil, err
 	}
-	st, rec, err := loadstate.ForRun(ctx, db, readRecord)
-	if err != nil {
+	var st loadstate.State
+	var rec record
+	if loadstate.IsNull(db) {
+		// The null engine holds no data: the run's records are those a load with its properties
+		// would have written.
+		opts := y.options()
+		if len(opts.problems) > 0 {
+			return nil, userr.Errorf("%s", strings.Join(opts.problems, "; "))
+		}
+		st, rec = loadstate.Given(recordName, record{Properties: dataOf(opts.cfg), Workload: opts.builtin, NextInsert: opts.cfg.RecordCount}, c.Seed)
+	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
 		return nil, err
 	}
 	cfg, fromLoad, err := y.runConfig(db, rec)
