@@ -193,9 +193,22 @@ type deliveryJob struct {
 	measured bool
 }
 
-// deliveryQueueLen bounds each worker's queue. A full queue blocks the terminal, and that wait is in
-// the Delivery's response time: the backlog shows, it is never dropped.
-const deliveryQueueLen = 4096
+// The deferred Deliveries wait in bounded queues, one per worker (deliveries of one warehouse go to
+// one worker: they never race for the same oldest order, and run in the order they were queued).
+// The room is bounded over all workers, whatever the warehouse count: deliveryQueueRoom entries
+// shared out, from deliveryQueueMin to deliveryQueueMax per worker. A full queue blocks the
+// terminal, and that wait is in the Delivery's response time: the backlog shows, it is never
+// dropped.
+const (
+	deliveryQueueRoom = 65536
+	deliveryQueueMin  = 256
+	deliveryQueueMax  = 4096
+)
+
+// deliveryQueueLen is each of n workers' queue length.
+func deliveryQueueLen(n int) int {
+	return min(deliveryQueueMax, max(deliveryQueueMin, deliveryQueueRoom/max(1, n)))
+}
 
 func newDeferredQueue(ctx context.Context, db driver.DB, o RunOptions, rec *measure.Recorder, stripeBase int, spread *endpointSpread) (*deferredQueue, error) {
 	// With several endpoints, a multiple of their number, so each worker serves one endpoint's
@@ -219,7 +232,7 @@ func newDeferredQueue(ctx context.Context, db driver.DB, o RunOptions, rec *meas
 		conns[i] = c
 	}
 	for i := range q.queues {
-		q.queues[i] = make(chan deliveryJob, deliveryQueueLen)
+		q.queues[i] = make(chan deliveryJob, deliveryQueueLen(n))
 		q.wg.Add(1)
 		go q.work(i, conns[i])
 	}
