@@ -33,7 +33,7 @@ func TestDeliveryPoolBounds(t *testing.T) {
 		t.Errorf("the default's %d workers get queues of %d, want %d", MaxDefaultDeliveryWorkers, got, deliveryQueueMax)
 	}
 	for _, c := range []struct {
-		mode          Mode
+		mode           Mode
 		W, terms, want int
 	}{
 		{ModeSpec, 1, 10, 4}, {ModeSpec, 10, 100, 20}, {ModeSpec, 128, 1280, 256}, {ModeSpec, 100000, 1000000, MaxDefaultConnections},
