@@ -65,7 +65,7 @@ func BenchmarkMillionTerminals(b *testing.B) {
 		var all runtime.MemStats
 		ticks := 0
 		sum, err := schedule.Run(ctx, schedule.Config{Terminals: sts, Workers: o.Connections, Exec: ex, Rec: rec,
-			Measure: time.Duration(secs) * time.Second, Grace: 5 * time.Second, Tick: time.Second,
+			Measure: time.Duration(secs) * time.Second, Grace: 5 * time.Second, Tick: 5 * time.Second, // the CLI's --interval
 			OnTick: func(*measure.Interval) {
 				if ticks++; ticks == 1 {
 					runtime.GC()
