@@ -183,8 +183,14 @@ func newClosed(c *core, cfg *Config) *closed {
 	for i := range f.late {
 		f.late[i] = measure.NewHistogram()
 	}
+	per := make([]int, len(f.groups))
 	for i := range f.termGroup {
-		f.termGroup[i] = int32(cfg.terminalGroup(i))
+		g := cfg.terminalGroup(i)
+		f.termGroup[i] = int32(g)
+		per[g]++
+	}
+	for g := range f.groups { // a terminal has at most one entry waiting: the heaps never grow
+		f.groups[g].heap = make(dueHeap, 0, per[g])
 	}
 	return f
 }
