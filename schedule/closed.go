@@ -161,10 +161,10 @@ type closed struct {
 	nops      int
 	seq       uint64
 	live      int // terminals that are not Done
-	// freeAt is when each worker finished its last task (mu); late is each worker's timer lag of
-	// the measured dispatches, its own (recorded outside mu), merged once the workers are done.
+	// freeAt is when each worker finished its last task; late is the timer lag of the measured
+	// dispatches (both mu).
 	freeAt []time.Duration
-	late   []*hdr.Histogram
+	late   *hdr.Histogram
 }
 
 var _ feeder = (*closed)(nil)
@@ -178,10 +178,7 @@ func newClosed(c *core, cfg *Config) *closed {
 		nops:      len(cfg.Rec.Ops()),
 		live:      len(cfg.Terminals),
 		freeAt:    make([]time.Duration, cfg.Workers),
-		late:      make([]*hdr.Histogram, cfg.Workers),
-	}
-	for i := range f.late {
-		f.late[i] = measure.NewHistogram()
+		late:      measure.NewHistogram(),
 	}
 	per := make([]int, len(f.groups))
 	for i := range f.termGroup {
@@ -265,9 +262,13 @@ func (f *closed) take(w, g int, now time.Duration, t *task) bool {
 	e := hg.heap.pop()
 	f.kick(g, now) // more due work and idle workers: wake the next one
 	t.t, t.at, t.op, t.tag = f.terminals[e.term], e.at, e.op, e.term
-	// Timer lag is measured from here: the intended start, or later if this worker was busy then
-	// (that wait is the connection's, not the driver's lateness).
+	// Timer lag: from the intended start, or from when this worker became free if that was later
+	// (the wait before is the connection's, not the driver's lateness), to now, the dispatch (but
+	// for the unlock and the recording of the worker's previous task): timers, wake-ups, the lock.
 	t.ready = max(e.at, f.freeAt[w])
+	if f.c.measured(e.at) {
+		record(f.late, now-t.ready)
+	}
 	return true
 }
 
@@ -286,22 +287,11 @@ func (f *closed) complete(w int, t *task, done time.Duration) {
 	f.push(t.tag, int(t.next), t.nextAt)
 }
 
-// recorded adds a measured dispatch's timer lag (from its intended start, or from when its worker
-// became free if later, to its dispatch) to its worker's histogram: the driver's own lateness
-// (timers, wake-ups, the lock), apart from any wait for a free connection.
-func (f *closed) recorded(e *finished) {
-	if f.c.measured(e.at) {
-		record(f.late[e.worker], e.dispatch-e.ready)
-	}
-}
+func (f *closed) recorded(*finished) {}
 
-// timerLag merges the workers' timer-lag histograms; call it once they have returned.
+// timerLag summarises the timer lag; call it once the workers have returned.
 func (f *closed) timerLag() *TimerLag {
-	h := measure.NewHistogram()
-	for _, l := range f.late {
-		_ = measure.Merge(h, l)
-	}
-	return &TimerLag{Count: h.TotalCount(), Ms: measure.Summarize(h)}
+	return &TimerLag{Count: f.late.TotalCount(), Ms: measure.Summarize(f.late)}
 }
 
 func (f *closed) pending() bool {

@@ -237,7 +237,6 @@ type finished struct {
 	ev                        measure.Event
 	at, ready, dispatch, done time.Duration
 	op, tag                   int32
-	worker                    int32 // the worker that ran it (and records it)
 }
 
 // worker is one connection's loop: take the next task (handed over, or from the feeder), run it,
@@ -315,7 +314,7 @@ func (c *core) worker(w int) {
 				Msg:        msg,
 			},
 			at: t.at, ready: t.ready, dispatch: dispatch, done: done,
-			op: t.op, tag: t.tag, worker: int32(w),
+			op: t.op, tag: t.tag,
 		}
 
 		c.mu.Lock()
