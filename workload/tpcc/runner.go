@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -104,6 +105,8 @@ func (e *executor) Execute(ctx context.Context, i int, st schedule.Terminal, op 
 		w, d = t.home()
 	case *arrival: // open loop: drawn in arrival order (arrivals.go)
 		in, w, d = &t.in, t.w, t.d
+	default:
+		panic(fmt.Sprintf("tpcc: the executor was given a %T, not a TPC-C terminal or arrival", st))
 	}
 	var rolledBack bool
 	if op == Delivery {
