@@ -256,6 +256,12 @@ type Host struct {
 	MemTotalBytes     uint64       `json:"mem_total_bytes,omitempty"`
 	MemAvailableBytes uint64       `json:"mem_available_bytes,omitempty"`
 	Watch             *DriverWatch `json:"watch,omitempty"`
+	// TimerLagMs is a closed-loop run's timer lag over the window: how late the driver itself
+	// dispatched operations after their intended starts (a connection wait left out;
+	// schedule.TimerLag). TimerLagCount is the dispatches it covers. Absent for open-loop runs,
+	// whose lateness is in the rate section.
+	TimerLagMs    *measure.Percentiles `json:"timer_lag_ms,omitempty"`
+	TimerLagCount int64                `json:"timer_lag_count,omitempty"`
 }
 
 // TxResult is one transaction type's figures over the measurement interval.

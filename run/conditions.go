@@ -26,6 +26,9 @@ const (
 	// DriverHostShare: the driver alone uses more than half of the host's CPU (what DRIVER_BUSY
 	// used to say).
 	DriverHostShare = 0.5
+	// DriverTimerLagMs: the closed loop's timer lag p99 (the driver dispatching operations late
+	// with a connection free; schedule.TimerLag). Issue 10: at most 1 ms, or the run says so.
+	DriverTimerLagMs = 1.0
 )
 
 // conditionWarnings are the disclosure's warnings: DURABILITY_OFF, FITS_IN_MEMORY and
@@ -172,6 +175,9 @@ func driverSaturated(r *report.Result) string {
 				reasons = append(reasons, fmt.Sprintf("the host's CPU was %.0f%% busy and the driver took %.0f%% of that", w.HostCPUBusyPct, 100*share))
 			}
 		}
+	}
+	if tl := r.Driver.TimerLagMs; tl != nil && tl.P99 > DriverTimerLagMs {
+		reasons = append(reasons, fmt.Sprintf("its timer lag p99 was %.2f ms (max %.2f ms over %d dispatches): operations started that late after their intended starts with a connection free, above the %.0f ms it must stay under", tl.P99, tl.Max, r.Driver.TimerLagCount, DriverTimerLagMs))
 	}
 	if len(reasons) == 0 {
 		return ""

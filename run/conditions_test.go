@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
 )
 
@@ -108,6 +109,16 @@ func TestDriverSaturated(t *testing.T) {
 			r.Driver.CPUSeconds = 90
 			return r
 		}(), []string{"used 75% of this host's CPU"}},
+		{"closed loop's timer lag p99 over 1 ms", func() *report.Result {
+			r := res("postgres", 4, 4, &report.DriverWatch{CPUPct: 40})
+			r.Driver.TimerLagMs, r.Driver.TimerLagCount = &measure.Percentiles{P99: 2.5, Max: 7}, 1000
+			return r
+		}(), []string{"timer lag p99 was 2.50 ms (max 7.00 ms over 1000 dispatches)"}},
+		{"closed loop's timer lag p99 at 1 ms", func() *report.Result {
+			r := res("postgres", 4, 4, &report.DriverWatch{CPUPct: 40})
+			r.Driver.TimerLagMs, r.Driver.TimerLagCount = &measure.Percentiles{P99: 1, Max: 7}, 1000
+			return r
+		}(), nil},
 	} {
 		got := driverSaturated(c.r)
 		if c.want == nil && got != "" {

@@ -399,6 +399,10 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 		Plan:       p,
 		Warnings:   []report.Warning{},
 	}
+	if tl := sum.TimerLag; tl != nil && tl.Count > 0 {
+		ms := tl.Ms
+		r.Driver.TimerLagMs, r.Driver.TimerLagCount = &ms, tl.Count
+	}
 	if o.Completed > 0 {
 		r.Driver.CPUMicrosPerTx = float64(o.CPU.Microseconds()) / float64(o.Completed)
 	}

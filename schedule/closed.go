@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/userr"
 )
@@ -132,7 +134,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	f := newClosed(c, &cfg)
 	c.feed = f
 	f.begin()
-	return c.run(ctx), nil
+	sum := c.run(ctx)
+	sum.TimerLag = f.timerLag()
+	return sum, nil
 }
 
 // heapGroup is a group's terminals waiting for their intended starts: its own due-time heap and
@@ -159,6 +163,10 @@ type closed struct {
 	live      int   // terminals that are not Done
 	gated     []int // terminals waiting for their Gate (Gated), started by start
 	quit      chan struct{}
+	// freeAt is when each worker finished its last task; late is the timer lag of the measured
+	// dispatches (both mu).
+	freeAt []time.Duration
+	late   *hdr.Histogram
 }
 
 var _ feeder = (*closed)(nil)
@@ -172,9 +180,17 @@ func newClosed(c *core, cfg *Config) *closed {
 		nops:      len(cfg.Rec.Ops()),
 		live:      len(cfg.Terminals),
 		quit:      make(chan struct{}),
+		freeAt:    make([]time.Duration, cfg.Workers),
+		late:      measure.NewHistogram(),
 	}
+	per := make([]int, len(f.groups))
 	for i := range f.termGroup {
-		f.termGroup[i] = int32(cfg.terminalGroup(i))
+		g := cfg.terminalGroup(i)
+		f.termGroup[i] = int32(g)
+		per[g]++
+	}
+	for g := range f.groups { // a terminal has at most one entry waiting: the heaps never grow
+		f.groups[g].heap = make(dueHeap, 0, per[g])
 	}
 	return f
 }
@@ -269,7 +285,7 @@ func (f *closed) onTimer(g int) {
 }
 
 // take pops g's earliest entry when it is due, and wakes the next idle worker when more is due.
-func (f *closed) take(_, g int, now time.Duration, t *task) bool {
+func (f *closed) take(w, g int, now time.Duration, t *task) bool {
 	hg := &f.groups[g]
 	if len(hg.heap) == 0 || hg.heap[0].at > now || !f.dispatchable(hg) {
 		return false
@@ -277,6 +293,13 @@ func (f *closed) take(_, g int, now time.Duration, t *task) bool {
 	e := hg.heap.pop()
 	f.kick(g, now) // more due work and idle workers: wake the next one
 	t.t, t.at, t.op, t.tag = f.terminals[e.term], e.at, e.op, e.term
+	// Timer lag: from the intended start, or from when this worker became free if that was later
+	// (the wait before is the connection's, not the driver's lateness), to now, the dispatch (but
+	// for the unlock and the recording of the worker's previous task): timers, wake-ups, the lock.
+	t.ready = max(e.at, f.freeAt[w])
+	if f.c.measured(e.at) {
+		record(f.late, now-t.ready)
+	}
 	return true
 }
 
@@ -290,9 +313,17 @@ func (f *closed) ran(t *task, done time.Duration) {
 	t.next, t.nextAt = int32(next), done+think+keying
 }
 
-func (f *closed) complete(_ int, t *task, _ time.Duration) { f.push(t.tag, int(t.next), t.nextAt) }
+func (f *closed) complete(w int, t *task, done time.Duration) {
+	f.freeAt[w] = done
+	f.push(t.tag, int(t.next), t.nextAt)
+}
 
 func (f *closed) recorded(*finished) {}
+
+// timerLag summarises the timer lag; call it once the workers have returned.
+func (f *closed) timerLag() *TimerLag {
+	return &TimerLag{Count: f.late.TotalCount(), Ms: measure.Summarize(f.late)}
+}
 
 func (f *closed) pending() bool {
 	for i := range f.groups {

@@ -28,7 +28,7 @@ import (
 type task struct {
 	t      Terminal      // the closed loop's terminal, or the open loop's job record
 	at     time.Duration // intended start, since the run's start
-	ready  time.Duration // open loop: when a worker of its group was free for it
+	ready  time.Duration // when a worker was free for it (open loop: of its group; closed: the one that took it)
 	nextAt time.Duration // closed loop: the terminal's next intended start, drawn once this one ran
 	op     int32
 	tag    int32 // closed loop: the terminal's index; open loop: its step (-1: the warm-up)

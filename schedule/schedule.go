@@ -33,7 +33,9 @@
 // throughput mode and 0.5 µs when every operation goes through the timer
 // (BenchmarkSchedulerOverhead*). Go's timers can fire up to about 1 ms late when the process is
 // otherwise idle (the runtime sleeps in epoll with millisecond resolution); that lateness is real and
-// shows in Lag and Response, which is why Lag is recorded. The open loop's cost is in open.go.
+// shows in Lag and Response, which is why Lag is recorded; the closed loop's share of it, with
+// waits for a connection left out, is Summary.TimerLag. At a million terminals a terminal costs 64
+// bytes of its own plus its heap entry (24) and its place in Config.Terminals (16). The open loop's cost is in open.go.
 package schedule
 
 import (
@@ -41,14 +43,17 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/measure"
 )
 
-// Terminal is an emulated terminal's state: its random stream, its drawn inputs, its deck. The
-// scheduler calls a Terminal from one goroutine at a time (whichever worker holds it).
+// Terminal is an emulated terminal's state: its random stream, its deck, its place. The scheduler
+// calls a Terminal from one goroutine at a time (whichever worker holds it), and its Executor's
+// Execute between a Next and the Think after it: a terminal may draw its operation's inputs there,
+// into the worker's scratch, and keep none between operations (TPC-C's terminal does).
 type Terminal interface {
-	// Next draws the terminal's next operation (its type and inputs, which the terminal keeps) and
-	// returns the type and the keying time before it is due (0 when there is none); or Done, when
-	// the terminal has no more work: it then leaves the run.
+	// Next draws the terminal's next operation and returns its type and the keying time before it is
+	// due (0 when there is none); or Done, when the terminal has no more work: it then leaves the
+	// run.
 	Next() (op int, keying time.Duration)
 	// Think is the think time after an operation of type op completed (0 in no-wait modes).
 	Think(op int) time.Duration
@@ -120,4 +125,17 @@ type Summary struct {
 	// Dispatched and Completed count operations over the whole run, warm-up included; Completed
 	// counts failures too (every Execute that returned in time).
 	Dispatched, Completed int64
+	// TimerLag is the closed loop's lateness of its measured dispatches (nil for the open loop,
+	// whose lateness is in RateSummary).
+	TimerLag *TimerLag
+}
+
+// TimerLag is how late a closed loop's operations were dispatched by the driver itself: from the
+// intended start (or, when every worker was busy then, from the moment the worker that ran it
+// became free) to the dispatch. Timer firing, wake-ups and the lock are in it; waiting for a
+// connection is not (that is in each operation's Lag). Past a millisecond at p99 the driver is the
+// bottleneck (issue 10).
+type TimerLag struct {
+	Count int64               // measured dispatches
+	Ms    measure.Percentiles // milliseconds
 }

@@ -1,6 +1,8 @@
 package tpcc
 
 import (
+	"time"
+
 	"github.com/candor-bench/candor/schedule"
 )
 
@@ -27,29 +29,31 @@ type arrivalSource struct {
 
 var _ schedule.Source = (*arrivalSource)(nil)
 
-// NewJob returns an empty record: a terminal value that only carries one arrival's inputs.
-func (s *arrivalSource) NewJob() schedule.Terminal { return &terminal{} }
+// arrival is an open-loop job record: one arrival's home warehouse and district and its inputs,
+// drawn when it arrived (Draw). It is a schedule.Terminal only to travel through the scheduler.
+type arrival struct {
+	w, d int
+	in   txInputs
+}
 
-// Draw draws arrival i from terminal i mod N: its next card and that transaction's inputs, copied
+// Next is never called on a job record: it has no further work.
+func (*arrival) Next() (int, time.Duration) { return schedule.Done, 0 }
+
+// Think is never called on a job record.
+func (*arrival) Think(int) time.Duration { return 0 }
+
+// NewJob returns an empty record for one arrival's inputs.
+func (s *arrivalSource) NewJob() schedule.Terminal { return &arrival{} }
+
+// Draw draws arrival i from terminal i mod N: its next card and that transaction's inputs, drawn
 // into job along with the terminal's home warehouse and district.
 func (s *arrivalSource) Draw(i int64, job schedule.Terminal) (op, group int) {
 	k := int(i % int64(len(s.pool)))
 	t := s.pool[k]
 	op, _ = t.Next()
-	j := job.(*terminal)
-	j.id, j.w, j.d, j.W = t.id, t.w, t.d, t.W
-	switch op {
-	case NewOrder:
-		j.no = t.no
-	case Payment:
-		j.pay = t.pay
-	case OrderStatus:
-		j.os = t.os
-	case Delivery:
-		j.dl = t.dl
-	case StockLevel:
-		j.sl = t.sl
-	}
+	j := job.(*arrival)
+	j.w, j.d = t.home()
+	t.draw(op, &j.in)
 	if s.group != nil {
 		group = s.group[k]
 	}

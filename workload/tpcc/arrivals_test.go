@@ -24,14 +24,14 @@ func TestArrivalsRoundRobinAndMix(t *testing.T) {
 		if g != 0 {
 			t.Fatalf("group %d without endpoints", g)
 		}
-		j := job.(*terminal)
+		j := job.(*arrival)
 		perType[op]++
 		perDistrict[[2]int{j.w, j.d}]++
-		if j.w < 1 || j.w > W || j.d < 1 || j.d > DistrictsPerWarehouse || j.W != W {
-			t.Fatalf("arrival %d: warehouse %d district %d of %d", i, j.w, j.d, j.W)
+		if j.w < 1 || j.w > W || j.d < 1 || j.d > DistrictsPerWarehouse {
+			t.Fatalf("arrival %d: warehouse %d district %d of %d", i, j.w, j.d, W)
 		}
-		if op == NewOrder && j.no.WID != j.w {
-			t.Fatalf("arrival %d: New-Order of warehouse %d drawn for home warehouse %d", i, j.no.WID, j.w)
+		if op == NewOrder && j.in.no.WID != j.w {
+			t.Fatalf("arrival %d: New-Order of warehouse %d drawn for home warehouse %d", i, j.in.no.WID, j.w)
 		}
 	}
 	for tx, c := range perType {
@@ -54,13 +54,13 @@ func TestArrivalsRoundRobinAndMix(t *testing.T) {
 func TestArrivalsDeterministicAndIsolated(t *testing.T) {
 	a, b := testSource(1, 5), testSource(1, 5)
 	const n = 500
-	jobs := make([]*terminal, n)
+	jobs := make([]*arrival, n)
 	for i := int64(0); i < n; i++ {
 		ja, jb := a.NewJob(), b.NewJob()
 		opA, _ := a.Draw(i, ja)
 		opB, _ := b.Draw(i, jb)
-		x, y := ja.(*terminal), jb.(*terminal)
-		if opA != opB || x.w != y.w || x.d != y.d || x.no != y.no || x.pay.CID != y.pay.CID || x.os != y.os {
+		x, y := ja.(*arrival), jb.(*arrival)
+		if opA != opB || x.w != y.w || x.d != y.d || x.in.no != y.in.no || x.in.pay.CID != y.in.pay.CID || x.in.os != y.in.os {
 			t.Fatalf("arrival %d differs between two sources of the same seed", i)
 		}
 		jobs[i] = x
@@ -70,7 +70,7 @@ func TestArrivalsDeterministicAndIsolated(t *testing.T) {
 	for i := int64(0); i < 50; i++ {
 		j := c.NewJob()
 		op, _ := c.Draw(i, j)
-		if op == NewOrder && j.(*terminal).no != jobs[i].no {
+		if op == NewOrder && j.(*arrival).in.no != jobs[i].in.no {
 			t.Fatalf("arrival %d's New-Order inputs changed after later draws", i)
 		}
 	}
@@ -80,13 +80,13 @@ func TestArrivalsGroups(t *testing.T) {
 	src := testSource(2, 1)
 	src.group = make([]int, len(src.pool))
 	for i, t := range src.pool {
-		src.group[i] = EndpointOf(t.w, 2)
+		src.group[i] = EndpointOf(int(t.w), 2)
 	}
 	for i := int64(0); i < 100; i++ {
 		j := src.NewJob()
 		_, g := src.Draw(i, j)
-		if want := EndpointOf(j.(*terminal).w, 2); g != want {
-			t.Fatalf("arrival %d of warehouse %d in group %d, want %d", i, j.(*terminal).w, g, want)
+		if want := EndpointOf(j.(*arrival).w, 2); g != want {
+			t.Fatalf("arrival %d of warehouse %d in group %d, want %d", i, j.(*arrival).w, g, want)
 		}
 	}
 }

@@ -27,23 +27,22 @@ var deckCards = func() [DeckSize]int8 {
 }()
 
 // Deck is a terminal's card deck (clause 5.2.4.2): each pass deals all DeckSize cards once, in an
-// order reshuffled with the terminal's own random stream before every pass. The zero value is ready.
+// order reshuffled with the terminal's own random stream before every pass. 24 bytes; the zero value
+// is ready (no cards left: the first Next deals).
 type Deck struct {
 	cards [DeckSize]int8
-	pos   int  // index of the next card; DeckSize means the pass is over
-	dealt bool // false until the first shuffle (so the zero value works)
+	left  uint8 // cards not yet dealt in this pass; 0: the pass is over (or never began)
 }
 
 // Next returns the transaction type of the next card, reshuffling with r when a pass is complete.
 func (d *Deck) Next(r *gen.Rand) int {
-	if !d.dealt || d.pos == DeckSize {
+	if d.left == 0 {
 		d.cards = deckCards
 		gen.Shuffle(r, d.cards[:])
-		d.pos = 0
-		d.dealt = true
+		d.left = DeckSize
 	}
-	c := d.cards[d.pos]
-	d.pos++
+	c := d.cards[DeckSize-int(d.left)]
+	d.left--
 	return int(c)
 }
 

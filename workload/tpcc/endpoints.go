@@ -57,7 +57,7 @@ func spreadEndpoints(db driver.DB, more []driver.DB, terms []*terminal, connecti
 	}
 	s.termGroup = make([]int, len(terms))
 	for i, t := range terms {
-		g := EndpointOf(t.w, e)
+		g := EndpointOf(int(t.w), e)
 		s.termGroup[i] = g
 		s.terminals[g]++
 	}

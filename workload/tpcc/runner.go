@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,9 @@ type slot struct {
 	client *Client
 	audit  Audit
 	tally  endpointTally
+	// in is the scratch a closed-loop terminal's inputs are drawn into when its transaction runs
+	// (terminal.draw): a terminal keeps none of them between transactions.
+	in txInputs
 }
 
 // executor runs the terminals' transactions on the workers' connections (schedule.Executor).
@@ -94,17 +98,28 @@ func (e *executor) roundTrips() (int64, bool) { return e.conns.RoundTrips() }
 // transaction run again (counted in Reconnects, sqlexec.Slots.Run); the Delivery only queues its
 // deferred part.
 func (e *executor) Execute(ctx context.Context, i int, st schedule.Terminal, op int, measured bool) schedule.Outcome {
-	t := st.(*terminal)
 	s := &e.slots[i]
+	var in *txInputs
+	var w, d int
+	switch t := st.(type) {
+	case *terminal: // closed loop: the inputs are drawn now, once, from the terminal's own stream
+		in = &s.in
+		t.draw(op, in)
+		w, d = t.home()
+	case *arrival: // open loop: drawn in arrival order (arrivals.go)
+		in, w, d = &t.in, t.w, t.d
+	default:
+		panic(fmt.Sprintf("tpcc: the executor was given a %T, not a TPC-C terminal or arrival", st))
+	}
 	var rolledBack bool
 	if op == Delivery {
 		// Clause 2.7.2.1: the terminal's response time is the time to queue the request. Queueing
 		// needs no connection (on the null engine, which runs no statements, it still happens).
 		var res schedule.Outcome
-		if res.Err = e.deliveries.enqueue(ctx, t.w, t.dl.CarrierID, measured); res.Err != nil {
+		if res.Err = e.deliveries.enqueue(ctx, w, in.dl.CarrierID, measured); res.Err != nil {
 			res.Class = driver.FailureOf(e.db, res.Err)
 		}
-		s.audit.add(op, t)
+		s.audit.add(op, in)
 		s.tally.add(measured, res.Err, res.Retries)
 		return res
 	}
@@ -112,21 +127,21 @@ func (e *executor) Execute(ctx context.Context, i int, st schedule.Terminal, op 
 		var o Outcome
 		switch op {
 		case NewOrder:
-			o = s.client.NewOrder(ctx, c, &t.no, e.iso)
+			o = s.client.NewOrder(ctx, c, &in.no, e.iso)
 		case Payment:
-			o = s.client.Payment(ctx, c, &t.pay, e.iso)
+			o = s.client.Payment(ctx, c, &in.pay, e.iso)
 		case OrderStatus:
-			o = s.client.OrderStatus(ctx, c, &t.os, e.iso)
+			o = s.client.OrderStatus(ctx, c, &in.os, e.iso)
 		case StockLevel:
 			// Clause 2.8.1.1: always the terminal's own district. Clause 2.8.2.1 allows a weaker
 			// isolation level: read committed where the engine has one.
-			o, _ = s.client.StockLevel(ctx, c, t.w, t.d, &t.sl, stockLevelIsolation(e.iso))
+			o, _ = s.client.StockLevel(ctx, c, w, d, &in.sl, stockLevelIsolation(e.iso))
 		}
 		rolledBack = o.RolledBack
 		return o.Retries, o.Err
 	})
 	res.RolledBack = rolledBack
-	s.audit.add(op, t)
+	s.audit.add(op, in)
 	s.tally.add(measured, res.Err, res.Retries)
 	return res
 }
@@ -184,9 +199,22 @@ type deliveryJob struct {
 	measured bool
 }
 
-// deliveryQueueLen bounds each worker's queue. A full queue blocks the terminal, and that wait is in
-// the Delivery's response time: the backlog shows, it is never dropped.
-const deliveryQueueLen = 4096
+// The deferred Deliveries wait in bounded queues, one per worker (deliveries of one warehouse go to
+// one worker: they never race for the same oldest order, and run in the order they were queued).
+// The room is bounded over all workers, whatever the warehouse count: deliveryQueueRoom entries
+// shared out, from deliveryQueueMin to deliveryQueueMax per worker. A full queue blocks the
+// terminal, and that wait is in the Delivery's response time: the backlog shows, it is never
+// dropped.
+const (
+	deliveryQueueRoom = 65536
+	deliveryQueueMin  = 256
+	deliveryQueueMax  = 4096
+)
+
+// deliveryQueueLen is each of n workers' queue length.
+func deliveryQueueLen(n int) int {
+	return min(deliveryQueueMax, max(deliveryQueueMin, deliveryQueueRoom/max(1, n)))
+}
 
 func newDeferredQueue(ctx context.Context, db driver.DB, o RunOptions, rec *measure.Recorder, stripeBase int, spread *endpointSpread) (*deferredQueue, error) {
 	// With several endpoints, a multiple of their number, so each worker serves one endpoint's
@@ -210,7 +238,7 @@ func newDeferredQueue(ctx context.Context, db driver.DB, o RunOptions, rec *meas
 		conns[i] = c
 	}
 	for i := range q.queues {
-		q.queues[i] = make(chan deliveryJob, deliveryQueueLen)
+		q.queues[i] = make(chan deliveryJob, deliveryQueueLen(n))
 		q.wg.Add(1)
 		go q.work(i, conns[i])
 	}
@@ -375,14 +403,14 @@ wait:
 
 // add counts one executed transaction's generated input in the run-time audit (clause 9.2); the
 // deferred Delivery counts its skipped districts when it completes.
-func (a *Audit) add(op int, t *terminal) {
+func (a *Audit) add(op int, in *txInputs) {
 	switch op {
 	case NewOrder:
-		a.AddNewOrder(&t.no)
+		a.AddNewOrder(&in.no)
 	case Payment:
-		a.AddPayment(&t.pay)
+		a.AddPayment(&in.pay)
 	case OrderStatus:
-		a.AddOrderStatus(&t.os)
+		a.AddOrderStatus(&in.os)
 	case StockLevel:
 		a.AddStockLevel()
 	}

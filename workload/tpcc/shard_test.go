@@ -20,29 +20,34 @@ func TestShardTerminals(t *testing.T) {
 		lo, hi := s.Range(W)
 		n := TerminalsPerWarehouse * (hi - lo + 1)
 		for _, tm := range newTerminalsOf(n, W, lo, hi, ModeSpec, uint64(i), c) {
-			if tm.w < lo || tm.w > hi || tm.W != W {
-				t.Fatalf("shard %s: a terminal of warehouse %d (W %d), outside %d..%d", s, tm.w, tm.W, lo, hi)
+			hw, hd := tm.home()
+			if hw < lo || hw > hi || tm.run.W != W {
+				t.Fatalf("shard %s: a terminal of warehouse %d (W %d), outside %d..%d", s, hw, tm.run.W, lo, hi)
 			}
-			k := [2]int{tm.w, tm.d}
+			k := [2]int{hw, hd}
 			if j, dup := seen[k]; dup {
-				t.Fatalf("warehouse %d district %d has terminals in shards %d and %d", tm.w, tm.d, j, i)
+				t.Fatalf("warehouse %d district %d has terminals in shards %d and %d", hw, hd, j, i)
 			}
 			seen[k] = i
 			for range 200 {
-				switch op, _ := tm.Next(); op {
+				var in txInputs
+				op, _ := tm.Next()
+				tm.draw(op, &in)
+				tm.Think(op)
+				switch op {
 				case NewOrder:
-					for _, l := range tm.no.Lines[:tm.no.OLCnt] {
+					for _, l := range in.no.Lines[:in.no.OLCnt] {
 						remoteOutside = remoteOutside || l.SupplyWID < lo || l.SupplyWID > hi
 					}
 				case Payment:
-					remoteOutside = remoteOutside || tm.pay.CWID < lo || tm.pay.CWID > hi
+					remoteOutside = remoteOutside || in.pay.CWID < lo || in.pay.CWID > hi
 				}
 			}
 		}
 		// Throughput mode: any terminal count, spread over the shard's warehouses only.
 		for _, tm := range newTerminalsOf(5, W, lo, hi, ModeThroughput, 1, c) {
-			if tm.w < lo || tm.w > hi {
-				t.Fatalf("shard %s in throughput mode: a terminal of warehouse %d", s, tm.w)
+			if hw, _ := tm.home(); hw < lo || hw > hi {
+				t.Fatalf("shard %s in throughput mode: a terminal of warehouse %d", s, hw)
 			}
 		}
 	}

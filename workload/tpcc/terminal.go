@@ -21,23 +21,34 @@ const (
 	ModeRate = workload.ModeRate
 )
 
-// terminal is one emulated user: a small state record, not a goroutine (design.md). It is bound to
-// a home warehouse and district for its whole life (clause 2.4.1.1, 2.8.1.1), draws its transaction
-// types from its own card deck and its inputs from its own random stream, derived from the run seed
-// and its id.
+// terminal is one emulated user: a small state record, not a goroutine (design.md), 64 bytes. It
+// keeps only what must survive between its transactions: its home warehouse and district (clause
+// 2.4.1.1, 2.8.1.1), its own random stream (derived from the run seed and its id), its place in its
+// card deck and its first delay. A transaction's inputs are drawn when it runs (draw), from the
+// terminal's stream into the running worker's scratch (txInputs): the stream is consumed in the
+// order of clause 5.2.5 (card, inputs, think, card, ...), so the same seed gives the same work as
+// drawing the inputs with the card. A million terminals fit in one process this way (issue 10).
 type terminal struct {
-	id   int
-	w, d int // home warehouse and district (Stock-Level always uses d)
+	r   gen.Rand    // 16 bytes
+	run *termShared // what all the run's terminals share
+	// firstDelay staggers the terminals' first transaction over the ramp-up, so that ten terminals
+	// per warehouse do not all finish keying at the same instant. Zero once used.
+	firstDelay time.Duration
+	w          int32 // home warehouse
+	d          int8  // home district (Stock-Level always uses it)
+	deck       Deck  // 24 bytes
+}
+
+// termShared is what every terminal of a run shares.
+type termShared struct {
 	W    int // warehouses in the database
 	c    Constants
 	wait bool // keying and think times (spec mode)
-	// firstDelay staggers the terminals' first transaction over the ramp-up, so that ten terminals
-	// per warehouse do not all finish keying at the same instant.
-	firstDelay time.Duration
+}
 
-	r    gen.Rand
-	deck Deck
-
+// txInputs holds one transaction's inputs: a worker's scratch (the executor's slot) or an
+// open-loop arrival's job record.
+type txInputs struct {
 	no  NewOrderInput
 	pay PaymentInput
 	os  OrderStatusInput
@@ -47,9 +58,10 @@ type terminal struct {
 
 var _ schedule.Terminal = (*terminal)(nil)
 
-// newTerminals builds n terminals over W warehouses. In spec mode n is 10 x W and terminal i has
-// warehouse i/10+1 and district i%10+1 (clause 4.2.2: one terminal per district). Otherwise terminals
-// are spread round-robin over warehouses first, then districts, so any n covers the warehouses evenly.
+// newTerminals builds n terminals over W warehouses, in one allocation. In spec mode n is 10 x W and
+// terminal i has warehouse i/10+1 and district i%10+1 (clause 4.2.2: one terminal per district).
+// Otherwise terminals are spread round-robin over warehouses first, then districts, so any n covers
+// the warehouses evenly.
 func newTerminals(n, W int, mode Mode, seed uint64, c Constants) []*terminal {
 	return newTerminalsOf(n, W, 1, W, mode, seed, c)
 }
@@ -58,17 +70,20 @@ func newTerminals(n, W int, mode Mode, seed uint64, c Constants) []*terminal {
 // shard.go); remote warehouses (New-Order's supplying warehouses, Payment's customer warehouse)
 // are still drawn from all W.
 func newTerminalsOf(n, W, lo, hi int, mode Mode, seed uint64, c Constants) []*terminal {
+	run := &termShared{W: W, c: c, wait: mode == ModeSpec}
+	all := make([]terminal, n)
 	ts := make([]*terminal, n)
 	nw := hi - lo + 1
 	for i := range ts {
-		t := &terminal{id: i, W: W, c: c, wait: mode == ModeSpec}
+		t := &all[i]
+		t.run = run
 		if mode == ModeSpec {
-			t.w, t.d = lo+i/DistrictsPerWarehouse, i%DistrictsPerWarehouse+1
+			t.w, t.d = int32(lo+i/DistrictsPerWarehouse), int8(i%DistrictsPerWarehouse+1)
 		} else {
-			t.w, t.d = lo+i%nw, (i/nw)%DistrictsPerWarehouse+1
+			t.w, t.d = int32(lo+i%nw), int8((i/nw)%DistrictsPerWarehouse+1)
 		}
 		t.r.Seed(gen.Derive(seed, "tpcc", "terminal", i))
-		if t.wait {
+		if run.wait {
 			// Up to one mean think time of New-Order (12 s), part of the warm-up.
 			t.firstDelay = time.Duration(t.r.Float64() * float64(Timings[NewOrder].MeanThink))
 		}
@@ -77,23 +92,14 @@ func newTerminalsOf(n, W, lo, hi int, mode Mode, seed uint64, c Constants) []*te
 	return ts
 }
 
-// Next draws the next card and generates that transaction's inputs (clause 5.2.4.2, 2.x.1). The
-// returned keying time is the spec's constant for the type in spec mode, else zero.
+// home is the terminal's home warehouse and district.
+func (t *terminal) home() (w, d int) { return int(t.w), int(t.d) }
+
+// Next draws the next card (clause 5.2.4.2); its inputs are drawn when it runs (draw). The returned
+// keying time is the spec's constant for the type in spec mode, else zero.
 func (t *terminal) Next() (int, time.Duration) {
 	op := t.deck.Next(&t.r)
-	switch op {
-	case NewOrder:
-		GenNewOrder(&t.r, t.c, t.w, t.W, &t.no)
-	case Payment:
-		GenPayment(&t.r, t.c, t.w, t.W, &t.pay)
-	case OrderStatus:
-		GenOrderStatus(&t.r, t.c, t.w, t.W, &t.os)
-	case Delivery:
-		GenDelivery(&t.r, t.c, t.w, t.W, &t.dl)
-	case StockLevel:
-		GenStockLevel(&t.r, t.c, t.w, t.W, &t.sl)
-	}
-	if !t.wait {
+	if !t.run.wait {
 		return op, 0
 	}
 	k := Timings[op].Keying + t.firstDelay
@@ -101,9 +107,27 @@ func (t *terminal) Next() (int, time.Duration) {
 	return op, k
 }
 
+// draw generates the inputs of transaction op, the terminal's last card, into in (clause 2.x.1).
+// Called once per card, between Next and Think.
+func (t *terminal) draw(op int, in *txInputs) {
+	r, c, w, W := &t.r, t.run.c, int(t.w), t.run.W
+	switch op {
+	case NewOrder:
+		GenNewOrder(r, c, w, W, &in.no)
+	case Payment:
+		GenPayment(r, c, w, W, &in.pay)
+	case OrderStatus:
+		GenOrderStatus(r, c, w, W, &in.os)
+	case Delivery:
+		GenDelivery(r, c, w, W, &in.dl)
+	case StockLevel:
+		GenStockLevel(r, c, w, W, &in.sl)
+	}
+}
+
 // Think is the think time after op (clause 5.2.5.4), zero outside spec mode.
 func (t *terminal) Think(op int) time.Duration {
-	if !t.wait {
+	if !t.run.wait {
 		return 0
 	}
 	return ThinkTime(&t.r, op)

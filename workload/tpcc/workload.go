@@ -32,7 +32,41 @@ type Options struct {
 // Workload is TPC-C (workload.Workload, workload.Checker, workload.RowEstimator).
 type Workload struct {
 	Options
-	cmd workload.Command
+	// deliveryWorkers is --delivery-workers (0: DefaultDeliveryWorkers).
+	deliveryWorkers int
+	cmd             workload.Command
+}
+
+// Defaults that bound a run's resources however many warehouses it has (issue 10: a million
+// terminals in one process).
+const (
+	// MaxDefaultConnections caps the default connections of spec and rate mode (2 per warehouse).
+	// By Little's law, 256 connections carry the spec rate of 100,000 warehouses (about 47,600
+	// transactions per second, 1,000,000 terminals) up to a mean service time of 5 ms; a slower
+	// database needs --connections, and waits for a connection are measured, in response time.
+	MaxDefaultConnections = 256
+	// MaxDefaultDeliveryWorkers caps the default deferred-Delivery workers (one per 10 warehouses).
+	MaxDefaultDeliveryWorkers = 16
+	// MaxDeliveryWorkers bounds --delivery-workers: each has a connection and a queue.
+	MaxDeliveryWorkers = 1024
+)
+
+// DefaultConnections is the connections a run of the mode has without --connections.
+func DefaultConnections(mode Mode, warehouses, terminals int) int {
+	if mode == ModeSpec || mode == ModeRate {
+		// Spec terminals are idle over 99% of the time (keying and think); a pool of 2 per
+		// warehouse (at least 4, at most MaxDefaultConnections) keeps connection waits rare. Waits
+		// that do happen are measured. Rate mode starts from the same pool; how many connections a
+		// rate needs is the user's question, and the backlog shows when they are too few.
+		return min(terminals, max(4, min(2*warehouses, MaxDefaultConnections)))
+	}
+	return terminals
+}
+
+// DefaultDeliveryWorkers is the deferred-Delivery workers a run has without --delivery-workers: one
+// per 10 warehouses (and one more), at most MaxDefaultDeliveryWorkers.
+func DefaultDeliveryWorkers(warehouses int) int {
+	return min(warehouses/10+1, MaxDefaultDeliveryWorkers)
 }
 
 var (
@@ -58,7 +92,7 @@ func (*Workload) Info() workload.Info {
 		SLOExample:      "new_order.p99<=50ms",
 		Unit:            "transactions",
 		TerminalsHelp:   "10 per warehouse in spec and rate mode, 4 in throughput mode",
-		ConnectionsHelp: "one per terminal in throughput mode, 2 per warehouse and at least 4 in spec and rate mode",
+		ConnectionsHelp: "one per terminal in throughput mode, 2 per warehouse, at least 4 and at most 256 in spec and rate mode",
 	}
 }
 
@@ -79,6 +113,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 		}
 		fs.IntVar(&w.Warehouses, "warehouses", 0, help)
 		fs.BoolVar(&w.Procedures, "procedures", false, "run each transaction as one call of a stored procedure (PostgreSQL, MySQL, MariaDB; create them with load --procedures or candor tpcc procedures)")
+		fs.IntVar(&w.deliveryWorkers, "delivery-workers", 0, fmt.Sprintf("workers running the deferred part of Delivery, each on a connection of its own; deliveries of one warehouse always go to the same worker (default: one per 10 warehouses and one more, at most %d)", MaxDefaultDeliveryWorkers))
 	}
 }
 
@@ -95,6 +130,9 @@ func (w *Workload) Validate(v workload.Validation) []string {
 		if w.Warehouses < 0 {
 			add("--warehouses must be positive (got %d)", w.Warehouses)
 		}
+	}
+	if w.deliveryWorkers < 0 || w.deliveryWorkers > MaxDeliveryWorkers {
+		add("--delivery-workers %d is out of range: give 1 to %d (or leave it out for one per 10 warehouses, at most %d)", w.deliveryWorkers, MaxDeliveryWorkers, MaxDefaultDeliveryWorkers)
 	}
 	if msg := capacityProblem(w.Warehouses); msg != "" { // capacity.go
 		add("%s", msg)
@@ -255,7 +293,7 @@ func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 	if HW < 1 {
 		return nil, userr.Errorf("shard %s has no warehouse of the %d loaded (shard i takes warehouses i·W/N+1 to (i+1)·W/N): use at most %d shards", c.Shard, W, W)
 	}
-	o.DeliveryWorkers = max(1, HW/10+1)
+	o.DeliveryWorkers = DefaultDeliveryWorkers(HW)
 	switch {
 	case c.Mode == workload.ModeSpec && c.Terminals != 0 && c.Terminals != TerminalsPerWarehouse*HW:
 		return nil, userr.Errorf("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d for the %d %s): drop --terminals or use --mode throughput", c.Terminals, TerminalsPerWarehouse*HW, HW, map[bool]string{true: "of this shard", false: "loaded"}[c.Shard.Sharded()])
@@ -268,16 +306,11 @@ func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 		// A handful: enough to keep a small server busy, few enough not to hide queueing.
 		o.Terminals = 4
 	}
+	if w.deliveryWorkers > 0 {
+		o.DeliveryWorkers = w.deliveryWorkers
+	}
 	if o.Connections == 0 {
-		if c.Mode == workload.ModeSpec || c.Mode == workload.ModeRate {
-			// Spec terminals are idle over 99% of the time (keying and think); a pool of 2 per
-			// warehouse (at least 4) keeps connection waits rare. Waits that do happen are measured.
-			// Rate mode starts from the same pool; how many connections a rate needs is the user's
-			// question, and the backlog shows when they are too few.
-			o.Connections = min(o.Terminals, max(4, 2*HW))
-		} else {
-			o.Connections = o.Terminals
-		}
+		o.Connections = DefaultConnections(c.Mode, HW, o.Terminals)
 	}
 	if err := checkEndpoints(ctx, &o, info, c); err != nil { // endpoints.go
 		return nil, err
