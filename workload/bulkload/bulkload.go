@@ -275,3 +275,65 @@ func (c *Cursor) Row() int { return c.i - 1 }
 
 // Err is nil: rows in memory cannot fail.
 func (c *Cursor) Err() error { return nil }
+
+// Statements runs independent statements (index builds, statistics) on up to n connections at
+// once, each connection first running setup; a connection takes the next statement of the list
+// as it is free, so list the longest first. The first error stops the others and is returned,
+// naming its statement.
+func Statements(ctx context.Context, db driver.DB, n int, setup, stmts []string) error {
+	if len(stmts) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	work := make(chan string, len(stmts))
+	for _, s := range stmts {
+		work <- s
+	}
+	close(work)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+			cancel(err)
+		}
+		mu.Unlock()
+	}
+	for range min(max(1, n), len(stmts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := db.Connect(ctx)
+			if err != nil {
+				fail(err)
+				return
+			}
+			defer c.Close()
+			for _, q := range setup {
+				if _, err := c.Exec(ctx, q); err != nil {
+					fail(fmt.Errorf("%s: %w", q, err))
+					return
+				}
+			}
+			for q := range work {
+				if ctx.Err() != nil {
+					return
+				}
+				if _, err := c.Exec(ctx, q); err != nil {
+					fail(fmt.Errorf("%s: %w", q, err))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return context.Cause(ctx)
+}

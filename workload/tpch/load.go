@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"time"
 
@@ -119,23 +120,22 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 		}
 	}
 	start := time.Now()
-	for _, q := range keySQL(fam) {
-		if _, err := ctl.Exec(ctx, q); err != nil {
-			return workload.LoadResult{}, fmt.Errorf("after the rows (%s): %w", q, err)
-		}
+	if err := buildKeys(ctx, db, ctl, o.Loaders, keySQL(fam, engine)); err != nil {
+		return workload.LoadResult{}, err
 	}
 	if o.Note != nil {
 		o.Note(fmt.Sprintf("keys and indexes built in %s", time.Since(start).Round(time.Millisecond)))
 	}
-	// The statistics of every table but the last (SQLite's are one ANALYZE of the whole database,
-	// with the checkpoint, which Finish runs).
+	// The statistics of every table but the last, on several connections at once (SQLite's are one
+	// ANALYZE of the whole database, with the checkpoint, which Finish runs).
 	if fam != sqlexec.FamilySQLite {
+		var stats []string
 		for _, t := range dbgen.Tables()[:len(dbgen.Tables())-1] {
-			for _, q := range bulkload.StatsSQL(fam, engine, tableName(t)) {
-				if _, err := ctl.Exec(ctx, q); err != nil {
-					return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
-				}
-			}
+			stats = append(stats, bulkload.StatsSQL(fam, engine, tableName(t))...)
+		}
+		slices.Reverse(stats)
+		if err := bulkload.Statements(ctx, db, o.Loaders, nil, stats); err != nil {
+			return workload.LoadResult{}, fmt.Errorf("after the load: %w", err)
 		}
 	}
 	res, err := bulkload.Finish(ctx, db, ctl, workloadName, tableName(dbgen.Lineitem), rows)
@@ -145,6 +145,24 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 	res.Summary = fmt.Sprintf("SF %s: %s lineitems, %s orders", formatSF(sf),
 		textfmt.Thousands(tableRows(dbgen.Lineitem, sf)), textfmt.Thousands(tableRows(dbgen.Orders, sf)))
 	return res, nil
+}
+
+// buildKeys runs p: its independent builds on up to `loaders` connections at once (on PostgreSQL
+// with the session's maintenance_work_mem raised for the sorts), then the rest in order on ctl.
+func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, loaders int, p keyPlan) error {
+	var setup []string
+	if db.Dialect().SQLFamily() == sqlexec.FamilyPostgres {
+		setup = []string{"SET statement_timeout = 0", "SET maintenance_work_mem = '512MB'"}
+	}
+	if err := bulkload.Statements(ctx, db, loaders, setup, p.build); err != nil {
+		return fmt.Errorf("building the keys and indexes: %w", err)
+	}
+	for _, q := range p.after {
+		if _, err := ctl.Exec(ctx, q); err != nil {
+			return fmt.Errorf("after the rows (%s): %w", q, err)
+		}
+	}
+	return nil
 }
 
 // copyOf is table t's rows at sf as a bulkload.Copy.
