@@ -110,10 +110,9 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 			return workload.LoadResult{}, fmt.Errorf("creating the table %s: %w", tableName(t), err)
 		}
 	}
-	conv := converter(fam)
 	var rows int64
 	for _, t := range dbgen.Tables() {
-		n, err := bulkload.Run(ctx, db, o, copyOf(t, sf, conv))
+		n, err := bulkload.Run(ctx, db, o, copyOf(t, sf, converter(fam, t)))
 		rows += n
 		if err != nil {
 			return workload.LoadResult{}, err
@@ -192,8 +191,13 @@ type chunk struct {
 
 func makeChunk(t dbgen.Table, sf float64, part, parts int, conv func([]any)) *chunk {
 	ch := &chunk{}
+	var slab []any // the rows' values, allocated 1024 rows at a time
 	ch.err = dbgen.Generate(t, sf, part, parts, func(row []any) error {
-		r := make([]any, len(row))
+		if len(slab) < len(row) {
+			slab = make([]any, 1024*len(row))
+		}
+		r := slab[:len(row):len(row)]
+		slab = slab[len(row):]
 		copy(r, row)
 		conv(r)
 		ch.rows = append(ch.rows, r)
@@ -218,10 +222,18 @@ func (c *chunk) Err() error {
 //   - MySQL/MariaDB: decimals and dates as their text (encoding.TextAppender: "123.45",
 //     "1995-06-17"), which LOAD DATA and INSERT take exactly;
 //   - SQLite: decimals as float64 (REAL columns), dates as 'YYYY-MM-DD' text.
-func converter(family string) func([]any) {
+//
+// A whole number in a decimal column (l_quantity, an int64) is a pgDecimal on PostgreSQL too, for
+// the same encoding; the other engines store the integer as is.
+func converter(family string, t dbgen.Table) func([]any) {
+	cols := dbgen.Columns(t)
 	return func(row []any) {
 		for i, v := range row {
 			switch v := v.(type) {
+			case int64:
+				if family == sqlexec.FamilyPostgres && cols[i].Kind == dbgen.KindDecimal {
+					row[i] = pgDecimal(v * 100)
+				}
 			case dbgen.Decimal:
 				switch family {
 				case sqlexec.FamilyPostgres:
@@ -245,8 +257,12 @@ func converter(family string) func([]any) {
 	}
 }
 
-// pgDecimal is an exact NUMERIC(15,2) for pgx's binary COPY.
+// pgDecimal is an exact NUMERIC(15,2) for pgx's binary COPY: candor's PostgreSQL driver encodes
+// it from its hundredths (ScaledNumeric, see driver/postgres), without pgx's big.Int path
+// (NumericValue, kept for any other pgx type map).
 type pgDecimal dbgen.Decimal
+
+func (d pgDecimal) ScaledNumeric() (int64, int16) { return int64(d), 2 }
 
 func (d pgDecimal) NumericValue() (pgtype.Numeric, error) {
 	return pgtype.Numeric{Int: big.NewInt(int64(d)), Exp: -2, Valid: true}, nil
