@@ -1,10 +1,13 @@
 package postgres
 
 import (
+	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -94,5 +97,46 @@ func TestScaledNumericPlan(t *testing.T) {
 	b, err := m.Encode(pgtype.NumericOID, pgtype.TextFormatCode, pgtype.Numeric{Int: big.NewInt(105), Exp: -1, Valid: true}, nil)
 	if err != nil || string(b) != "10.5" {
 		t.Errorf("text numeric: %q, %v", b, err)
+	}
+}
+
+// scaledSource is a RowSource of (id, ScaledNumeric) rows.
+type scaledSource struct {
+	i    int
+	vals []scaled
+	row  []any
+}
+
+func (s *scaledSource) Next() bool { s.i++; return s.i <= len(s.vals) }
+func (s *scaledSource) Values() ([]any, error) {
+	s.row = append(s.row[:0], s.i, s.vals[s.i-1])
+	return s.row, nil
+}
+func (s *scaledSource) Err() error { return nil }
+
+// TestCopyScaledNumeric copies ScaledNumeric values through binary COPY into NUMERIC columns of a
+// real server and reads them back as the server prints them.
+func TestCopyScaledNumeric(t *testing.T) {
+	db := openDB(t)
+	c := connect(t, db)
+	ctx := testCtx(t)
+	name := fmt.Sprintf("candor_drvtest_num_%d", os.Getpid())
+	mustExec(t, c, "CREATE TABLE "+name+" (id int PRIMARY KEY, d numeric NOT NULL)")
+	t.Cleanup(func() { _, _ = c.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+name) })
+	vals := []scaled{{12345, 2}, {-12345, 2}, {0, 2}, {1, 2}, {-1, 2}, {100000000, 2}, {999999999999999, 2},
+		{7, 0}, {10000, 0}, {5, 1}, {123456789, 7}, {1, 16}, {math.MaxInt64, 3}, {-7, 17}}
+	want := []string{"123.45", "-123.45", "0.00", "0.01", "-0.01", "1000000.00", "9999999999999.99",
+		"7", "10000", "0.5", "12.3456789", "0.0000000000000001", "9223372036854775.807", "-0.00000000000000007"}
+	if n, err := c.CopyFrom(ctx, name, []string{"id", "d"}, &scaledSource{vals: vals}); err != nil || n != int64(len(vals)) {
+		t.Fatalf("CopyFrom = %d, %v", n, err)
+	}
+	for i, w := range want {
+		var got string
+		if err := c.QueryRow(ctx, "SELECT d::text FROM "+name+" WHERE id = $1", i+1).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != w {
+			t.Errorf("%v: the server holds %s, want %s", vals[i], got, w)
+		}
 	}
 }
