@@ -270,6 +270,12 @@ func Finish(ctx context.Context, db driver.DB, ctl driver.Conn, name, table stri
 			return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
 		}
 	}
+	return Complete(ctx, db, name, rows)
+}
+
+// Complete is Finish for a load that ran its statistics itself: it records the load of the
+// workload name complete and returns the result.
+func Complete(ctx context.Context, db driver.DB, name string, rows int64) (workload.LoadResult, error) {
 	if _, err := loadstate.Complete(ctx, db, name); err != nil {
 		return workload.LoadResult{}, err
 	}

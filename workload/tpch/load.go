@@ -125,19 +125,29 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 	if o.Note != nil {
 		o.Note(fmt.Sprintf("keys and indexes built in %s", time.Since(start).Round(time.Millisecond)))
 	}
-	// The statistics of every table but the last, on several connections at once (SQLite's are one
-	// ANALYZE of the whole database, with the checkpoint, which Finish runs).
-	if fam != sqlexec.FamilySQLite {
-		var stats []string
-		for _, t := range dbgen.Tables()[:len(dbgen.Tables())-1] {
+	start = time.Now()
+	// The statistics: on SQLite one ANALYZE of the whole database, with the checkpoint, on ctl; on
+	// the others each table's, on several connections at once, the largest first.
+	var stats []string
+	if fam == sqlexec.FamilySQLite {
+		for _, q := range bulkload.StatsSQL(fam, engine, "") {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
+			}
+		}
+	} else {
+		for _, t := range dbgen.Tables() {
 			stats = append(stats, bulkload.StatsSQL(fam, engine, tableName(t))...)
 		}
 		slices.Reverse(stats)
-		if err := bulkload.Statements(ctx, db, o.Loaders, nil, stats); err != nil {
-			return workload.LoadResult{}, fmt.Errorf("after the load: %w", err)
-		}
 	}
-	res, err := bulkload.Finish(ctx, db, ctl, workloadName, tableName(dbgen.Lineitem), rows)
+	if err := bulkload.Statements(ctx, db, o.Loaders, nil, stats); err != nil {
+		return workload.LoadResult{}, fmt.Errorf("after the load: %w", err)
+	}
+	if o.Note != nil {
+		o.Note(fmt.Sprintf("statistics in %s", time.Since(start).Round(time.Millisecond)))
+	}
+	res, err := bulkload.Complete(ctx, db, workloadName, rows)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
