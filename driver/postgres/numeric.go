@@ -28,9 +28,11 @@ func (c numericCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value 
 	return c.NumericCodec.PlanEncode(m, oid, format, value)
 }
 
-// registerNumeric makes m encode ScaledNumeric values (m is a connection's type map).
+// registerNumeric makes m encode ScaledNumeric and EpochDate values (m is a connection's type
+// map).
 func registerNumeric(m *pgtype.Map) {
 	m.RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: numericCodec{}})
+	m.RegisterType(&pgtype.Type{Name: "date", OID: pgtype.DateOID, Codec: dateCodec{}})
 }
 
 type scaledNumericPlan struct{}

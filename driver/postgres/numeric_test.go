@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -137,6 +138,69 @@ func TestCopyScaledNumeric(t *testing.T) {
 		}
 		if got != w {
 			t.Errorf("%v: the server holds %s, want %s", vals[i], got, w)
+		}
+	}
+}
+
+type epochDate int32
+
+func (d epochDate) EpochDays() int32 { return int32(d) }
+
+// TestEpochDate encodes EpochDate values with the registered codec and decodes them with pgx's
+// DATE decoder.
+func TestEpochDate(t *testing.T) {
+	m := pgtype.NewMap()
+	registerNumeric(m)
+	for _, d := range []epochDate{0, 1, -1, 10957, 8035, 10591, 20000, -719162} {
+		b, err := m.Encode(pgtype.DateOID, pgtype.BinaryFormatCode, d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got pgtype.Date
+		if err := m.Scan(pgtype.DateOID, pgtype.BinaryFormatCode, b, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := time.Unix(int64(d)*86400, 0).UTC()
+		if !got.Valid || !got.Time.Equal(want) {
+			t.Errorf("%d days: %x decodes to %v, want %v", d, b, got.Time, want)
+		}
+	}
+}
+
+type dateSource struct {
+	i    int
+	vals []epochDate
+	row  []any
+}
+
+func (s *dateSource) Next() bool { s.i++; return s.i <= len(s.vals) }
+func (s *dateSource) Values() ([]any, error) {
+	s.row = append(s.row[:0], s.i, s.vals[s.i-1])
+	return s.row, nil
+}
+func (s *dateSource) Err() error { return nil }
+
+// TestCopyEpochDate copies EpochDate values through binary COPY into a DATE column of a real
+// server and reads them back as the server prints them.
+func TestCopyEpochDate(t *testing.T) {
+	db := openDB(t)
+	c := connect(t, db)
+	ctx := testCtx(t)
+	name := fmt.Sprintf("candor_drvtest_date_%d", os.Getpid())
+	mustExec(t, c, "CREATE TABLE "+name+" (id int PRIMARY KEY, d date NOT NULL)")
+	t.Cleanup(func() { _, _ = c.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+name) })
+	vals := []epochDate{0, 10957, 8035, 10591, -1}
+	want := []string{"1970-01-01", "2000-01-01", "1992-01-01", "1998-12-31", "1969-12-31"}
+	if n, err := c.CopyFrom(ctx, name, []string{"id", "d"}, &dateSource{vals: vals}); err != nil || n != int64(len(vals)) {
+		t.Fatalf("CopyFrom = %d, %v", n, err)
+	}
+	for i, w := range want {
+		var got string
+		if err := c.QueryRow(ctx, "SELECT d::text FROM "+name+" WHERE id = $1", i+1).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != w {
+			t.Errorf("%d days: the server holds %s, want %s", vals[i], got, w)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package tpch
 
 import (
 	"context"
+	sqldriver "database/sql/driver"
 	"fmt"
 	"math/big"
 	"slices"
@@ -228,7 +229,7 @@ func (c *chunk) Err() error {
 }
 
 // converter turns the generator's values into what family's bulk path stores exactly:
-//   - PostgreSQL: decimals as binary NUMERIC (pgtype.NumericValuer), dates as time.Time;
+//   - PostgreSQL: decimals as binary NUMERIC (pgDecimal), dates as binary DATE (pgDate);
 //   - MySQL/MariaDB: decimals and dates as their text (encoding.TextAppender: "123.45",
 //     "1995-06-17"), which LOAD DATA and INSERT take exactly;
 //   - SQLite: decimals as float64 (REAL columns), dates as 'YYYY-MM-DD' text.
@@ -256,7 +257,7 @@ func converter(family string, t dbgen.Table) func([]any) {
 			case dbgen.Date:
 				switch family {
 				case sqlexec.FamilyPostgres:
-					row[i] = v.Time()
+					row[i] = pgDate(v)
 				case sqlexec.FamilySQLite:
 					row[i] = v.String()
 				default:
@@ -279,6 +280,13 @@ func (d pgDecimal) NumericValue() (pgtype.Numeric, error) {
 }
 
 var _ pgtype.NumericValuer = pgDecimal(0)
+
+// pgDate is a DATE for pgx's binary COPY: candor's PostgreSQL driver encodes it from its days
+// (EpochDate, see driver/postgres); its Value, a time.Time, serves any other path.
+type pgDate dbgen.Date
+
+func (d pgDate) EpochDays() int32                { return int32(d) }
+func (d pgDate) Value() (sqldriver.Value, error) { return dbgen.Date(d).Time(), nil }
 
 // textDecimal and textDate are written as text by the MySQL bulk path.
 type (
