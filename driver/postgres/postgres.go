@@ -104,6 +104,7 @@ func (db *DB) connect(ctx context.Context) (*Conn, error) {
 	if err != nil {
 		return nil, db.connectError(ctx, err)
 	}
+	registerNumeric(pc.TypeMap())
 	return &Conn{pc: pc}, nil
 }
 

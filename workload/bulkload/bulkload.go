@@ -127,30 +127,41 @@ func Run(ctx context.Context, db driver.DB, o workload.LoadOptions, cp Copy) (in
 		progress = func(int64) {}
 	}
 	loaders := max(1, o.Loaders)
+	gens := 1
 	d := db.Dialect()
 	if d.SingleWriter {
-		loaders = 1 // one writer at a time: more connections would only wait for its lock
+		// One writer at a time (more connections would only wait for its lock); the chunks are
+		// made ahead of it on `loaders` goroutines.
+		gens, loaders = loaders, 1
 	}
 	var setup []string
 	if d.SQLFamily() == sqlexec.FamilyPostgres && d.Name != sqlexec.EngineCockroach && d.Name != sqlexec.EngineYugabyte {
 		setup = []string{"SET synchronous_commit = off"}
 	}
-	rows, err := copyChunks(ctx, db, cp, loaders, setup, progress)
+	rows, err := copyChunks(ctx, db, cp, loaders, gens, setup, progress)
 	if err != nil && ctx.Err() != nil {
 		return rows, fmt.Errorf("the load was interrupted (%w); the database holds an incomplete load: reload with candor %s load --drop", context.Cause(ctx), cp.Workload)
 	}
 	return rows, err
 }
 
-// copyChunks copies the chunks on `loaders` connections, each first running setup. The first
-// error stops every loader.
-func copyChunks(ctx context.Context, db driver.DB, cp Copy, loaders int, setup []string, progress func(int64)) (int64, error) {
+// job is a chunk for a loader: its number, and with generators its rows, ready once made.
+type job struct {
+	c     int64
+	src   driver.RowSource
+	ready chan struct{}
+}
+
+// copyChunks copies the chunks on `loaders` connections, each first running setup. With gens > 1
+// (a single writer), gens goroutines make the chunks (cp.Chunk) ahead of the loaders, at most about
+// 2 x gens at a time, and the loaders copy them in order. The first error stops every loader.
+func copyChunks(ctx context.Context, db driver.DB, cp Copy, loaders, gens int, setup []string, progress func(int64)) (int64, error) {
 	if cp.Chunks == 0 {
 		return 0, nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	work := make(chan int64)
+	work := make(chan *job, max(0, gens-1))
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -164,6 +175,20 @@ func copyChunks(ctx context.Context, db driver.DB, cp Copy, loaders int, setup [
 			cancel(err)
 		}
 		mu.Unlock()
+	}
+	var made chan *job // the generators' queue, when there are any
+	if gens > 1 {
+		made = make(chan *job)
+		for range gens {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range made {
+					j.src = cp.Chunk(j.c)
+					close(j.ready)
+				}
+			}()
+		}
 	}
 	for range min(int64(loaders), cp.Chunks) {
 		wg.Add(1)
@@ -181,11 +206,17 @@ func copyChunks(ctx context.Context, db driver.DB, cp Copy, loaders int, setup [
 					return
 				}
 			}
-			for ch := range work {
-				src := cp.Chunk(ch)
+			for j := range work {
+				var src driver.RowSource
+				if j.ready != nil {
+					<-j.ready
+					src = j.src
+				} else {
+					src = cp.Chunk(j.c)
+				}
 				n, err := c.CopyFrom(ctx, cp.Table, cp.Columns, src)
 				if err != nil {
-					fail(cp.Failed(ch, src, err))
+					fail(cp.Failed(j.c, src, err))
 					return
 				}
 				mu.Lock()
@@ -197,11 +228,23 @@ func copyChunks(ctx context.Context, db driver.DB, cp Copy, loaders int, setup [
 	}
 feed:
 	for ch := range cp.Chunks {
+		j := &job{c: ch}
+		if made != nil {
+			j.ready = make(chan struct{})
+			select {
+			case made <- j:
+			case <-ctx.Done():
+				break feed
+			}
+		}
 		select {
-		case work <- ch:
+		case work <- j:
 		case <-ctx.Done():
 			break feed
 		}
+	}
+	if made != nil {
+		close(made)
 	}
 	close(work)
 	wg.Wait()
@@ -227,6 +270,12 @@ func Finish(ctx context.Context, db driver.DB, ctl driver.Conn, name, table stri
 			return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
 		}
 	}
+	return Complete(ctx, db, name, rows)
+}
+
+// Complete is Finish for a load that ran its statistics itself: it records the load of the
+// workload name complete and returns the result.
+func Complete(ctx context.Context, db driver.DB, name string, rows int64) (workload.LoadResult, error) {
 	if _, err := loadstate.Complete(ctx, db, name); err != nil {
 		return workload.LoadResult{}, err
 	}
@@ -275,3 +324,65 @@ func (c *Cursor) Row() int { return c.i - 1 }
 
 // Err is nil: rows in memory cannot fail.
 func (c *Cursor) Err() error { return nil }
+
+// Statements runs independent statements (index builds, statistics) on up to n connections at
+// once, each connection first running setup; a connection takes the next statement of the list
+// as it is free, so list the longest first. The first error stops the others and is returned,
+// naming its statement.
+func Statements(ctx context.Context, db driver.DB, n int, setup, stmts []string) error {
+	if len(stmts) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	work := make(chan string, len(stmts))
+	for _, s := range stmts {
+		work <- s
+	}
+	close(work)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+			cancel(err)
+		}
+		mu.Unlock()
+	}
+	for range min(max(1, n), len(stmts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := db.Connect(ctx)
+			if err != nil {
+				fail(err)
+				return
+			}
+			defer c.Close()
+			for _, q := range setup {
+				if _, err := c.Exec(ctx, q); err != nil {
+					fail(fmt.Errorf("%s: %w", q, err))
+					return
+				}
+			}
+			for q := range work {
+				if ctx.Err() != nil {
+					return
+				}
+				if _, err := c.Exec(ctx, q); err != nil {
+					fail(fmt.Errorf("%s: %w", q, err))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return context.Cause(ctx)
+}

@@ -3,8 +3,10 @@ package tpch
 
 import (
 	"context"
+	sqldriver "database/sql/driver"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"time"
 
@@ -109,42 +111,68 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 			return workload.LoadResult{}, fmt.Errorf("creating the table %s: %w", tableName(t), err)
 		}
 	}
-	conv := converter(fam)
 	var rows int64
 	for _, t := range dbgen.Tables() {
-		n, err := bulkload.Run(ctx, db, o, copyOf(t, sf, conv))
+		n, err := bulkload.Run(ctx, db, o, copyOf(t, sf, converter(fam, t)))
 		rows += n
 		if err != nil {
 			return workload.LoadResult{}, err
 		}
 	}
 	start := time.Now()
-	for _, q := range keySQL(fam) {
-		if _, err := ctl.Exec(ctx, q); err != nil {
-			return workload.LoadResult{}, fmt.Errorf("after the rows (%s): %w", q, err)
-		}
+	if err := buildKeys(ctx, db, ctl, o.Loaders, keySQL(fam, engine)); err != nil {
+		return workload.LoadResult{}, err
 	}
 	if o.Note != nil {
 		o.Note(fmt.Sprintf("keys and indexes built in %s", time.Since(start).Round(time.Millisecond)))
 	}
-	// The statistics of every table but the last (SQLite's are one ANALYZE of the whole database,
-	// with the checkpoint, which Finish runs).
-	if fam != sqlexec.FamilySQLite {
-		for _, t := range dbgen.Tables()[:len(dbgen.Tables())-1] {
-			for _, q := range bulkload.StatsSQL(fam, engine, tableName(t)) {
-				if _, err := ctl.Exec(ctx, q); err != nil {
-					return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
-				}
+	start = time.Now()
+	// The statistics: on SQLite one ANALYZE of the whole database, with the checkpoint, on ctl; on
+	// the others each table's, on several connections at once, the largest first.
+	var stats []string
+	if fam == sqlexec.FamilySQLite {
+		for _, q := range bulkload.StatsSQL(fam, engine, "") {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
 			}
 		}
+	} else {
+		for _, t := range dbgen.Tables() {
+			stats = append(stats, bulkload.StatsSQL(fam, engine, tableName(t))...)
+		}
+		slices.Reverse(stats)
 	}
-	res, err := bulkload.Finish(ctx, db, ctl, workloadName, tableName(dbgen.Lineitem), rows)
+	if err := bulkload.Statements(ctx, db, o.Loaders, nil, stats); err != nil {
+		return workload.LoadResult{}, fmt.Errorf("after the load: %w", err)
+	}
+	if o.Note != nil {
+		o.Note(fmt.Sprintf("statistics in %s", time.Since(start).Round(time.Millisecond)))
+	}
+	res, err := bulkload.Complete(ctx, db, workloadName, rows)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
 	res.Summary = fmt.Sprintf("SF %s: %s lineitems, %s orders", formatSF(sf),
 		textfmt.Thousands(tableRows(dbgen.Lineitem, sf)), textfmt.Thousands(tableRows(dbgen.Orders, sf)))
 	return res, nil
+}
+
+// buildKeys runs p: its independent builds on up to `loaders` connections at once (on PostgreSQL
+// with the session's maintenance_work_mem raised for the sorts), then the rest in order on ctl.
+func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, loaders int, p keyPlan) error {
+	var setup []string
+	if db.Dialect().SQLFamily() == sqlexec.FamilyPostgres {
+		setup = []string{"SET statement_timeout = 0", "SET maintenance_work_mem = '512MB'"}
+	}
+	if err := bulkload.Statements(ctx, db, loaders, setup, p.build); err != nil {
+		return fmt.Errorf("building the keys and indexes: %w", err)
+	}
+	for _, q := range p.after {
+		if _, err := ctl.Exec(ctx, q); err != nil {
+			return fmt.Errorf("after the rows (%s): %w", q, err)
+		}
+	}
+	return nil
 }
 
 // copyOf is table t's rows at sf as a bulkload.Copy.
@@ -174,8 +202,13 @@ type chunk struct {
 
 func makeChunk(t dbgen.Table, sf float64, part, parts int, conv func([]any)) *chunk {
 	ch := &chunk{}
+	var slab []any // the rows' values, allocated 1024 rows at a time
 	ch.err = dbgen.Generate(t, sf, part, parts, func(row []any) error {
-		r := make([]any, len(row))
+		if len(slab) < len(row) {
+			slab = make([]any, 1024*len(row))
+		}
+		r := slab[:len(row):len(row)]
+		slab = slab[len(row):]
 		copy(r, row)
 		conv(r)
 		ch.rows = append(ch.rows, r)
@@ -196,14 +229,22 @@ func (c *chunk) Err() error {
 }
 
 // converter turns the generator's values into what family's bulk path stores exactly:
-//   - PostgreSQL: decimals as binary NUMERIC (pgtype.NumericValuer), dates as time.Time;
+//   - PostgreSQL: decimals as binary NUMERIC (pgDecimal), dates as binary DATE (pgDate);
 //   - MySQL/MariaDB: decimals and dates as their text (encoding.TextAppender: "123.45",
 //     "1995-06-17"), which LOAD DATA and INSERT take exactly;
 //   - SQLite: decimals as float64 (REAL columns), dates as 'YYYY-MM-DD' text.
-func converter(family string) func([]any) {
+//
+// A whole number in a decimal column (l_quantity, an int64) is a pgDecimal on PostgreSQL too, for
+// the same encoding; the other engines store the integer as is.
+func converter(family string, t dbgen.Table) func([]any) {
+	cols := dbgen.Columns(t)
 	return func(row []any) {
 		for i, v := range row {
 			switch v := v.(type) {
+			case int64:
+				if family == sqlexec.FamilyPostgres && cols[i].Kind == dbgen.KindDecimal {
+					row[i] = pgDecimal(v * 100)
+				}
 			case dbgen.Decimal:
 				switch family {
 				case sqlexec.FamilyPostgres:
@@ -216,7 +257,7 @@ func converter(family string) func([]any) {
 			case dbgen.Date:
 				switch family {
 				case sqlexec.FamilyPostgres:
-					row[i] = v.Time()
+					row[i] = pgDate(v)
 				case sqlexec.FamilySQLite:
 					row[i] = v.String()
 				default:
@@ -227,14 +268,25 @@ func converter(family string) func([]any) {
 	}
 }
 
-// pgDecimal is an exact NUMERIC(15,2) for pgx's binary COPY.
+// pgDecimal is an exact NUMERIC(15,2) for pgx's binary COPY: candor's PostgreSQL driver encodes
+// it from its hundredths (ScaledNumeric, see driver/postgres), without pgx's big.Int path
+// (NumericValue, kept for any other pgx type map).
 type pgDecimal dbgen.Decimal
+
+func (d pgDecimal) ScaledNumeric() (int64, int16) { return int64(d), 2 }
 
 func (d pgDecimal) NumericValue() (pgtype.Numeric, error) {
 	return pgtype.Numeric{Int: big.NewInt(int64(d)), Exp: -2, Valid: true}, nil
 }
 
 var _ pgtype.NumericValuer = pgDecimal(0)
+
+// pgDate is a DATE for pgx's binary COPY: candor's PostgreSQL driver encodes it from its days
+// (EpochDate, see driver/postgres); its Value, a time.Time, serves any other path.
+type pgDate dbgen.Date
+
+func (d pgDate) EpochDays() int32                { return int32(d) }
+func (d pgDate) Value() (sqldriver.Value, error) { return dbgen.Date(d).Time(), nil }
 
 // textDecimal and textDate are written as text by the MySQL bulk path.
 type (
