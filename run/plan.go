@@ -138,7 +138,11 @@ func (l *LoadPlan) Validate() error {
 	if l.OneShot {
 		cmd = workload.CmdOneShot
 	}
-	p = append(p, l.Workload.Validate(workload.Validation{Cmd: cmd, DB: l.DB, Endpoints: 1})...)
+	var shard workload.Shard
+	if l.Shard != nil {
+		shard = workload.Shard{Index: l.Shard.Index, Count: l.Shard.Count}
+	}
+	p = append(p, l.Workload.Validate(workload.Validation{Cmd: cmd, DB: l.DB, Endpoints: 1, Shard: shard})...)
 	return p.err()
 }
 

@@ -187,7 +187,9 @@ func (r *RunPlan) clockResult(measureStart time.Time) *report.Clock {
 //
 // Waits poll every second, print a progress line every 10 s and give up after lp.ShardWait.
 func ShardLoad(ctx context.Context, lp LoadPlan, s workload.Shard, wait bool, out Out) error {
-	if err := lp.Validate(); err != nil {
+	v := lp // validated as the shard it is (a workload may refuse to be sharded)
+	v.Shard = &report.Shard{Index: s.Index, Count: s.Count, RootSeed: lp.Seed}
+	if err := v.Validate(); err != nil {
 		return err
 	}
 	w := lp.Workload

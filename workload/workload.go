@@ -136,7 +136,7 @@ type Validation struct {
 	// number of --db given. The engine may be known from the URL alone (driver.URLDialect).
 	DB        string
 	Endpoints int
-	// Shard is the run's part of a sharded run (shard.go); zero when not sharded.
+	// Shard is the load's or run's part of a sharded one (shard.go); zero when not sharded.
 	Shard Shard
 }
 

@@ -93,6 +93,8 @@ func TestTPCHSQLiteCLI(t *testing.T) {
 		{[]string{"tpch", "run", "--db", db, "--terminals", "3"}, "leave out --terminals"},
 		{[]string{"tpch", "run", "--db", db, "--mode", "rate"}, "not a mode of tpch"},
 		{[]string{"tpch", "--sf", "1"}, "loaded at SF 0.01"},
+		{[]string{"tpch", "load", "--db", db, "--shard", "1/2", "--seed", "1"}, "cannot be split over driver processes"},
+		{[]string{"tpch", "run", "--db", db, "--shard", "0/2", "--seed", "1"}, "cannot be split over driver processes"},
 	} {
 		if out := cli(2, c.args...); !strings.Contains(out, c.want) {
 			t.Errorf("candor %s: output lacks %q", strings.Join(c.args, " "), c.want)

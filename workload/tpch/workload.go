@@ -196,6 +196,11 @@ func (t *TPCH) Validate(v workload.Validation) []string {
 			add("%s", prob)
 		}
 	}
+	if v.Shard.Sharded() {
+		// Clause 5.3: the power test is one stream and the throughput test S streams run together
+		// against one database; split over processes they would be neither.
+		add("--shard %s: TPC-H's tests are one sequence of streams on one database and cannot be split over driver processes; drop --shard (and --shards)", v.Shard)
+	}
 	if v.Cmd == workload.CmdLoad || v.Cmd == workload.CmdOneShot {
 		sf, err := parseSF(t.sfIn)
 		if err != nil {
