@@ -24,12 +24,6 @@ type Conn struct {
 	sock        net.Conn
 	interruptFn func()
 	interrupted atomic.Bool // the socket was closed by watch
-	// watched is the context watched (once, not per statement: see watch), unwatch stops it; busy
-	// is set while a statement runs, idleFn clears it.
-	watched context.Context
-	unwatch func() bool
-	busy    atomic.Bool
-	idleFn  func() bool
 	// Row and Rows wrappers are handed out 64 at a time: one allocation per 64 calls, and every value
 	// the caller holds stays its own.
 	rowSlab  []row
@@ -58,44 +52,20 @@ func (c *Conn) RoundTrips() int64 { return c.trips }
 // to its watcher goroutine and back, per statement) nor database/sql (a goroutine per result) pays
 // for cancellation on every round trip; measured, those hand-offs were the largest part of the
 // driver's CPU per transaction. The caller's context is honoured all the same: watch registers a
-// function that closes the session's socket if the context ends while a statement runs, which
+// function that closes the session's socket if the context ends while the statement runs, which
 // ends the statement with an error (reported as the context's error) and the session with it.
 var noCancel = context.Background()
 
-// watch marks a statement under ctx as running until stop is called (nil when ctx cannot end), or
-// returns ctx's error if it has ended. The context is watched once, when it first comes (one
-// context.AfterFunc on the run's shared context per session, not one per statement): if it ends
-// while a statement runs, the socket is closed.
-func (c *Conn) watch(ctx context.Context) (stop func() bool, err error) {
+// watch arranges for the socket to be closed if ctx ends before stop is called; nil when ctx
+// cannot end.
+func (c *Conn) watch(ctx context.Context) (stop func() bool) {
 	if ctx.Done() == nil || c.sock == nil {
-		return nil, ctx.Err()
+		return nil
 	}
-	if ctx != c.watched {
-		if c.unwatch != nil {
-			c.unwatch()
-		}
-		c.watched, c.unwatch = ctx, context.AfterFunc(ctx, c.interruptFn)
-	}
-	// busy first, then ctx.Err: a context that ends after this check finds busy set (interrupt),
-	// one that ended before it is reported here.
-	c.busy.Store(true)
-	if err := ctx.Err(); err != nil {
-		c.busy.Store(false)
-		return nil, err
-	}
-	return c.idleFn, nil
-}
-
-// idle ends the running statement's watch.
-func (c *Conn) idle() bool {
-	c.busy.Store(false)
-	return true
+	return context.AfterFunc(ctx, c.interruptFn)
 }
 
 func (c *Conn) interrupt() {
-	if !c.busy.Load() {
-		return // the context ended between statements: the session stays
-	}
 	c.interrupted.Store(true)
 	c.sock.Close()
 }
@@ -239,13 +209,12 @@ func (c *Conn) QueryRow(ctx context.Context, query string, args ...any) driver.R
 	}
 	r := &c.rowSlab[0]
 	c.rowSlab = c.rowSlab[1:]
-	stop, err := c.watch(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		r.err = err
 		return r
 	}
 	c.trips++
-	r.ctx, r.stop = ctx, stop
+	r.ctx, r.stop = ctx, c.watch(ctx)
 	if len(args) == 0 {
 		r.r = c.sc.QueryRowContext(noCancel, query)
 		return r
@@ -285,12 +254,13 @@ func (r *rows) Close() {
 }
 
 func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Rows, error) {
-	stop, err := c.watch(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	c.trips++
+	stop := c.watch(ctx)
 	var rs *sql.Rows
+	var err error
 	if len(args) == 0 {
 		rs, err = c.sc.QueryContext(noCancel, query)
 	} else {
@@ -315,12 +285,13 @@ func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Row
 }
 
 func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	stop, err := c.watch(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	c.trips++
+	stop := c.watch(ctx)
 	var res sql.Result
+	var err error
 	if len(args) == 0 {
 		res, err = c.sc.ExecContext(noCancel, query)
 	} else {
@@ -342,10 +313,6 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 // connection is never reused: the DB keeps no idle connections). After an interrupted statement the
 // session is already gone, and closing it reports nothing.
 func (c *Conn) Close() error {
-	if c.unwatch != nil {
-		c.unwatch()
-		c.unwatch, c.watched = nil, nil
-	}
 	var errs []error
 	for q, s := range c.stmts {
 		if err := s.Close(); err != nil && !errors.Is(err, sql.ErrConnDone) {

@@ -188,7 +188,7 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, db.connectError(ctx, err)
 	}
 	c := &Conn{db: db, sc: sc, stmts: make(map[string]*sql.Stmt), sock: sock.c, sessIso: db.serverIso}
-	c.interruptFn, c.idleFn = c.interrupt, c.idle
+	c.interruptFn = c.interrupt
 	return c, nil
 }
 

@@ -136,17 +136,12 @@ type socketKey struct{}
 // socketHolder receives the socket dial opened for one Connect.
 type socketHolder struct{ c net.Conn }
 
-// socketDial dials the session's socket. It is Go's netpoller, not blocking system calls
-// (driver/blockconn) as driver/postgres uses: through go-sql-driver, blocking sockets cost more CPU
-// per statement, not less (BenchmarkPointSelectCPU: 22.7-25.3 µs against 17.2-19.7 on the
-// netpoller, and a third of the statements per second).
-var socketDial = (&net.Dialer{}).DialContext
-
 // dial opens the connection's socket and hands it to the Connect that asked for it (see
 // Conn.interrupt): database/sql dials synchronously in the caller's context when it has no idle
 // connection, which the DB never keeps.
 func dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := socketDial(ctx, network, addr)
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
 	if err == nil {
 		if h, ok := ctx.Value(socketKey{}).(*socketHolder); ok {
 			h.c = c

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,76 +32,6 @@ type Conn struct {
 	queued [2]pgx.QueuedQuery
 	// trips counts round trips (driver.RoundTripCounter); only the owning goroutine touches it.
 	trips int64
-	// watch is the connection's own watch of the caller's context (see enter).
-	watch ctxWatch
-}
-
-// ctxWatch interrupts a connection's statement when the caller's context ends, once per context
-// instead of once per statement: pgx, given a context that can end, watches it around every
-// statement (a channel and a context.AfterFunc registered and stopped on the context's shared
-// lock), which cost 2 to 7 µs of CPU per point select in BenchmarkPointSelectCPU (its pgx paths
-// against their -background twins). Statements are given context.Background() and the connection
-// watches the caller's context itself: an AfterFunc registered when the context first comes, which
-// sets a passed deadline on the socket (as pgx's own handler does) if a statement is running, busy
-// from enter to leave.
-type ctxWatch struct {
-	ctx  context.Context
-	stop func() bool
-	busy atomic.Bool
-}
-
-// enter begins a statement under ctx: it returns the context to give pgx, or ctx's error when ctx
-// has ended (pgx would return it without sending anything). Every successful enter is followed by
-// one leave.
-func (c *Conn) enter(ctx context.Context) (context.Context, error) {
-	if ctx.Done() == nil { // cannot end: pgx watches nothing either
-		return ctx, nil
-	}
-	w := &c.watch
-	if ctx != w.ctx {
-		if w.stop != nil && !w.stop() {
-			// the previous context ended and its deadline may be set: clear it for this one
-			c.pc.PgConn().Conn().SetDeadline(time.Time{})
-		}
-		nc := c.pc.PgConn().Conn()
-		w.ctx = ctx
-		w.stop = context.AfterFunc(ctx, func() {
-			if w.busy.Load() {
-				nc.SetDeadline(time.Now())
-			}
-		})
-	}
-	// busy first, then ctx.Err: a context that ends after this check finds busy set, one that
-	// ended before it is reported here, so no statement outlives its context unnoticed.
-	w.busy.Store(true)
-	if err := ctx.Err(); err != nil {
-		w.busy.Store(false)
-		return nil, err
-	}
-	return context.Background(), nil
-}
-
-// leave ends a statement begun by enter; a failure while ctx has ended is ctx's error (as pgx
-// reports it), wrapping the connection's.
-func (c *Conn) leave(ctx context.Context, err error) error {
-	if ctx.Done() == nil {
-		return err
-	}
-	c.watch.busy.Store(false)
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-			return fmt.Errorf("%w: %w", cerr, err)
-		}
-	}
-	return err
-}
-
-// closeWatch stops watching when the connection closes.
-func (c *Conn) closeWatch() {
-	if c.watch.stop != nil {
-		c.watch.stop()
-		c.watch.stop, c.watch.ctx = nil, nil
-	}
 }
 
 var (
@@ -207,12 +136,8 @@ func (c *Conn) Commit(ctx context.Context) error {
 		return nil
 	}
 	c.trips++
-	pctx, err := c.enter(ctx)
+	tag, err := c.pc.Exec(ctx, "COMMIT")
 	if err != nil {
-		return err
-	}
-	tag, err := c.pc.Exec(pctx, "COMMIT")
-	if err = c.leave(ctx, err); err != nil {
 		return err
 	}
 	if tag.String() == "ROLLBACK" {
@@ -227,12 +152,8 @@ func (c *Conn) Rollback(ctx context.Context) error {
 		return nil
 	}
 	c.trips++
-	pctx, err := c.enter(ctx)
-	if err != nil {
-		return err
-	}
-	_, err = c.pc.Exec(pctx, "ROLLBACK")
-	return c.leave(ctx, err)
+	_, err := c.pc.Exec(ctx, "ROLLBACK")
+	return err
 }
 
 // row adapts pgx.Row to driver.Row: pgx.ErrNoRows becomes driver.ErrNoRows. A row read from a
@@ -241,9 +162,6 @@ type row struct {
 	r   pgx.Row
 	br  pgx.BatchResults
 	err error
-	// c and ctx: the statement's enter, left once scanned
-	c   *Conn
-	ctx context.Context
 }
 
 func (r *row) Scan(dest ...any) error {
@@ -256,10 +174,7 @@ func (r *row) Scan(dest ...any) error {
 			err = cerr
 		}
 	}
-	if r.c != nil {
-		err = r.c.leave(r.ctx, err)
-	}
-	r.r, r.br, r.err, r.c, r.ctx = nil, nil, nil, nil, nil // let the finished result go
+	r.r, r.br, r.err = nil, nil, nil // let the finished result go
 	if err != nil && errors.Is(err, pgx.ErrNoRows) {
 		return driver.ErrNoRows
 	}
@@ -272,66 +187,54 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) driver.Row
 	}
 	r := &c.rowSlab[0]
 	c.rowSlab = c.rowSlab[1:]
-	pctx, err := c.enter(ctx)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	r.c, r.ctx = c, ctx
-	if carry, err := c.carriesBegin(pctx, args); err != nil {
+	if carry, err := c.carriesBegin(ctx, args); err != nil {
 		r.err = err
 		return r
 	} else if carry {
-		r.br, r.err = c.withBegin(pctx, sql, args)
+		r.br, r.err = c.withBegin(ctx, sql, args)
 		if r.err == nil {
 			r.r = r.br.QueryRow()
 		}
 		return r
 	}
 	c.trips++
-	r.r = c.pc.QueryRow(pctx, sql, args...)
+	r.r = c.pc.QueryRow(ctx, sql, args...)
 	return r
 }
 
 // Query returns pgx's own Rows, which already is a driver.Rows (and may be closed twice), or, after
 // a pending BEGIN, batchRows.
 func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows, error) {
-	pctx, err := c.enter(ctx)
-	if err != nil {
+	if carry, err := c.carriesBegin(ctx, args); err != nil {
 		return nil, err
-	}
-	if carry, err := c.carriesBegin(pctx, args); err != nil {
-		return nil, c.leave(ctx, err)
 	} else if carry {
-		br, err := c.withBegin(pctx, sql, args)
+		br, err := c.withBegin(ctx, sql, args)
 		if err != nil {
-			return nil, c.leave(ctx, err)
+			return nil, err
 		}
 		rows, err := br.Query()
 		if err != nil {
 			rows.Close()
 			br.Close()
-			return nil, c.leave(ctx, err)
+			return nil, err
 		}
-		return &batchRows{Rows: rows, br: br, c: c, ctx: ctx}, nil
+		return &batchRows{Rows: rows, br: br}, nil
 	}
 	c.trips++
-	rows, err := c.pc.Query(pctx, sql, args...)
+	rows, err := c.pc.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, c.leave(ctx, err)
+		return nil, err
 	}
-	return &batchRows{Rows: rows, c: c, ctx: ctx}, nil
+	return rows, nil
 }
 
-// batchRows are a statement's rows, maybe of a batch sent after BEGIN: the batch is closed (and the
+// batchRows are the rows of a statement sent in a batch after BEGIN: the batch is closed (and the
 // connection free for the next statement) once the last row is read, as with pgx's own rows, or at
-// Close; so is the statement's watch (leave).
+// Close.
 type batchRows struct {
 	pgx.Rows
 	br  pgx.BatchResults
 	err error // the batch's own error at close, when the rows had none
-	c   *Conn // until left
-	ctx context.Context
 }
 
 func (r *batchRows) Next() bool {
@@ -348,35 +251,16 @@ func (r *batchRows) Close() {
 		r.err = r.br.Close()
 		r.br = nil
 	}
-	if r.c != nil {
-		r.c.leave(r.ctx, nil)
-		r.c = nil
-	}
 }
 
 func (r *batchRows) Err() error {
-	err := r.Rows.Err()
-	if err == nil {
-		err = r.err
+	if err := r.Rows.Err(); err != nil {
+		return err
 	}
-	if err != nil && r.ctx != nil {
-		if cerr := r.ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-			return fmt.Errorf("%w: %w", cerr, err)
-		}
-	}
-	return err
+	return r.err
 }
 
 func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	pctx, err := c.enter(ctx)
-	if err != nil {
-		return 0, err
-	}
-	n, err := c.exec(pctx, sql, args)
-	return n, c.leave(ctx, err)
-}
-
-func (c *Conn) exec(ctx context.Context, sql string, args []any) (int64, error) {
 	if carry, err := c.carriesBegin(ctx, args); err != nil {
 		return 0, err
 	} else if carry {
@@ -412,7 +296,6 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src
 }
 
 func (c *Conn) Close() error {
-	c.closeWatch()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return c.pc.Close(ctx)

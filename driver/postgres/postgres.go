@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/candor-bench/candor/driver"
-	"github.com/candor-bench/candor/driver/blockconn"
 )
 
 func init() {
@@ -65,9 +64,6 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	if q.Get("statement_cache_capacity") == "" {
 		cfg.StatementCacheCapacity = statementCacheSize
 	}
-	// Reads and writes as blocking system calls (driver/blockconn): less CPU per statement than the
-	// netpoller's park and wake.
-	cfg.DialFunc = blockconn.Dial(cfg.DialFunc)
 	db.cfg = cfg
 
 	// Connect once to check that the server answers and accepts us, and to read its version.
