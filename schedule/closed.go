@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -287,33 +288,57 @@ func (f *closed) kick(g int, now time.Duration) {
 
 // preciseSlice bounds each of the waker's precise sleeps, so that a due time armed earlier during
 // the last stretch is still kept within about that much.
-const preciseSlice = 500 * time.Microsecond
+const preciseSlice = time.Millisecond
+
+// rateWindow is how often a waker measures the run's dispatch rate, which decides whether it waits
+// precisely (below preciseBelowRate, as the open loop's dispatcher).
+const rateWindow = 250 * time.Millisecond
 
 // waker is group g's timer: it sleeps until the time kick armed (timerAt), then kicks the group,
 // which wakes an idle worker for the due work. Far from the due time it waits on Go's timer,
 // which costs nothing while it waits but fires up to about 1 ms late when the process is idle (the
 // runtime sleeps in epoll with millisecond resolution); the last preciseStretch (2 ms) it sleeps
-// in the kernel (clock_nanosleep, at most preciseSlice at a time, on its own OS thread with a
+// in the kernel (clock_nanosleep, at most preciseSlice = 1 ms at a time, on its own OS thread with a
 // timer slack of 1 µs; sleep_linux.go), as the open loop's dispatcher does: a few tens of
-// microseconds late, for a few system calls per wake-up and no spinning. What is measured does
-// not change: the intended start is still the due time, and the timer lag is what is left.
+// microseconds late, for a few system calls per wake-up and no spinning. Like the open loop's
+// dispatcher it waits precisely only while the run dispatches fewer than preciseBelowRate
+// operations per second (measured over the last rateWindow): a busier process is rarely idle long
+// enough for Go's timers to oversleep, and a system call per dispatch would cost CPU for nothing.
+// What is measured does not change: the intended start is still the due time, and the timer lag
+// is what is left.
 func (f *closed) waker(g int) {
 	defer f.wakers.Done()
-	precise := usePreciseWaits
-	if precise {
-		defer lockForWaits()()
-	}
+	unlock := func() {}
+	defer func() { unlock() }()
+	locked, precise := false, usePreciseWaits
 	hg, c := &f.groups[g], f.c
+	var rateAt time.Duration
+	var rateN int64
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
 		c.mu.Lock()
 		armed, at, now := hg.timerArmed, hg.timerAt, c.now()
-		if armed && at <= now {
+		fired := armed && at <= now
+		if fired {
 			hg.timerArmed = false
 			f.kick(g, now) // wakes an idle worker, or arms again for a later due time
 		}
+		if el := now - rateAt; el >= rateWindow {
+			rate := float64(c.dispatched-rateN) / el.Seconds()
+			precise = usePreciseWaits && rate < preciseBelowRate
+			rateAt, rateN = now, c.dispatched
+		}
 		c.mu.Unlock()
+		if precise && !locked {
+			unlock, locked = lockForWaits(), true
+		}
+		if fired && precise {
+			// The worker just woken is queued to run next on this goroutine's P, which a sleep in
+			// the kernel would hold (in a system call) until the runtime's monitor takes it back,
+			// up to 10 ms later on a busy process: let the worker run first.
+			runtime.Gosched()
+		}
 		switch {
 		case !armed:
 			select {
