@@ -498,7 +498,7 @@ func PrintSelftest(w io.Writer, r *SelftestResult) {
 		case a.Max == 0:
 			fmt.Fprintf(w, "no terminal count tried kept the lag p99 <= %g ms (lowest tried %s terminals; each probe's verdict is above)\n", r.MaxLagMs, thousands(lowest(a)))
 			if lagFailed(a, r.MaxLagMs) {
-				fmt.Fprintf(w, "  the closed loop waits with Go's timers, which fire up to about 1 ms late when the process is idle, and later on a busy host\n")
+				fmt.Fprintf(w, "  the closed loop waits precisely (the last 2 ms before each due time in the kernel, as the open loop does), so a lag p99 above the budget is this process's load or the host's, not Go's timers' millisecond\n")
 			}
 			hostLate(w, a, r.MaxLagMs)
 		default:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -140,19 +142,21 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 }
 
 // heapGroup is a group's terminals waiting for their intended starts: its own due-time heap and
-// timer. Guarded by core.mu.
+// waker. Guarded by core.mu.
 type heapGroup struct {
 	heap       dueHeap
-	timer      *time.Timer
-	timerArmed bool          // a timer callback is pending and will re-evaluate
+	timerArmed bool          // the waker is to re-evaluate at timerAt
 	timerAt    time.Duration // when it was armed for
+	// rearm (capacity 1) tells the group's waker that timerAt moved earlier or was armed.
+	rearm chan struct{}
 }
 
 // closed feeds the core from terminals: each terminal's next operation waits in its group's
 // due-time heap until its intended start; a worker that finds it due takes it, and when it has
 // run, the terminal thinks, keys its next operation and goes back into the heap. Idle workers
-// sleep and one timer per group wakes one of them when the group's earliest intended start comes
-// due. Nothing is handed over: workers take due work themselves.
+// sleep and one waker goroutine per group wakes one of them when the group's earliest intended
+// start comes due (waitDue: Go's timer for the far part of the wait, the kernel's precise sleep
+// for its last stretch). Nothing is handed over: workers take due work themselves.
 type closed struct {
 	c         *core
 	terminals []Terminal
@@ -163,6 +167,7 @@ type closed struct {
 	live      int   // terminals that are not Done
 	gated     []int // terminals waiting for their Gate (Gated), started by start
 	quit      chan struct{}
+	wakers    sync.WaitGroup // the groups' waker goroutines, ended by quit
 	// freeAt is when each worker finished its last task; late is the timer lag of the measured
 	// dispatches (both mu).
 	freeAt []time.Duration
@@ -191,12 +196,13 @@ func newClosed(c *core, cfg *Config) *closed {
 	}
 	for g := range f.groups { // a terminal has at most one entry waiting: the heaps never grow
 		f.groups[g].heap = make(dueHeap, 0, per[g])
+		f.groups[g].rearm = make(chan struct{}, 1)
 	}
 	return f
 }
 
 // begin queues each terminal's first operation, due after its first keying time (which may be
-// staggered), and makes the groups' timers. It runs before anything else.
+// staggered). It runs before anything else.
 func (f *closed) begin() {
 	for i, t := range f.terminals {
 		if g, ok := t.(Gated); ok && g.Gate() != nil {
@@ -206,16 +212,16 @@ func (f *closed) begin() {
 		op, keying := t.Next()
 		f.push(int32(i), op, keying)
 	}
-	for i := range f.groups {
-		g := i
-		f.groups[g].timer = time.AfterFunc(time.Hour, func() { f.onTimer(g) })
-		f.groups[g].timer.Stop()
-	}
 }
 
-// start waits, for each Gated terminal, for its gate, then queues its first operation from that
-// moment; a gate still shut when the run closes leaves the terminal out (nothing of it arrived).
+// start starts the groups' wakers and waits, for each Gated terminal, for its gate, then queues
+// its first operation from that moment; a gate still shut when the run closes leaves the terminal
+// out (nothing of it arrived).
 func (f *closed) start() {
+	f.wakers.Add(len(f.groups))
+	for g := range f.groups {
+		go f.waker(g)
+	}
 	for _, i := range f.gated {
 		gate := f.terminals[i].(Gated).Gate()
 		go func() {
@@ -272,16 +278,98 @@ func (f *closed) kick(g int, now time.Duration) {
 		return
 	}
 	if !hg.timerArmed || at < hg.timerAt {
-		hg.timer.Reset(at - now)
 		hg.timerArmed, hg.timerAt = true, at
+		select {
+		case hg.rearm <- struct{}{}:
+		default: // the waker has a signal pending already
+		}
 	}
 }
 
-func (f *closed) onTimer(g int) {
-	f.c.mu.Lock()
-	f.groups[g].timerArmed = false
-	f.kick(g, f.c.now())
-	f.c.mu.Unlock()
+// preciseSlice bounds each of the waker's precise sleeps, so that a due time armed earlier during
+// the last stretch is still kept within about that much.
+const preciseSlice = time.Millisecond
+
+// rateWindow is how often a waker measures the run's dispatch rate, which decides whether it waits
+// precisely (below preciseBelowRate, as the open loop's dispatcher).
+const rateWindow = 250 * time.Millisecond
+
+// waker is group g's timer: it sleeps until the time kick armed (timerAt), then kicks the group,
+// which wakes an idle worker for the due work. Far from the due time it waits on Go's timer,
+// which costs nothing while it waits but fires up to about 1 ms late when the process is idle (the
+// runtime sleeps in epoll with millisecond resolution); the last preciseStretch (2 ms) it sleeps
+// in the kernel (clock_nanosleep, at most preciseSlice = 1 ms at a time, on its own OS thread with a
+// timer slack of 1 µs; sleep_linux.go), as the open loop's dispatcher does: a few tens of
+// microseconds late, for a few system calls per wake-up and no spinning. Like the open loop's
+// dispatcher it waits precisely only while the run dispatches fewer than preciseBelowRate
+// operations per second (measured over the last rateWindow): a busier process is rarely idle long
+// enough for Go's timers to oversleep, and a system call per dispatch would cost CPU for nothing.
+// What is measured does not change: the intended start is still the due time, and the timer lag
+// is what is left.
+func (f *closed) waker(g int) {
+	defer f.wakers.Done()
+	unlock := func() {}
+	defer func() { unlock() }()
+	locked, precise := false, usePreciseWaits
+	hg, c := &f.groups[g], f.c
+	var rateAt time.Duration
+	var rateN int64
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		c.mu.Lock()
+		armed, at, now := hg.timerArmed, hg.timerAt, c.now()
+		fired := armed && at <= now
+		if fired {
+			hg.timerArmed = false
+			f.kick(g, now) // wakes an idle worker, or arms again for a later due time
+		}
+		if el := now - rateAt; el >= rateWindow {
+			rate := float64(c.dispatched-rateN) / el.Seconds()
+			precise = usePreciseWaits && rate < preciseBelowRate
+			rateAt, rateN = now, c.dispatched
+		}
+		c.mu.Unlock()
+		if precise && !locked {
+			unlock, locked = lockForWaits(), true
+		}
+		if fired && precise {
+			// The worker just woken is queued to run next on this goroutine's P, which a sleep in
+			// the kernel would hold (in a system call) until the runtime's monitor takes it back,
+			// up to 10 ms later on a busy process: let the worker run first.
+			runtime.Gosched()
+		}
+		switch {
+		case !armed:
+			select {
+			case <-hg.rearm:
+			case <-f.quit:
+				return
+			}
+		case at <= now:
+		case precise && at-now <= preciseStretch:
+			nanosleep(min(at-now, preciseSlice))
+			select {
+			case <-f.quit:
+				return
+			default:
+			}
+		default:
+			d := at - now
+			if precise {
+				d -= preciseStretch
+			}
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-hg.rearm:
+				timer.Stop()
+			case <-f.quit:
+				timer.Stop()
+				return
+			}
+		}
+	}
 }
 
 // take pops g's earliest entry when it is due, and wakes the next idle worker when more is due.
@@ -345,12 +433,15 @@ func (f *closed) closing(now time.Duration) {
 
 func (f *closed) stopped() {}
 
+// halt ends the wakers and the gates' goroutines; the core waits for the wakers (which take mu).
 func (f *closed) halt() <-chan struct{} {
 	close(f.quit)
-	for i := range f.groups {
-		f.groups[i].timer.Stop()
-	}
-	return nil
+	done := make(chan struct{})
+	go func() {
+		f.wakers.Wait()
+		close(done)
+	}()
+	return done
 }
 
 // waiting counts the entries that were due before the cutoff (the window's end, or the moment of

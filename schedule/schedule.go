@@ -28,13 +28,16 @@
 // early, but whole, not partial.
 //
 // Cost of the closed loop: workers take due work themselves under one mutex (no dispatcher
-// goroutine, no hand-off in no-wait modes); idle workers sleep on a channel and one timer per group
-// wakes one of them when the earliest intended start comes due. About 0.2 µs of CPU per operation in
-// throughput mode and 0.5 µs when every operation goes through the timer
-// (BenchmarkSchedulerOverhead*). Go's timers can fire up to about 1 ms late when the process is
-// otherwise idle (the runtime sleeps in epoll with millisecond resolution); that lateness is real and
-// shows in Lag and Response, which is why Lag is recorded; the closed loop's share of it, with
-// waits for a connection left out, is Summary.TimerLag. At a million terminals a terminal costs 64
+// goroutine, no hand-off in no-wait modes); idle workers sleep on a channel and one waker goroutine
+// per group wakes one of them when the earliest intended start comes due. About 0.2 µs of CPU per
+// operation in throughput mode and 0.5 µs when every operation goes through the timer
+// (BenchmarkSchedulerOverhead*, with Go's timers alone). Go's timers can fire up to about 1 ms late
+// when the process is otherwise idle (the runtime sleeps in epoll with millisecond resolution), so
+// on Linux the waker sleeps the last 2 ms before a due time in the kernel (closed.go's waker,
+// sleep_linux.go): a median lag of tens of microseconds instead of half a millisecond, for a few
+// tens of µs of CPU per wake-up (BenchmarkClosedWaits). What lateness is left is real and shows in
+// Lag and Response, which is why Lag is recorded; the closed loop's share of it, with waits for a
+// connection left out, is Summary.TimerLag. At a million terminals a terminal costs 64
 // bytes of its own plus its heap entry (24) and its place in Config.Terminals (16). The open loop's cost is in open.go.
 package schedule
 
