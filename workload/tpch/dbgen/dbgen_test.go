@@ -261,3 +261,20 @@ func BenchmarkGenerate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDateAppend is Date.Append beside time.Time's formatting, which it replaced, over the
+// dates of TPC-H's data.
+func BenchmarkDateAppend(b *testing.B) {
+	first, n := MakeDate(1992, time.January, 1), Date(2557)
+	buf := make([]byte, 0, 16)
+	b.Run("Date.Append", func(b *testing.B) {
+		for i := range b.N {
+			buf = (first + Date(i)%n).Append(buf[:0])
+		}
+	})
+	b.Run("time.AppendFormat", func(b *testing.B) {
+		for i := range b.N {
+			buf = (first + Date(i)%n).Time().AppendFormat(buf[:0], time.DateOnly)
+		}
+	})
+}
