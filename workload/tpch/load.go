@@ -98,6 +98,7 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
+	go dbgen.Prepare() // the text pool, while the tables are dropped and made
 	ctl, err := room.Open(ctx, db, o.Drop)
 	if err != nil {
 		return workload.LoadResult{}, err

@@ -95,6 +95,27 @@ func TestDecimalDate(t *testing.T) {
 	}
 }
 
+// TestDateAppend checks Date's own civil-date formatting and its shared strings against
+// time.Time's, every day from 1600 to 2400 and at the ends of the years it formats itself.
+func TestDateAppend(t *testing.T) {
+	check := func(d Date) {
+		want := d.Time().Format(time.DateOnly)
+		if got := string(d.Append([]byte("x"))); got != "x"+want {
+			t.Fatalf("Date(%d).Append = %q, want %q", int32(d), got, "x"+want)
+		}
+		if got := d.String(); got != want {
+			t.Fatalf("Date(%d).String = %q, want %q", int32(d), got, want)
+		}
+	}
+	for d := MakeDate(1600, time.January, 1); d <= MakeDate(2400, time.December, 31); d++ {
+		check(d)
+	}
+	for _, d := range []Date{MakeDate(0, time.January, 1), MakeDate(0, time.January, 1) - 1, MakeDate(9999, time.December, 31),
+		MakeDate(9999, time.December, 31) + 1, MakeDate(-400, time.March, 1), 0, -1} {
+		check(d)
+	}
+}
+
 // orderKeys is the load's order keys at sf.
 func orderKeys(t *testing.T, sf float64) map[int64]bool {
 	keys := map[int64]bool{}
@@ -239,4 +260,21 @@ func BenchmarkGenerate(b *testing.B) {
 			b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
+}
+
+// BenchmarkDateAppend is Date.Append beside time.Time's formatting, which it replaced, over the
+// dates of TPC-H's data.
+func BenchmarkDateAppend(b *testing.B) {
+	first, n := MakeDate(1992, time.January, 1), Date(2557)
+	buf := make([]byte, 0, 16)
+	b.Run("Date.Append", func(b *testing.B) {
+		for i := range b.N {
+			buf = (first + Date(i)%n).Append(buf[:0])
+		}
+	})
+	b.Run("time.AppendFormat", func(b *testing.B) {
+		for i := range b.N {
+			buf = (first + Date(i)%n).Time().AppendFormat(buf[:0], time.DateOnly)
+		}
+	})
 }

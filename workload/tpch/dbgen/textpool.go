@@ -36,6 +36,11 @@ func pool() *textPool {
 	return thePool
 }
 
+// Prepare makes the text pool now, if it is not made yet (the first Generate would): a load calls
+// it on a goroutine before its DDL, so the pool's few seconds of one CPU overlap the database's
+// work instead of holding back the first rows.
+func Prepare() { pool() }
+
 func newTextPool(size int, d *dists) *textPool {
 	r := newRowRand(textPoolSeed, 1<<31-1)
 	b := make([]byte, 0, size+maxSentenceLen)
