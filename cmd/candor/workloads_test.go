@@ -112,7 +112,10 @@ func (f workloadFlow) run(t *testing.T, db, dir string) {
 	srch := filepath.Join(dir, "search")
 	out = f.cli(t, 0, append([]string{f.name, "search", "--db", db, "--slo", f.slo, "--probe", "2s", "--warmup", "1s",
 		"--start-rate", searchRate, "--max-probes", "2", "--confirm", "1", "--confirm-probe", "2s", "--out", srch}, f.runArgs...)...)
-	if !strings.Contains(out, "max rate: at least") || !strings.Contains(out, "confirmed by 1 probe(s) of 2 s") || !strings.Contains(out, "consistency checks") {
+	// The answer is "at least" the start rate when the first probe passes; on a busy host a 2 s
+	// probe of a few Poisson arrivals may fall short of its rate, and the search steps down: either
+	// way it states a max rate.
+	if !strings.Contains(out, "max rate: ") || !strings.Contains(out, "confirmed by 1 probe(s) of 2 s") || !strings.Contains(out, "consistency checks") {
 		t.Errorf("search does not print its answer, its confirmation and its check:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(srch, report.SearchFile)); err != nil {
