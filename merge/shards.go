@@ -9,27 +9,17 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/userr"
 )
 
-// ShardID is a shard's place in its sharded run, as its result.json says it ("shard" in the envelope
-// and in the plan): Index is 0-based, RootSeed the seed of the whole run.
-type ShardID struct {
-	Index    int    `json:"index"`
-	Count    int    `json:"count"`
-	RootSeed uint64 `json:"root_seed"`
-}
-
-// Clock is where a shard's window lay on its host's wall clock ("clock" in the envelope).
-type Clock struct {
-	StartAt       *time.Time `json:"start_at,omitempty"`
-	MeasureStart  time.Time  `json:"measure_start"`
-	OffsetSeconds float64    `json:"offset_seconds"`
-	ClockSource   string     `json:"clock_source"`
-}
+// ShardID is a shard's place in its sharded run and Clock where its window lay on its host's wall
+// clock, as its result.json says them (report.Shard, report.Clock).
+type (
+	ShardID = report.Shard
+	Clock   = report.Clock
+)
 
 // Shard is one shard's saved run, read from its --out directory.
 type Shard struct {
