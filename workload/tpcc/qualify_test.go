@@ -85,3 +85,24 @@ func TestQualification(t *testing.T) {
 		t.Errorf("reasons:\n%s\nwant:\n%s", strings.Join(why, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// EFFICIENCY_ABOVE_100 allows what chance gives a faithful run, and no more: 4 standard deviations
+// of the window's New-Order count.
+func TestCeilingByChance(t *testing.T) {
+	ceiling := DeckCeilingPerWarehouse() * 100000
+	limit := ceilingByChance(ceiling, 3)
+	if rel := limit/ceiling - 1; rel < 0.0019 || rel > 0.0022 {
+		t.Fatalf("100,000 warehouses over 3 minutes: limit %.3f%% above the ceiling, want about 0.21%%", 100*rel)
+	}
+	one := DeckCeilingPerWarehouse()
+	if rel := ceilingByChance(one, 10)/one - 1; rel < 0.35 || rel > 0.37 {
+		t.Fatalf("one warehouse over 10 minutes: limit %.1f%% above the ceiling, want about 36%%", 100*rel)
+	}
+	if ceilingByChance(one, 0) != one {
+		t.Fatal("an empty window's limit is the ceiling itself")
+	}
+	// The old start's bias (+1.28% over 3 minutes, TestSteadyStart) is far beyond chance there.
+	if ceiling*1.0128 <= limit {
+		t.Fatal("a 1.28% excess on 100,000 warehouses should be flagged")
+	}
+}

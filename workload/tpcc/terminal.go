@@ -31,8 +31,9 @@ const (
 type terminal struct {
 	r   gen.Rand    // 16 bytes
 	run *termShared // what all the run's terminals share
-	// firstDelay staggers the terminals' first transaction over the ramp-up, so that ten terminals
-	// per warehouse do not all finish keying at the same instant. Zero once used.
+	// firstDelay corrects the first card's keying time so that the terminal starts at a random
+	// instant of its steady state (steady.go): negative, the rest of a keying time in progress;
+	// positive, the rest of a think time in progress. Zero once used.
 	firstDelay time.Duration
 	w          int32 // home warehouse
 	d          int8  // home district (Stock-Level always uses it)
@@ -84,8 +85,7 @@ func newTerminalsOf(n, W, lo, hi int, mode Mode, seed uint64, c Constants) []*te
 		}
 		t.r.Seed(gen.Derive(seed, "tpcc", "terminal", i))
 		if run.wait {
-			// Up to one mean think time of New-Order (12 s), part of the warm-up.
-			t.firstDelay = time.Duration(t.r.Float64() * float64(Timings[NewOrder].MeanThink))
+			t.steadyStart() // at a random instant of its steady state (steady.go)
 		}
 		ts[i] = t
 	}

@@ -30,8 +30,10 @@ func newOldTerminal(i, W int, mode Mode, seed uint64, c Constants) *oldTerminal 
 		t.w = i%W + 1
 	}
 	t.r.Seed(gen.Derive(seed, "tpcc", "terminal", i))
-	if t.wait {
-		t.firstDelay = time.Duration(t.r.Float64() * float64(Timings[NewOrder].MeanThink))
+	if t.wait { // the same steady start (steady.go), its deck copied into the old form
+		st := terminal{r: t.r}
+		st.steadyStart()
+		t.r, t.firstDelay, t.cards, t.pos = st.r, st.firstDelay, st.deck.cards, DeckSize-int(st.deck.left)
 	}
 	return t
 }
