@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/gen"
 	"github.com/candor-bench/candor/schedule"
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/script/pgscript"
@@ -86,7 +87,10 @@ type executor struct {
 	// last[script] is the index of the script's last command (a \sleep there is think time).
 	last []int
 	rate bool
-	envs []*pgscript.Env // rate mode: each worker's client
+	// maxTries is pgbench's --max-tries: the tries a script gets when it fails with a serialization
+	// failure or a deadlock (1: no retry, pgbench's default; 0: no limit but the run's end).
+	maxTries int
+	envs     []*pgscript.Env // rate mode: each worker's client
 	run  []runner        // each worker's runner
 	// first is each script's first error, printed once (note) and kept for the result: the core
 	// counts errors, only the script knows which of its lines failed and why.
@@ -111,7 +115,7 @@ func (e *executor) failed(script int, name string, err error) {
 var _ schedule.Executor = (*executor)(nil)
 
 func newExecutor(s *Script, fam string, iso driver.Isolation, slots *sqlexec.Slots, parts workload.PartTimer, rate bool) *executor {
-	e := &executor{iso: iso, slots: slots, parts: parts, prog: s.prog, rate: rate, names: s.names, first: make([]string, len(s.prog.Scripts))}
+	e := &executor{iso: iso, slots: slots, parts: parts, prog: s.prog, rate: rate, maxTries: s.o.MaxTries, names: s.names, first: make([]string, len(s.prog.Scripts))}
 	for i, sc := range s.prog.Scripts {
 		k := 0
 		cmds := make([][]stmt, len(sc.Commands))
@@ -139,20 +143,30 @@ func (e *executor) Execute(ctx context.Context, i int, t schedule.Terminal, op i
 		env = e.envs[i]
 	}
 	r := &e.run[i]
+	// pgbench's retry (pgbench.c, CSTATE_RETRY): every try, a retry after a serialization failure
+	// or a deadlock or a run again on a new connection after a lost one, starts from the random
+	// state the script began with, so it draws the same values; variables stay as the failed try
+	// left them (a \gset of it included), and after the last failed try the stream goes on from
+	// where that try left it, as in pgbench.
+	r.rand = *env.Rand
+	tries := 0
 	out := e.slots.Run(ctx, i, func(ctx context.Context, c driver.Conn) (int, error) {
-		r.ctx, r.c, r.term, r.script, r.measured, r.env, r.inTx = ctx, c, term, term.script, measured, env, false
-		err := env.Run(term.script, r)
-		if r.inTx {
-			rbErr := c.Rollback(ctx)
-			r.inTx = false
-			if err == nil {
-				err = fmt.Errorf("%s ended inside a transaction (a BEGIN without END): it was rolled back; end the script's transaction", e.prog.Scripts[term.script].Name)
-				if rbErr != nil {
-					err = fmt.Errorf("%w (the rollback failed too: %v)", err, rbErr)
-				}
+		retries := 0
+		for {
+			if tries > 0 {
+				*env.Rand = r.rand
 			}
+			tries++
+			err := e.try(ctx, r, c, term, measured, env)
+			if err == nil {
+				return retries, nil
+			}
+			if e.slots.DB(i).Classify(err) == driver.ErrRetry && (e.maxTries == 0 || tries < e.maxTries) && ctx.Err() == nil {
+				retries++
+				continue
+			}
+			return retries, err
 		}
-		return 0, err
 	})
 	r.c, r.env, r.term = nil, nil, nil
 	if out.Err == nil {
@@ -161,6 +175,23 @@ func (e *executor) Execute(ctx context.Context, i int, t schedule.Terminal, op i
 		e.failed(term.script, e.names[term.script], out.Err)
 	}
 	return out
+}
+
+// try runs the terminal's script once on c.
+func (e *executor) try(ctx context.Context, r *runner, c driver.Conn, term *terminal, measured bool, env *pgscript.Env) error {
+	r.ctx, r.c, r.term, r.script, r.measured, r.env, r.inTx = ctx, c, term, term.script, measured, env, false
+	err := env.Run(term.script, r)
+	if r.inTx {
+		rbErr := c.Rollback(ctx)
+		r.inTx = false
+		if err == nil {
+			err = fmt.Errorf("%s ended inside a transaction (a BEGIN without END): it was rolled back; end the script's transaction", e.prog.Scripts[term.script].Name)
+			if rbErr != nil {
+				err = fmt.Errorf("%w (the rollback failed too: %v)", err, rbErr)
+			}
+		}
+	}
+	return err
 }
 
 // runner is one worker's pgscript.Runner: the script in progress and its connection.
@@ -174,6 +205,7 @@ type runner struct {
 	script   int
 	measured bool
 	inTx     bool
+	rand     gen.Rand // the client's random state before the script's first try
 	vals     []any
 	ptrs     []any
 }

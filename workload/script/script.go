@@ -44,6 +44,9 @@ type Options struct {
 	Builtins []string `json:"builtins,omitempty"`
 	Defines  []string `json:"defines,omitempty"`
 	Clients  int      `json:"clients,omitempty"`
+	// MaxTries is pgbench's --max-tries: how often a script failing with a serialization failure or
+	// a deadlock is tried in all (1, the default: never retried; 0: until the run ends).
+	MaxTries int `json:"max_tries"`
 	// Scale is the load's scale (load), or the :scale a run uses (resolved).
 	Scale int `json:"scale"`
 }
@@ -77,7 +80,7 @@ var (
 )
 
 // New returns the workload; without -f or -b it runs tpcb-like, as pgbench does.
-func New() workload.Workload { return &Script{o: Options{Scale: 1}} }
+func New() workload.Workload { return &Script{o: Options{Scale: 1, MaxTries: 1}} }
 
 // Info describes the workload; its parts are those of the scripts given (before the flags are
 // parsed, tpcb-like's).
@@ -143,6 +146,7 @@ func (s *Script) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 	fs.StringArrayVarP(&o.Builtins, "builtin", "b", nil, "a built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable; default tpcb-like when no -f)")
 	fs.StringArrayVarP(&o.Defines, "define", "D", nil, "a variable NAME=VALUE every client starts with (repeatable; pgbench's -D)")
 	fs.IntVarP(&o.Clients, "clients", "c", 0, "pgbench's clients: sets --terminals and --connections to N (one connection per client)")
+	fs.IntVar(&o.MaxTries, "max-tries", 1, "pgbench's --max-tries: tries in all for a script failing with a serialization failure or a deadlock, each from the same random state (1: no retry; 0: until the run ends)")
 }
 
 // given reports whether the flag name was set on the command line.
@@ -277,6 +281,9 @@ func (s *Script) Validate(v workload.Validation) []string {
 		s.compile()
 		if s.progErr != nil {
 			p = append(p, s.progErr.Error())
+		}
+		if s.o.MaxTries < 0 {
+			add("--max-tries %d is negative: give the tries in all (1: no retry, 0: until the run ends)", s.o.MaxTries)
 		}
 		if s.o.Clients < 0 || s.o.Clients > 100000 {
 			add("--clients %d is outside 1..100000: give the number of clients", s.o.Clients)
