@@ -91,7 +91,7 @@ type executor struct {
 	// failure or a deadlock (1: no retry, pgbench's default; 0: no limit but the run's end).
 	maxTries int
 	envs     []*pgscript.Env // rate mode: each worker's client
-	run  []runner        // each worker's runner
+	run      []runner        // each worker's runner
 	// first is each script's first error, printed once (note) and kept for the result: the core
 	// counts errors, only the script knows which of its lines failed and why.
 	mu    sync.Mutex
