@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/candor-bench/candor/report"
 	htmlreport "github.com/candor-bench/candor/report/html"
@@ -299,4 +300,20 @@ func printSaved(out Out, dir string, incomplete []string) {
 		whole = strings.Join(saved, ", ")
 	}
 	fmt.Fprintf(out.Stderr, "results only partly saved in %s: complete: %s; incomplete: %s\n", dir, whole, strings.Join(incomplete, ", "))
+}
+
+// DefaultOut is the results directory of a run not given --out: results/NAME-TIMESTAMP, or with
+// -2, -3, ... when that name is taken already (a run started in the same second, for example by a
+// script running short runs one after another), so that a run never finds its default directory
+// holding another's results. It creates nothing.
+func DefaultOut(name string, now time.Time) string {
+	base := filepath.Join("results", name+"-"+now.Format("20060102-150405"))
+	dir := base
+	for k := 2; k < 10000; k++ {
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			return dir
+		}
+		dir = fmt.Sprintf("%s-%d", base, k)
+	}
+	return dir
 }

@@ -70,7 +70,7 @@ quick ones; --check-full for all, --no-check to skip): a violated one is exit st
 				return err
 			}
 			if !c.Flags().Changed("out") {
-				p.Out = "results/search-" + time.Now().Format("20060102-150405")
+				p.Out = run.DefaultOut("search", time.Now())
 			}
 			sp.Base, sp.Out = p, p.Out
 			_, err := run.Search(c.Context(), sp, out)

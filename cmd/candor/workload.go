@@ -119,7 +119,7 @@ func (f *runFlags) resolve(c *cobra.Command, w workload.Workload) run.RunPlan {
 		p.Seed = freshSeed()
 	}
 	if p.Out == "" {
-		p.Out = "results/" + w.Info().Name + "-" + time.Now().Format("20060102-150405")
+		p.Out = run.DefaultOut(w.Info().Name, time.Now())
 	}
 	p.Check = !f.noCheck
 	p.CheckFull = f.fullChk
