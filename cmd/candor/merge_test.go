@@ -85,7 +85,7 @@ func TestMergeShardsPostgres(t *testing.T) {
 	if code, _ := runCLI(t, "tpcc", "load", "--db", url, "--warehouses", "3", "--seed", "42"); code != 0 {
 		t.Fatalf("load: exit %d", code)
 	}
-	startAt := time.Now().Add(6 * time.Second).UTC().Format(time.RFC3339Nano)
+	startAt := time.Now().Add(15 * time.Second).UTC().Format(time.RFC3339Nano) // room for three processes to start and connect on a busy host
 	var shards []string
 	var procs []*exec.Cmd
 	for i := range 3 {

@@ -88,7 +88,7 @@ func TestShardsLoadAndRun(t *testing.T) {
 	}
 
 	// Three shards' runs at once, with a common start far enough ahead for their connections.
-	at := time.Now().Add(6 * time.Second).UTC().Truncate(time.Millisecond)
+	at := time.Now().Add(15 * time.Second).UTC().Truncate(time.Millisecond)
 	dir := t.TempDir()
 	var wg sync.WaitGroup
 	codes, outs := make([]int, 3), make([]string, 3)
