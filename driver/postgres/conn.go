@@ -28,9 +28,12 @@ type Conn struct {
 	rowSlab []row
 	// begin is the BEGIN statement that the next statement carries, or "" outside a pending Begin.
 	begin string
-	// batch and queued are reused by every BEGIN-carrying statement (no allocation per transaction).
+	// batch and queued are reused by every statement sent in a batch (no allocation per transaction).
 	batch  pgx.Batch
-	queued [2]pgx.QueuedQuery
+	queued [3]pgx.QueuedQuery
+	// carry: the next statement with arguments carries COMMIT (CarryCommit); ended: a carried COMMIT
+	// ended the transaction (or the server left it), so Commit and Rollback send nothing.
+	carry, ended bool
 	// trips counts round trips (driver.RoundTripCounter); only the owning goroutine touches it.
 	trips int64
 	// watch is the connection's own watch of the caller's context (see enter).
@@ -186,7 +189,7 @@ func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 	if err != nil {
 		return err
 	}
-	c.begin = sql
+	c.begin, c.carry, c.ended = sql, false, false
 	return nil
 }
 
@@ -215,26 +218,92 @@ func (c *Conn) carriesBegin(ctx context.Context, args []any) (bool, error) {
 	return true, nil
 }
 
-// withBegin sends the pending BEGIN and sql with args in one batch and returns the batch's results
-// positioned at sql's (BEGIN's result read). The caller reads sql's result and closes the batch. If
-// BEGIN fails, the batch is closed and its error returned.
+// carriesCommit reports whether the next statement, of args, carries COMMIT (CarryCommit; one
+// without arguments does not, as with BEGIN: COMMIT then goes alone at Commit).
+func (c *Conn) carriesCommit(args []any) bool {
+	return c.carry && len(args) > 0
+}
+
+// withBegin sends sql with args in one batch with the pending BEGIN before it, if any, and COMMIT
+// after it when it carries one (carriesCommit), and returns the batch's results positioned at sql's
+// (BEGIN's result read). The caller reads sql's result, then endBatch. If BEGIN fails, the batch is
+// closed and its error returned.
 func (c *Conn) withBegin(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
-	c.queued[0] = pgx.QueuedQuery{SQL: c.begin}
+	q := c.batch.QueuedQueries[:0]
+	begin := c.begin != ""
+	if begin {
+		c.queued[0] = pgx.QueuedQuery{SQL: c.begin}
+		q = append(q, &c.queued[0])
+	}
 	c.queued[1] = pgx.QueuedQuery{SQL: sql, Arguments: args}
+	q = append(q, &c.queued[1])
+	if c.carriesCommit(args) {
+		c.queued[2] = pgx.QueuedQuery{SQL: "COMMIT"}
+		q = append(q, &c.queued[2])
+	} else {
+		c.carry = false
+	}
 	c.begin = ""
-	c.batch.QueuedQueries = append(c.batch.QueuedQueries[:0], &c.queued[0], &c.queued[1])
-	c.trips++ // both in one write, answered together
+	c.batch.QueuedQueries = q
+	c.trips++ // all in one write, answered together
 	br := c.pc.SendBatch(ctx, &c.batch)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return nil, err
+	if begin {
+		if _, err := br.Exec(); err != nil {
+			c.carry = false
+			br.Close()
+			return nil, err
+		}
 	}
 	return br, nil
 }
 
+// endBatch reads a carried COMMIT's result, if the batch has one, and closes the batch; stmtErr is
+// the statement's own outcome, returned first. Whether the transaction ended is the server's word
+// (its transaction status after the batch): a statement that failed on the server leaves the
+// transaction open and aborted, its COMMIT skipped, for Rollback; one that ran, even if the caller's
+// scan of it failed (no row), was committed.
+func (c *Conn) endBatch(br pgx.BatchResults, stmtErr error) error {
+	if !c.carry {
+		if err := br.Close(); stmtErr == nil {
+			stmtErr = err
+		}
+		return stmtErr
+	}
+	c.carry = false
+	tag, cerr := br.Exec()
+	if err := br.Close(); cerr == nil {
+		cerr = err
+	}
+	c.ended = c.pc.PgConn().TxStatus() == 'I'
+	switch {
+	case stmtErr != nil:
+		return stmtErr
+	case cerr != nil:
+		return cerr
+	case tag.String() == "ROLLBACK":
+		return errCommitRolledBack
+	}
+	return nil
+}
+
+// CarryCommit makes the transaction's next statement with arguments its last: COMMIT goes out in
+// the same write after it (as BEGIN goes before the first), so a transaction of n statements costs
+// n round trips instead of n+1 (TPC-C's Payment and Delivery: 1, New-Order: 2). The caller must not
+// need to roll back after that statement succeeds on the server: a check of its result that fails
+// afterwards finds the transaction committed (Rollback then sends nothing). If the statement fails
+// on the server, the server skips the COMMIT and Rollback rolls back as usual. Commit after it sends
+// nothing. Outside a transaction it does nothing; Query never carries it (its COMMIT goes alone).
+// TPC-C's PostgreSQL transactions use it (workload/tpcc's carryCommit).
+func (c *Conn) CarryCommit() { c.carry = c.begin != "" || c.pc.PgConn().TxStatus() == 'T' }
+
 func (c *Conn) Commit(ctx context.Context) error {
+	c.carry = false
 	if c.begin != "" { // nothing was sent: nothing to commit
 		c.begin = ""
+		return nil
+	}
+	if c.ended { // committed with its last statement (CarryCommit)
+		c.ended = false
 		return nil
 	}
 	c.trips++
@@ -253,8 +322,13 @@ func (c *Conn) Commit(ctx context.Context) error {
 }
 
 func (c *Conn) Rollback(ctx context.Context) error {
+	c.carry = false
 	if c.begin != "" { // nothing was sent: nothing to roll back
 		c.begin = ""
+		return nil
+	}
+	if c.ended { // ended with its last statement (CarryCommit): nothing is open
+		c.ended = false
 		return nil
 	}
 	c.trips++
@@ -283,9 +357,7 @@ func (r *row) Scan(dest ...any) error {
 		err = r.r.Scan(dest...)
 	}
 	if r.br != nil {
-		if cerr := r.br.Close(); err == nil {
-			err = cerr
-		}
+		err = r.c.endBatch(r.br, err)
 	}
 	if r.c != nil {
 		err = r.c.leave(r.ctx, err)
@@ -312,7 +384,7 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) driver.Row
 	if carry, err := c.carriesBegin(pctx, args); err != nil {
 		r.err = err
 		return r
-	} else if carry {
+	} else if carry || c.carriesCommit(args) {
 		r.br, r.err = c.withBegin(pctx, sql, args)
 		if r.err == nil {
 			r.r = r.br.QueryRow()
@@ -334,6 +406,7 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows,
 	if carry, err := c.carriesBegin(pctx, args); err != nil {
 		return nil, c.leave(ctx, err)
 	} else if carry {
+		c.carry = false // rows are read by the caller: its COMMIT goes alone
 		br, err := c.withBegin(pctx, sql, args)
 		if err != nil {
 			return nil, c.leave(ctx, err)
@@ -410,16 +483,13 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 func (c *Conn) exec(ctx context.Context, sql string, args []any) (int64, error) {
 	if carry, err := c.carriesBegin(ctx, args); err != nil {
 		return 0, err
-	} else if carry {
+	} else if carry || c.carriesCommit(args) {
 		br, err := c.withBegin(ctx, sql, args)
 		if err != nil {
 			return 0, err
 		}
 		tag, err := br.Exec()
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err = c.endBatch(br, err); err != nil {
 			return 0, err
 		}
 		return tag.RowsAffected(), nil
