@@ -1,7 +1,9 @@
 // Package blockconn is the engines' socket: a TCP (or Unix) connection whose reads and writes are
 // blocking system calls on its own descriptor, as libpq's and libmysqlclient's are, instead of Go's
 // netpoller (write, read -> EAGAIN, park, epoll_wait, futex wakes). driver/postgres dials through
-// Dial (driver/mysql measured no repeatable gain and stays on the netpoller).
+// Dial only with CANDOR_PG_SOCKET=blocking (less CPU per point select, fewer transactions per second
+// on sysbench's oltp_read_only: see README's "Where the driver's CPU goes"); driver/mysql stays on
+// the netpoller.
 package blockconn
 
 import (
