@@ -120,6 +120,14 @@ func testCancelAndTimeout(t *testing.T) {
 // context that ends while no statement runs leaves the connection usable under the next context,
 // and an ended context is refused before anything is sent.
 func TestContextEndedWhileIdle(t *testing.T) {
+	t.Run("netpoll", testContextEndedWhileIdle)
+	t.Run("blocking", func(t *testing.T) {
+		t.Setenv(SocketEnv, "blocking")
+		testContextEndedWhileIdle(t)
+	})
+}
+
+func testContextEndedWhileIdle(t *testing.T) {
 	c := connect(t, openDB(t))
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	var v int
