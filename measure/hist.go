@@ -63,15 +63,6 @@ func Merge(dst, src *hdr.Histogram) error {
 	return nil
 }
 
-// mergeSame merges histograms this package created (same geometry by construction); values dropped,
-// which cannot happen, are returned so the caller can count them as overflow rather than lose them.
-func mergeSame(dst, src *hdr.Histogram) int64 {
-	if src.TotalCount() == 0 {
-		return 0
-	}
-	return dst.Merge(src)
-}
-
 // Quantile is a fraction in 0..1 (0.99 is the 99th percentile). HdrHistogram takes percents
 // (0..100); Percent is the only place that converts.
 type Quantile float64

@@ -109,11 +109,42 @@ func (s *set) reset() {
 	}
 }
 
+// stripeSet is what a stripe records into between ticks: per op and kind a dense count array
+// (dense.go), counters and failure messages as in set.
+type stripeSet struct {
+	hist   [][NumKinds]dense
+	counts []Counts
+	msgs   [][]FailureMessage
+}
+
+func newStripeSet(ops int) *stripeSet {
+	s := &stripeSet{hist: make([][NumKinds]dense, ops), counts: make([]Counts, ops), msgs: make([][]FailureMessage, ops)}
+	for op := range s.hist {
+		for k := range s.hist[op] {
+			s.hist[op][k] = newDense()
+		}
+	}
+	return s
+}
+
+// reset empties s, clearing only the touched part of each count array.
+func (s *stripeSet) reset() {
+	for op := range s.hist {
+		for k := range s.hist[op] {
+			s.hist[op][k].reset()
+		}
+	}
+	clear(s.counts)
+	for op := range s.msgs {
+		s.msgs[op] = s.msgs[op][:0]
+	}
+}
+
 // Stripe is the part of a Recorder one group of writers records into. Its mutex is uncontended
 // except for the moment a Tick swaps its histograms.
 type Stripe struct {
 	mu  sync.Mutex
-	cur [2]*set // [0]: events outside the measurement window; [1]: measured events
+	cur [2]*stripeSet // [0]: events outside the measurement window; [1]: measured events
 	_   [104]byte
 }
 
@@ -142,7 +173,7 @@ func (s *Stripe) Done(op int, measured bool, e Event) {
 		if measured && e.Msg != "" {
 			addMessage(&st.msgs[op], fail, e.Msg, 1) // allocates only for a new message
 		}
-		c.Overflow += record(h[ErrorResponse], Micros(e.Response))
+		c.Overflow += h[ErrorResponse].record(Micros(e.Response))
 	} else {
 		if e.InWindow {
 			s.cur[1].counts[op].CompletedInWindow++
@@ -151,10 +182,10 @@ func (s *Stripe) Done(op int, measured bool, e Event) {
 		if e.RolledBack {
 			c.Rollbacks++
 		}
-		c.Overflow += record(h[Response], Micros(e.Response))
-		c.Overflow += record(h[Service], Micros(e.Service))
+		c.Overflow += h[Response].record(Micros(e.Response))
+		c.Overflow += h[Service].record(Micros(e.Service))
 	}
-	c.Overflow += record(h[Lag], Micros(e.Lag))
+	c.Overflow += h[Lag].record(Micros(e.Lag))
 	c.Retries += int64(e.Retries)
 	c.Reconnects += int64(e.Reconnects)
 	s.mu.Unlock()
@@ -185,7 +216,7 @@ type Recorder struct {
 	stripes []Stripe
 
 	tickMu   sync.Mutex // serializes Tick, Begin and Totals
-	spare    *set       // swapped into a stripe at each Tick; the swapped-out set becomes the spare
+	spare    *stripeSet // swapped into a stripe at each Tick; the swapped-out set becomes the spare
 	iv       Interval
 	tot      Totals
 	last     time.Time
@@ -226,7 +257,7 @@ func NewRecorder(ops []string, stripes int) *Recorder {
 		ops:     append([]string(nil), ops...),
 		tags:    make([][NumKinds]string, len(ops)),
 		stripes: make([]Stripe, stripes),
-		spare:   newSet(len(ops)),
+		spare:   newStripeSet(len(ops)),
 		last:    time.Now(),
 	}
 	for op, n := range r.ops {
@@ -235,7 +266,7 @@ func NewRecorder(ops []string, stripes int) *Recorder {
 		}
 	}
 	for i := range r.stripes {
-		r.stripes[i].cur = [2]*set{newSet(len(ops)), newSet(len(ops))}
+		r.stripes[i].cur = [2]*stripeSet{newStripeSet(len(ops)), newStripeSet(len(ops))}
 	}
 	iv := newSet(len(ops))
 	r.iv = Interval{Ops: r.ops, Hist: iv.hist, Counts: iv.counts, Measured: make([]Counts, len(ops))}
@@ -307,19 +338,19 @@ func (r *Recorder) Tick(now time.Time) *Interval {
 	return iv
 }
 
-// absorb merges one stripe set into the interval and, when measured, into the totals.
-func (r *Recorder) absorb(s *set, measured bool) {
+// absorb adds one stripe set into the interval and, when measured, into the totals.
+func (r *Recorder) absorb(s *stripeSet, measured bool) {
 	iv, tot := &r.iv, &r.tot
 	for op := range s.hist {
-		for k, h := range s.hist[op] {
-			if h.TotalCount() == 0 {
-				continue
+		for k := range s.hist[op] {
+			var th *hdr.Histogram
+			if measured {
+				th = tot.Hist[op][k]
 			}
 			// Same geometry everywhere, so nothing can be dropped; if it ever were, it is counted.
-			iv.Counts[op].Overflow += mergeSame(iv.Hist[op][k], h)
-			if measured {
-				tot.Counts[op].Overflow += mergeSame(tot.Hist[op][k], h)
-			}
+			d1, d2 := s.hist[op][k].addTo(iv.Hist[op][k], th)
+			iv.Counts[op].Overflow += d1
+			tot.Counts[op].Overflow += d2
 		}
 		iv.Counts[op].Add(s.counts[op])
 		if measured {

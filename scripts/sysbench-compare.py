@@ -1,8 +1,9 @@
-"""sysbench-compare.py DIR PAIRS "TESTS" [PREFIX]: the figures of scripts/bench's section 7 from the
+"""sysbench-compare.py DIR PAIRS "TESTS" [PREFIX ["CANDOR TOOLS"]]: the figures of scripts/bench's section 7 from the
 files its runs left in DIR (PREFIX-TOOL-TEST-N.{out,cpu,calls} and candor's results directory
 PREFIX-candor-TEST-N): per run tx/s, latency, statements per transaction as the server counted them
 (.calls), the driver's CPU per transaction and the host's load average at the run's end (.cpu); per
-test candor's tx/s over sysbench's."""
+test each candor tool's tx/s over sysbench's (the tools: "candor" and scripts/bench's
+candor-KIND of PG_SOCKETS)."""
 import json
 import re
 import statistics
@@ -10,10 +11,11 @@ import sys
 
 tmp, pairs, tests = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 prefix = sys.argv[4] if len(sys.argv) > 4 else "sb"
+candors = sys.argv[5].split() if len(sys.argv) > 5 else ["candor"]
 for t in tests:
-    tps = {"sysbench": [], "candor": []}
+    tps = {t: [] for t in ["sysbench"] + candors}
     for i in range(1, pairs + 1):
-        for tool in ("sysbench", "candor"):
+        for tool in ["sysbench"] + candors:
             b = "%s/%s-%s-%s-%d" % (tmp, prefix, tool, t, i)
             cpu, load = (float(x) for x in open(b + ".cpu").read().split())
             calls = int(open(b + ".calls").read().strip() or 0)
@@ -31,7 +33,9 @@ for t in tests:
                 # every transaction the server saw: the window's, and the few still running at its end
                 done = tx["count"] + tx["errors"] + tx["incomplete"]
             tps[tool].append(rate)
-            print("%-18s %-8s run %d: %8.1f tx/s  %s  statements/tx %5.2f  driver CPU %5.0f µs/tx  errors+retries %d  load average %.1f" % (
+            print("%-18s %-15s run %d: %8.1f tx/s  %s  statements/tx %5.2f  driver CPU %5.0f µs/tx  errors+retries %d  load average %.1f" % (
                 t, tool, i, rate, lat, calls / done if done else 0, cpu * 1e6 / done if done else 0, errs, load))
-    a, b = statistics.median(tps["candor"]), statistics.median(tps["sysbench"])
-    print("%-18s candor / sysbench tx/s: %.2fx (medians %.1f / %.1f; target: >= 0.9x)" % (t, a / b, a, b))
+    b = statistics.median(tps["sysbench"])
+    for tool in candors:
+        a = statistics.median(tps[tool])
+        print("%-18s %s / sysbench tx/s: %.2fx (medians %.1f / %.1f; target: >= 0.9x)" % (t, tool, a / b, a, b))

@@ -226,3 +226,115 @@ func TestBeginBeforeStatementWithoutArguments(t *testing.T) {
 		t.Fatalf("after rollback: %d rows, want 1", n)
 	}
 }
+
+// TestCarryCommit: a statement that carries COMMIT (CarryCommit) ends the transaction in the same
+// write: Begin, QueryRow or Exec, Commit is one round trip, and the change is committed. A carried
+// statement that fails on the server leaves the transaction for Rollback (its COMMIT skipped, the
+// earlier change rolled back); one that ran but found no row is committed, and Rollback after it
+// sends nothing. Outside a transaction CarryCommit does nothing.
+func TestCarryCommit(t *testing.T) {
+	c, writes := countedConnect(t)
+	ctx := testCtx(t)
+	tbl := testTable(t, c, 3)
+	queryRow := "UPDATE " + tbl + " SET v = v + 1 WHERE id = $1 RETURNING v"
+	update := "UPDATE " + tbl + " SET v = v + 1 WHERE id = $1"
+	value := func(id int) int64 {
+		t.Helper()
+		var v int64
+		if err := c.QueryRow(ctx, "SELECT v FROM "+tbl+" WHERE id = $1", id).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for pass := 0; pass < 2; pass++ { // the first pass prepares the statements
+		before := writes.Load()
+		if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		c.CarryCommit()
+		var v int64
+		if err := c.QueryRow(ctx, queryRow, 1).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := writes.Load() - before; pass == 1 && n != 1 {
+			t.Errorf("Begin, QueryRow carrying COMMIT, Commit: %d round trips, want 1", n)
+		}
+		if got := value(1); got != v || got != int64(11+pass) {
+			t.Fatalf("after the carried commit id 1 holds %d (the statement returned %d), want %d", got, v, 11+pass)
+		}
+
+		before = writes.Load()
+		if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := c.Exec(ctx, update, 2); err != nil || n != 1 {
+			t.Fatalf("Exec = %d, %v", n, err)
+		}
+		c.CarryCommit()
+		if n, err := c.Exec(ctx, update, 3); err != nil || n != 1 {
+			t.Fatalf("Exec carrying COMMIT = %d, %v", n, err)
+		}
+		if err := c.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := writes.Load() - before; pass == 1 && n != 2 {
+			t.Errorf("Begin, Exec, Exec carrying COMMIT, Commit: %d round trips, want 2", n)
+		}
+		if a, b := value(2), value(3); a != int64(21+pass) || b != int64(31+pass) {
+			t.Fatalf("after the carried commit ids 2, 3 hold %d, %d; want %d, %d", a, b, 21+pass, 31+pass)
+		}
+	}
+
+	// A carried statement failing on the server: the COMMIT is skipped, Rollback rolls back.
+	if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, update, 2); err != nil {
+		t.Fatal(err)
+	}
+	c.CarryCommit()
+	if _, err := c.Exec(ctx, "UPDATE "+tbl+" SET v = v / $1 WHERE id = 3", 0); err == nil {
+		t.Fatal("division by zero succeeded")
+	}
+	if err := c.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := value(2); got != 22 {
+		t.Fatalf("after a failed carried statement and Rollback id 2 holds %d, want 22 (rolled back)", got)
+	}
+
+	// A carried statement that ran but found no row: committed; Rollback sends nothing.
+	if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, update, 2); err != nil {
+		t.Fatal(err)
+	}
+	c.CarryCommit()
+	var v int64
+	if err := c.QueryRow(ctx, queryRow, 99).Scan(&v); err != driver.ErrNoRows {
+		t.Fatalf("no row: %v, want driver.ErrNoRows", err)
+	}
+	before := writes.Load()
+	if err := c.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := writes.Load() - before; n != 0 {
+		t.Errorf("Rollback after a carried commit: %d round trips, want 0", n)
+	}
+	if got := value(2); got != 23 {
+		t.Fatalf("after a carried commit of a statement without rows id 2 holds %d, want 23", got)
+	}
+
+	// Outside a transaction: nothing to carry.
+	c.CarryCommit()
+	if _, err := c.Exec(ctx, update, 1); err != nil {
+		t.Fatal(err)
+	}
+	if c.carry || c.ended {
+		t.Errorf("outside a transaction CarryCommit left carry %v, ended %v", c.carry, c.ended)
+	}
+}

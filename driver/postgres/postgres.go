@@ -10,11 +10,13 @@ package postgres
 import (
 	"context"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/blockconn"
 )
 
 func init() {
@@ -63,6 +65,9 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	}
 	if q.Get("statement_cache_capacity") == "" {
 		cfg.StatementCacheCapacity = statementCacheSize
+	}
+	if blockingSockets() {
+		cfg.DialFunc = blockconn.Dial(cfg.DialFunc)
 	}
 	db.cfg = cfg
 
@@ -117,3 +122,14 @@ func (db *DB) DefaultIsolation() driver.Isolation { return db.engine.defaultIso 
 
 // Close releases nothing: connections are owned and closed by their users.
 func (db *DB) Close() error { return nil }
+
+// SocketEnv chooses the sockets' kind: "blocking" makes reads and writes blocking system calls on
+// the socket's own descriptor (driver/blockconn), anything else leaves them on Go's netpoller (the
+// default). Blocking sockets took less CPU per point select (BenchmarkPointSelectCPU, select-only)
+// but gave fewer transactions per second on sysbench's oltp_read_only with more sessions than
+// CPUs (a read blocked in the kernel keeps its P until sysmon hands it on), so they are for
+// measuring (scripts/bench), not the default.
+const SocketEnv = "CANDOR_PG_SOCKET"
+
+// blockingSockets reports whether SocketEnv asks for blocking sockets.
+func blockingSockets() bool { return os.Getenv(SocketEnv) == "blocking" }
