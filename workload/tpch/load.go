@@ -125,12 +125,18 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 		early = startEarlyKeys(ctx, db, plan)
 	}
 	var rows int64
+	loadCtx := ctx
+	if early != nil {
+		loadCtx = early.ctx // a failed build stops the load too
+	}
 	for _, t := range order {
-		n, err := bulkload.Run(ctx, db, o, copyOf(t, sf, converter(fam, t)))
+		n, err := bulkload.Run(loadCtx, db, o, copyOf(t, sf, converter(fam, t)))
 		rows += n
 		if err != nil {
 			if early != nil {
-				early.stop()
+				if kerr := early.stop(); kerr != nil {
+					return workload.LoadResult{}, fmt.Errorf("building the keys and indexes: %w", kerr)
+				}
 			}
 			return workload.LoadResult{}, err
 		}
@@ -149,7 +155,12 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 		return workload.LoadResult{}, err
 	}
 	if o.Note != nil {
-		o.Note(fmt.Sprintf("keys and indexes built in %s", time.Since(start).Round(time.Millisecond)))
+		took := time.Since(start).Round(time.Millisecond)
+		if early != nil {
+			o.Note(fmt.Sprintf("keys and indexes built %s after the rows (each table's begun once its rows were in)", took))
+		} else {
+			o.Note(fmt.Sprintf("keys and indexes built in %s", took))
+		}
 	}
 	start = time.Now()
 	// The statistics: on SQLite one ANALYZE of the whole database, with the checkpoint, on ctl; on
@@ -246,10 +257,15 @@ func (e *earlyKeys) wait() error {
 	return e.first
 }
 
-// stop cancels the builds started and waits for them (the load failed).
-func (e *earlyKeys) stop() {
+// stop cancels the builds started (the load failed), waits for them and returns the first build's
+// error, if one failed before the load did (and so stopped it).
+func (e *earlyKeys) stop() error {
+	e.mu.Lock()
+	first := e.first
+	e.mu.Unlock()
 	e.cancel(context.Canceled)
 	e.wg.Wait()
+	return first
 }
 
 // copyOf is table t's rows at sf as a bulkload.Copy.
