@@ -73,6 +73,22 @@ func TestLoad(t *testing.T) {
 			}
 			defer c.Close()
 			fam := db.Dialect().SQLFamily()
+			for _, ix := range indexes { // built after the rows (on MariaDB while the next tables load)
+				q := "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = '" + ix.name + "'"
+				switch fam {
+				case sqlexec.FamilyPostgres:
+					q = "SELECT COUNT(*) FROM pg_indexes WHERE indexname = '" + ix.name + "'"
+				case sqlexec.FamilyMySQL:
+					q = "SELECT COUNT(DISTINCT index_name) FROM information_schema.statistics WHERE table_schema = DATABASE() AND index_name = '" + ix.name + "'"
+				}
+				var n int64
+				if err := c.QueryRow(ctx, q).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if n != 1 {
+					t.Errorf("index %s on %s: %d found after the load, want 1", ix.name, tableName(ix.table), n)
+				}
+			}
 			for _, tab := range dbgen.Tables() {
 				var gen [][]string
 				if err := dbgen.Generate(tab, testSF, 1, 1, func(row []any) error {
@@ -195,5 +211,32 @@ func BenchmarkLoad(b *testing.B) {
 			}
 			b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 		})
+	}
+}
+
+// On MySQL/MariaDB each ALTER TABLE of the key plan is tied to the table it changes (so loadData
+// starts it once that table is in); the other families have no such ties.
+func TestKeyPlanPerTable(t *testing.T) {
+	p := keySQL(sqlexec.FamilyMySQL, "mariadb")
+	if len(p.build) == 0 || len(p.perTable) != len(p.build) || len(p.after) != 0 {
+		t.Fatalf("MySQL key plan: %d builds, %d tables, %d after", len(p.build), len(p.perTable), len(p.after))
+	}
+	seen := map[dbgen.Table]bool{}
+	for i, q := range p.build {
+		tab := p.perTable[i]
+		if !strings.HasPrefix(q, "ALTER TABLE "+tableName(tab)+" ") || seen[tab] {
+			t.Errorf("build %d %q tied to %s (seen before: %v)", i, q, tab, seen[tab])
+		}
+		seen[tab] = true
+		for _, ix := range indexes {
+			if (ix.table == tab) != strings.Contains(q, " "+ix.name+" ") {
+				t.Errorf("build %q and index %s of %s", q, ix.name, tableName(ix.table))
+			}
+		}
+	}
+	for _, fam := range []string{sqlexec.FamilyPostgres, sqlexec.FamilySQLite} {
+		if p := keySQL(fam, ""); p.perTable != nil {
+			t.Errorf("%s key plan tied to tables: %v", fam, p.perTable)
+		}
 	}
 }

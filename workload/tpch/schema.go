@@ -122,8 +122,13 @@ func createSQL(family string, t dbgen.Table) string {
 
 // keyPlan is what builds the keys and indexes after the rows: build, statements independent of
 // one another that run on several connections at once (the largest tables first, so the longest
-// builds do not start last), then after, in order on one connection.
-type keyPlan struct{ build, after []string }
+// builds do not start last), then after, in order on one connection. When perTable is set (MySQL/
+// MariaDB), build[i] needs only table perTable[i]'s rows, so it may start as soon as that table is
+// in, while the other tables still load (loadData).
+type keyPlan struct {
+	build, after []string
+	perTable     []dbgen.Table
+}
 
 // keySQL is the keys and indexes after the rows on family and engine:
 //   - PostgreSQL: each primary key is first a unique index, built beside the table's other
@@ -134,7 +139,7 @@ type keyPlan struct{ build, after []string }
 //   - CockroachDB and YugabyteDB: ALTER TABLE ... ADD PRIMARY KEY and the indexes, one at a time;
 //   - MySQL/MariaDB: one ALTER TABLE per table adding all its indexes (InnoDB reads the table once
 //     for them, and two DDL statements on one table would wait for each other's metadata lock),
-//     tables at once;
+//     each started as soon as its table is in (perTable), while the next tables load;
 //   - SQLite: the indexes one at a time (one writer).
 func keySQL(family, engine string) keyPlan {
 	var p keyPlan
@@ -177,6 +182,7 @@ func keySQL(family, engine string) keyPlan {
 			}
 			if len(adds) > 0 {
 				p.build = append(p.build, fmt.Sprintf("ALTER TABLE %s %s", tableName(t), strings.Join(adds, ", ")))
+				p.perTable = append(p.perTable, t)
 			}
 		}
 	default:
