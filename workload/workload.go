@@ -23,6 +23,7 @@ package workload
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"time"
 
@@ -32,6 +33,7 @@ import (
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/userr"
 )
 
 // Mode is how the core schedules a session's work.
@@ -342,4 +344,28 @@ type Merged struct {
 type MergedInterval struct {
 	Start, End time.Time
 	Completed  []int64
+}
+
+// ShardDetails decodes every shard's "details" (a result.json's workload part) into a T, in shard
+// order, for a Merger that sums the shards' own counters. A shard without details, or with details
+// of another shape, is a user error naming it.
+func ShardDetails[T any](m *Merged, workloadName string) ([]T, error) {
+	out := make([]T, len(m.Shards))
+	for i, r := range m.Shards {
+		idx := i
+		if r.Shard != nil {
+			idx = r.Shard.Index
+		}
+		if r.Details == nil {
+			return nil, userr.Errorf("shard %d's result has no %s details: it was saved by another workload or an older candor; re-run the shards", idx, workloadName)
+		}
+		b, err := json.Marshal(r.Details)
+		if err == nil {
+			err = json.Unmarshal(b, &out[i])
+		}
+		if err != nil {
+			return nil, userr.Errorf("shard %d's %s details do not read (%v): re-run the shards", idx, workloadName, err)
+		}
+	}
+	return out, nil
 }
