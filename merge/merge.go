@@ -7,6 +7,7 @@
 package merge
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -373,13 +374,15 @@ func finish(res *report.Result, reg workload.Registration, shards []*Shard, tot 
 	}
 	if merger != nil {
 		var rs []*report.Result
+		var ds []json.RawMessage
 		for _, s := range shards {
 			rs = append(rs, s.Result)
+			ds = append(ds, s.Details)
 		}
 		m := &workload.Merged{
 			Finished: workload.Finished{Result: res, Totals: tot, Mode: workload.Mode(res.Mode), Minutes: res.MeasureSeconds / 60,
 				Summary: schedule.Summary{Start: lm.started, MeasureStart: lm.from, MeasureEnd: lm.to, End: lm.to, Partial: res.Partial}},
-			Shards: rs, Intervals: lm.intervals,
+			Shards: rs, Details: ds, Intervals: lm.intervals,
 		}
 		if err := merger.MergeFinish(m); err != nil {
 			return err

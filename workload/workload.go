@@ -333,8 +333,11 @@ type Merger interface {
 // Merged is a merged run's outcome, for Merger.MergeFinish.
 type Merged struct {
 	Finished
-	// Shards are the shards' own results, in shard order.
-	Shards []*report.Result
+	// Shards are the shards' own results, in shard order; Details their "details" as result.json
+	// holds them (Shards' Details are decoded generically, large integers as float64), read by
+	// ShardDetails.
+	Shards  []*report.Result
+	Details []json.RawMessage
 	// Intervals are the merged run's intervals inside the common window: their bounds and the
 	// operations completed in each, by op (the Response histograms' counts).
 	Intervals []MergedInterval
@@ -356,10 +359,16 @@ func ShardDetails[T any](m *Merged, workloadName string) ([]T, error) {
 		if r.Shard != nil {
 			idx = r.Shard.Index
 		}
-		if r.Details == nil {
+		var b []byte
+		var err error
+		if i < len(m.Details) && len(m.Details[i]) > 0 {
+			b = m.Details[i]
+		} else if r.Details != nil {
+			b, err = json.Marshal(r.Details)
+		}
+		if err == nil && (len(b) == 0 || string(b) == "null") {
 			return nil, userr.Errorf("shard %d's result has no %s details: it was saved by another workload or an older candor; re-run the shards", idx, workloadName)
 		}
-		b, err := json.Marshal(r.Details)
 		if err == nil {
 			err = json.Unmarshal(b, &out[i])
 		}
