@@ -291,7 +291,7 @@ func envelope(shards []*Shard, ops []string, tot *measure.Totals, lm *logMerge, 
 		res.Driver.CPUMicrosPerTx = res.Driver.CPUSeconds * 1e6 / float64(completed)
 	}
 	res.Plan = mergedPlan(shards, res, o)
-	res.Rate, lm.rateNotes = mergeRate(shards, tot, res) // rate.go
+	res.Rate, lm.rateNotes = mergeRate(shards, tot, res, lm) // rate.go
 	for _, s := range shards {
 		res.Shards = append(res.Shards, shardRun(s))
 	}

@@ -46,9 +46,10 @@ type RateResult struct {
 	// by BehindSeconds, at ScheduledRate arrivals per second (what it could schedule).
 	ScheduleBehind *ScheduleBehind `json:"schedule_behind,omitempty"`
 	// PerShard: the run was merged from shards (candor merge), whose interval logs hold no
-	// histogram of the lag's split nor of each step: TimerLatenessMs, ConnectionWaitMs and the
-	// steps' percentiles are then empty, each shard's own are in the shards' section, and the
-	// counts and rates are the shards' sums.
+	// histogram of the lag's split: TimerLatenessMs and ConnectionWaitMs (over the window and per
+	// step) are then empty, each shard's own are in the shards' section; the counts and rates are
+	// the shards' sums, and the steps' response, service and lag percentiles come from the merged
+	// intervals inside each step, histograms added bucket by bucket.
 	PerShard bool `json:"per_shard,omitempty"`
 }
 
@@ -145,8 +146,8 @@ func printRate(w io.Writer, r *Result) {
 			rs = t.ResponseMs
 		}
 		p50, p99, p999 := ms(rs.P50), ms(rs.P99), ms(rs.P999)
-		if rr.PerShard {
-			p50, p99, p999 = "-", "-", "-" // a merged run's steps have counts and rates only
+		if rr.PerShard && rs == (measure.Percentiles{}) {
+			p50, p99, p999 = "-", "-", "-" // a merged step the logs do not cover
 		}
 		p("%4d %9.1f %10.1f %10.1f %9d %8d %8d %7s %7s %7s  %s\n", s.Step, s.TargetRate, s.OfferedRate, s.AchievedRate,
 			s.Dropped, s.Incomplete, s.MaxBacklog, p50, p99, p999, v)
