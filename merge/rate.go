@@ -14,9 +14,9 @@ import (
 // and lag percentiles come from the merged intervals inside the step, added bucket by bucket
 // (lm.steps). The backlog bounds add up (each shard has its own), and the deepest backlogs too: the
 // merged figure is an upper bound of the shards' backlogs at any one moment. Sustained: every shard
-// sustained it. What the shards' logs hold no histogram of (the lag's split into timer lateness and
-// connection wait, over the window and per step) is left empty and marked PerShard; notes give each
-// shard's own.
+// sustained it. The lag's split into timer lateness and connection wait over the window is the
+// shards' histograms of it (kept in their results) added; per step the shards keep only its
+// percentiles, so each step's split is left empty and marked PerShard; notes give each shard's own.
 func mergeRate(shards []*Shard, tot *measure.Totals, res *report.Result, lm *logMerge) (*report.RateResult, []string) {
 	r0 := shards[0].Result.Rate
 	if r0 == nil {
@@ -31,6 +31,24 @@ func mergeRate(shards []*Shard, tot *measure.Totals, res *report.Result, lm *log
 	}
 	rr.LagMs = measure.Summarize(lag)
 	var notes []string
+	// The lag's split over the window: the shards' histograms added, when every shard kept them.
+	late, wait, split := measure.NewHistogram(), measure.NewHistogram(), true
+	for _, s := range shards {
+		x := s.Result.Rate
+		if x == nil {
+			continue
+		}
+		hl, err1 := measure.DecodeHist(x.TimerLatenessHist)
+		hw, err2 := measure.DecodeHist(x.ConnectionWaitHist)
+		if x.TimerLatenessHist == "" || x.ConnectionWaitHist == "" || err1 != nil || err2 != nil ||
+			measure.Merge(late, hl) != nil || measure.Merge(wait, hw) != nil {
+			split = false
+		}
+	}
+	if split {
+		rr.TimerLatenessMs, rr.ConnectionWaitMs = measure.Summarize(late), measure.Summarize(wait)
+		rr.TimerLatenessHist, rr.ConnectionWaitHist = measure.EncodeHist(late), measure.EncodeHist(wait)
+	}
 	for _, s := range shards {
 		x := s.Result.Rate
 		if x == nil {

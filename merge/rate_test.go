@@ -15,13 +15,15 @@ import (
 // TestMergeRateSteps: an open-loop run of 2 steps in 2 shards. The merged steps' counts are the
 // shards' sums, and each step's response percentiles are those of the shards' intervals inside the
 // step, histograms added bucket by bucket (read back from the shards' own logs here); the lag's
-// split into timer lateness and connection wait stays per shard (empty, PerShard, a note each).
+// split into timer lateness and connection wait over the window is the shards' histograms added,
+// and stays per shard step by step (empty, PerShard, a note each).
 func TestMergeRateSteps(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(3, 4))
 	from := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	const secs = 6
 	want := [2]*measure.Totals{measure.NewTotals([]string{"read"}), measure.NewTotals([]string{"read"})}
+	wantLate, wantWait := measure.NewHistogram(), measure.NewHistogram()
 	var dirs []string
 	for i := range 2 {
 		d := filepath.Join(dir, "shard-"+string(rune('0'+i)))
@@ -38,8 +40,15 @@ func TestMergeRateSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Shard = &report.Shard{Index: i, Count: 2, RootSeed: 7}
+		late, wait := measure.NewHistogram(), measure.NewHistogram()
+		for range 500 {
+			late.RecordValue(int64(10 + rng.IntN(200*(i+1))))
+			wait.RecordValue(int64(rng.IntN(5000 * (i + 1))))
+		}
+		measure.Merge(wantLate, late)
+		measure.Merge(wantWait, wait)
 		r.Rate = &report.RateResult{Arrivals: "poisson", TargetRate: 100, Arrived: 600, Sustained: true,
-			TimerLatenessMs: measure.Percentiles{P99: 0.5}}
+			TimerLatenessMs: measure.Percentiles{P99: 0.5}, TimerLatenessHist: measure.EncodeHist(late), ConnectionWaitHist: measure.EncodeHist(wait)}
 		for k := range 2 {
 			r.Rate.Steps = append(r.Rate.Steps, report.RateStep{Step: k + 1, StartSeconds: float64(k * secs / 2), Seconds: secs / 2,
 				TargetRate: float64(50 * (k + 1)), Arrived: int64(100 * (k + 1)), Completed: int64(100 * (k + 1)), Sustained: true,
@@ -88,7 +97,14 @@ func TestMergeRateSteps(t *testing.T) {
 			t.Errorf("step %d read response %+v, want the step's intervals summed %+v", k+1, got, w)
 		}
 	}
-	if rr.TimerLatenessMs != (measure.Percentiles{}) || len(res.Sections) == 0 {
-		t.Errorf("timer lateness %+v: a merged run's must stay per shard", rr.TimerLatenessMs)
+	// The window's split: the shards' histograms added; each step's stays per shard.
+	if got, w := rr.TimerLatenessMs, measure.Summarize(wantLate); got != w {
+		t.Errorf("timer lateness %+v, want the shards' histograms added %+v", got, w)
+	}
+	if got, w := rr.ConnectionWaitMs, measure.Summarize(wantWait); got != w {
+		t.Errorf("connection wait %+v, want the shards' histograms added %+v", got, w)
+	}
+	if rr.Steps[0].TimerLatenessMs != (measure.Percentiles{}) {
+		t.Errorf("step 1's timer lateness %+v: a merged step's split stays per shard", rr.Steps[0].TimerLatenessMs)
 	}
 }

@@ -45,12 +45,18 @@ type RateResult struct {
 	// it had made the arrivals of only the first ReachedSeconds of the window, lagging the clock
 	// by BehindSeconds, at ScheduledRate arrivals per second (what it could schedule).
 	ScheduleBehind *ScheduleBehind `json:"schedule_behind,omitempty"`
-	// PerShard: the run was merged from shards (candor merge), whose interval logs hold no
-	// histogram of the lag's split: TimerLatenessMs and ConnectionWaitMs (over the window and per
-	// step) are then empty, each shard's own are in the shards' section; the counts and rates are
-	// the shards' sums, and the steps' response, service and lag percentiles come from the merged
-	// intervals inside each step, histograms added bucket by bucket.
+	// PerShard: the run was merged from shards (candor merge). The counts and rates are the
+	// shards' sums; the steps' response, service and lag percentiles come from the merged intervals
+	// inside each step, and the window's lag split from the shards' TimerLatenessHist and
+	// ConnectionWaitHist, histograms added bucket by bucket; each step's split is kept by the
+	// shards as percentiles only, so it is empty here (and the window's too when a shard did not
+	// keep its histograms): each shard's own are in the shards' section.
 	PerShard bool `json:"per_shard,omitempty"`
+	// TimerLatenessHist and ConnectionWaitHist are the window's histograms of the lag's split
+	// (measure.EncodeHist: HdrHistogram's compressed encoding, as in an interval log), so that a
+	// merge of shards adds them bucket by bucket.
+	TimerLatenessHist  string `json:"timer_lateness_hist,omitempty"`
+	ConnectionWaitHist string `json:"connection_wait_hist,omitempty"`
 }
 
 // ScheduleBehind is an open-loop run whose driver could not keep its own schedule (issue 12, item 4).
