@@ -185,8 +185,10 @@ type SessionConfig struct {
 	// Terminals and Connections are as the user gave them; 0 asks the workload for its default
 	// (Setup says what it chose).
 	Terminals, Connections int
-	// Seed is the run's effective seed (for a shard, derived from the root seed and its index).
+	// Seed is the run's effective seed (for a shard, derived from the root seed and its index);
+	// RootSeed the sharded run's root seed (0 when not sharded): see GivenLoadSeed.
 	Seed      uint64
+	RootSeed  uint64
 	Isolation driver.Isolation
 	// Shard is this process's part of a sharded run (shard.go): the workload drives only its part
 	// (TPC-C: the terminals of its warehouses), the core has already divided the rate.
@@ -208,6 +210,15 @@ type SessionConfig struct {
 	// session's connections are open, so a run that cannot connect leaves the directory as it was.
 	// The file says at once on stderr when a write to it fails.
 	Create func(name string) (io.WriteCloser, error)
+}
+
+// GivenLoadSeed is the seed of a load taken as given (the null engine's, loadstate.Given): the
+// root seed of a sharded run, so that every shard imagines the same load, else Seed.
+func (c SessionConfig) GivenLoadSeed() uint64 {
+	if c.Shard.Sharded() && c.RootSeed != 0 {
+		return c.RootSeed
+	}
+	return c.Seed
 }
 
 // Setup is what a session will run with, once the workload has filled its defaults.

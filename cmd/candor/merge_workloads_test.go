@@ -109,7 +109,7 @@ func TestMergeWorkloadsShards(t *testing.T) {
 func carriedCode(code string) bool {
 	switch code {
 	case "DRIVER_SATURATED", "DURABILITY_OFF", "FITS_IN_MEMORY", "DRIVER_LATE", "SCHEDULE_BEHIND", "DATABASE_OUTAGE",
-		"ISOLATION_UPGRADED", "ISOLATION_UNVERIFIED", "DIALECT_MISMATCH":
+		"ISOLATION_UPGRADED", "ISOLATION_UNVERIFIED", "DIALECT_MISMATCH", "NULL_ENGINE":
 		return true
 	}
 	return false
@@ -217,5 +217,24 @@ func checkMergedPercentiles(t *testing.T, merged string, shards []string, m map[
 	}
 	if checked == 0 {
 		t.Fatal("no operation measured")
+	}
+}
+
+// TestMergeNullEngineShards: shards run on the null engine merge into a result that still says
+// NULL_ENGINE (the figures are the driver's own ceiling), whatever the workload's Merger keeps.
+func TestMergeNullEngineShards(t *testing.T) {
+	dir := t.TempDir()
+	shards := runShards(t, dir, 2, "kv", "run", "--db", "null:?service=fixed:1ms", "--seed", "42", "--mode", "throughput",
+		"--terminals", "2", "--warmup", "0s", "--duration", "2s", "--interval", "1s")
+	merged := filepath.Join(dir, "merged")
+	if code, out := runCLI(t, append(append([]string{"merge"}, shards...), "--out", merged)...); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, out)
+	}
+	found := false
+	for _, w := range readResult(t, merged)["warnings"].([]any) {
+		found = found || w.(map[string]any)["code"] == "NULL_ENGINE"
+	}
+	if !found {
+		t.Errorf("the merged null-engine run does not say NULL_ENGINE")
 	}
 }

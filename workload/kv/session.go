@@ -60,7 +60,7 @@ func (k *KV) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (
 	if loadstate.IsNull(db) {
 		// The null engine holds no data: the run's keys are those a load with its flags would have
 		// written.
-		st, rec = loadstate.Given("kv", loadRecord(k.resolve()), c.Seed)
+		st, rec = loadstate.Given("kv", loadRecord(k.resolve()), c.GivenLoadSeed())
 	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func (s *Sysbench) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 		// The null engine holds no data: the run's tables are those a load with its flags would
 		// have written.
 		opt := s.resolve()
-		st, rec = loadstate.Given("sysbench", record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}, c.Seed)
+		st, rec = loadstate.Given("sysbench", record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}, c.GivenLoadSeed())
 	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
 		return nil, err
 	}

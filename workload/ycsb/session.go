@@ -81,7 +81,7 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 		if len(opts.problems) > 0 {
 			return nil, userr.Errorf("%s", strings.Join(opts.problems, "; "))
 		}
-		st, rec = loadstate.Given(recordName, record{Properties: dataOf(opts.cfg), Workload: opts.builtin, NextInsert: opts.cfg.RecordCount}, c.Seed)
+		st, rec = loadstate.Given(recordName, record{Properties: dataOf(opts.cfg), Workload: opts.builtin, NextInsert: opts.cfg.RecordCount}, c.GivenLoadSeed())
 	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
 		return nil, err
 	}
