@@ -62,7 +62,7 @@ func testShardedLoad(t *testing.T, name string, load []string, tables map[string
 	}
 	// Shard 1's part is in, shard 2's is not: a run is refused (shard 0 holds candor's shared lock,
 	// or, once it let go, the load is incomplete), exit 2.
-	code, out := runCLI(t, name, "run", "--db", sharded, "--duration", "1s", "--warmup", "0s", "--no-check")
+	code, out := runCLI(t, name, "run", "--db", sharded, "--duration", "1s", "--warmup", "0s", "--no-check", "--out", filepath.Join(dir, "refused"))
 	t.Logf("the run before shard 2/3: exit %d: %s", code, strings.TrimSpace(out))
 	if code != 2 || !strings.Contains(out, "lock") && !strings.Contains(out, "2/3") {
 		t.Errorf("a run before every part is in: exit %d, want 2 saying the load is not complete\n%s", code, out)
@@ -86,7 +86,7 @@ func testShardedLoad(t *testing.T, name string, load []string, tables map[string
 			t.Errorf("%s: the sharded load's %d rows (digest %x) are not the unsharded load's %d (%x)", table, na, a[:6], nb, b[:6])
 		}
 	}
-	if code, out := runCLI(t, name, "run", "--db", sharded, "--duration", "1s", "--warmup", "0s", "--no-check"); code != 0 {
+	if code, out := runCLI(t, name, "run", "--db", sharded, "--duration", "1s", "--warmup", "0s", "--no-check", "--out", filepath.Join(dir, "run")); code != 0 {
 		t.Errorf("a run on the complete sharded load: exit %d\n%s", code, out)
 	}
 }
