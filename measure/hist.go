@@ -116,3 +116,34 @@ func Summarize(h *hdr.Histogram) Percentiles {
 		Mean:  h.Mean() / 1000,
 	}
 }
+
+// EncodeHist is h as an interval log writes it (HdrHistogram's V2 compressed encoding, base64),
+// for a result that keeps a histogram to merge later ("" for nil).
+func EncodeHist(h *hdr.Histogram) string {
+	if h == nil {
+		return ""
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// DecodeHist reads what EncodeHist wrote.
+// Damaged text is an error, never a panic.
+func DecodeHist(s string) (h *hdr.Histogram, err error) {
+	if s == "" {
+		return nil, fmt.Errorf("measure: no encoded histogram")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			h, err = nil, fmt.Errorf("measure: not an encoded histogram: %v", r)
+		}
+	}()
+	h, err = hdr.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("measure: not an encoded histogram: %w", err)
+	}
+	return h, nil
+}

@@ -38,6 +38,16 @@ type logMerge struct {
 	intervals []workload.MergedInterval
 	// rateNotes are the shards' own open-loop figures that do not merge (rate.go).
 	rateNotes []string
+	// steps are an open-loop run's steps with their histograms summed from the intervals inside
+	// each (stepWindows; rate.go reads them).
+	steps []stepAcc
+}
+
+// stepAcc is one step of an open-loop run: its window on the wall clock and, by op and kind, the
+// histograms of the merged intervals that began inside it.
+type stepAcc struct {
+	from, to time.Time
+	hist     [][measure.NumKinds]*hdr.Histogram
 }
 
 // errStop ends a log scan early (the merge stopped pulling).
@@ -107,7 +117,7 @@ func (l *logReader) close() {
 // the earliest start to the latest end), then, by writeTotals, the merged measured totals over the
 // common window. It holds one interval of each shard at a time.
 func mergeLogs(shards []*Shard, ops []string, started time.Time, tick time.Duration, path string) (*logMerge, error) {
-	lm := &logMerge{started: started, measured: make([]map[string]*[measure.NumKinds]*histRef, len(shards))}
+	lm := &logMerge{started: started, measured: make([]map[string]*[measure.NumKinds]*histRef, len(shards)), steps: stepWindows(shards, len(ops))}
 	var rs []*logReader
 	defer func() {
 		for _, r := range rs {
@@ -192,6 +202,15 @@ func mergeLogs(shards []*Shard, ops []string, started time.Time, tick time.Durat
 			op, kind, _ := cutTag(a.tag)
 			if i, ok := opIndex[op]; ok && kind == measure.Response.String() {
 				iv.Completed[i] += a.h.TotalCount()
+			}
+			if i, ok := opIndex[op]; ok {
+				if k, ok := measure.ParseKind(kind); ok {
+					if st := lm.stepOf(gs, tick); st != nil {
+						if err := measure.Merge(st.hist[i][k], a.h); err != nil {
+							return nil, lm.fail(err)
+						}
+					}
+				}
 			}
 		}
 		lm.intervals = append(lm.intervals, iv)
@@ -285,4 +304,47 @@ func (lm *logMerge) writeTotals(t *measure.Totals) error {
 func (lm *logMerge) fail(err error) error {
 	lm.f.Close()
 	return err
+}
+
+// stepWindows are an open-loop run's steps on the wall clock, from the shards' results: each step
+// of the first shard's, from the latest shard's start of measurement (the common window's).
+func stepWindows(shards []*Shard, ops int) []stepAcc {
+	rr := shards[0].Result.Rate
+	if rr == nil || len(rr.Steps) == 0 {
+		return nil
+	}
+	var from time.Time
+	for _, s := range shards {
+		ms := s.Result.StartedAt.Add(time.Duration(s.Result.WarmupSeconds * float64(time.Second)))
+		if c := s.Clock; c != nil && !c.MeasureStart.IsZero() {
+			ms = c.MeasureStart
+		}
+		if ms.After(from) {
+			from = ms
+		}
+	}
+	out := make([]stepAcc, len(rr.Steps))
+	for k, st := range rr.Steps {
+		a := &out[k]
+		a.from = from.Add(time.Duration(st.StartSeconds * float64(time.Second)))
+		a.to = a.from.Add(time.Duration(st.Seconds * float64(time.Second)))
+		a.hist = make([][measure.NumKinds]*hdr.Histogram, ops)
+		for op := range a.hist {
+			for k := range a.hist[op] {
+				a.hist[op][k] = measure.NewHistogram()
+			}
+		}
+	}
+	return out
+}
+
+// stepOf is the step whose window holds the interval beginning at start (within half a tick), or nil.
+func (lm *logMerge) stepOf(start time.Time, tick time.Duration) *stepAcc {
+	for k := range lm.steps {
+		st := &lm.steps[k]
+		if !start.Before(st.from.Add(-tick/2)) && start.Before(st.to.Add(-tick/2)) {
+			return st
+		}
+	}
+	return nil
 }

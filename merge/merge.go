@@ -7,6 +7,7 @@
 package merge
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -290,7 +291,7 @@ func envelope(shards []*Shard, ops []string, tot *measure.Totals, lm *logMerge, 
 		res.Driver.CPUMicrosPerTx = res.Driver.CPUSeconds * 1e6 / float64(completed)
 	}
 	res.Plan = mergedPlan(shards, res, o)
-	res.Rate, lm.rateNotes = mergeRate(shards, tot, res) // rate.go
+	res.Rate, lm.rateNotes = mergeRate(shards, tot, res, lm) // rate.go
 	for _, s := range shards {
 		res.Shards = append(res.Shards, shardRun(s))
 	}
@@ -345,7 +346,7 @@ var carried = map[string]bool{
 	"DRIVER_SATURATED": true, "DURABILITY_OFF": true, "FITS_IN_MEMORY": true, "DRIVER_LATE": true,
 	"SCHEDULE_BEHIND": true, "DATABASE_OUTAGE": true, "LOG_WRITE_FAILED": true,
 	"DELIVERIES_WRITE_FAILED": true, "ISOLATION_UPGRADED": true, "ISOLATION_UNVERIFIED": true,
-	"DIALECT_MISMATCH": true, "CHECK_FAILED_TO_RUN": true, "RESULTS_INCOMPLETE": true,
+	"DIALECT_MISMATCH": true, "CHECK_FAILED_TO_RUN": true, "RESULTS_INCOMPLETE": true, "NULL_ENGINE": true,
 }
 
 // recomputed are the warnings every workload shares, which the merge computes again from the
@@ -373,13 +374,15 @@ func finish(res *report.Result, reg workload.Registration, shards []*Shard, tot 
 	}
 	if merger != nil {
 		var rs []*report.Result
+		var ds []json.RawMessage
 		for _, s := range shards {
 			rs = append(rs, s.Result)
+			ds = append(ds, s.Details)
 		}
 		m := &workload.Merged{
 			Finished: workload.Finished{Result: res, Totals: tot, Mode: workload.Mode(res.Mode), Minutes: res.MeasureSeconds / 60,
 				Summary: schedule.Summary{Start: lm.started, MeasureStart: lm.from, MeasureEnd: lm.to, End: lm.to, Partial: res.Partial}},
-			Shards: rs, Intervals: lm.intervals,
+			Shards: rs, Details: ds, Intervals: lm.intervals,
 		}
 		if err := merger.MergeFinish(m); err != nil {
 			return err

@@ -17,7 +17,7 @@ import (
 // fakeShard writes a shard's directory as a run would: an interval log (intervals of one second,
 // then the measured totals over [from, from+secs)) and a result.json whose counts agree with it.
 // Its latencies are drawn from rng; it returns the shard's measured response histogram of op "read".
-func fakeShard(t *testing.T, dir string, i, n int, from time.Time, secs int, rng *rand.Rand) *hdr.Histogram {
+func fakeShard(t testing.TB, dir string, i, n int, from time.Time, secs int, rng *rand.Rand) *hdr.Histogram {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

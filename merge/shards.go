@@ -29,6 +29,9 @@ type Shard struct {
 	Clock  *Clock
 	// Plan is the result's plan decoded generically (for the comparison of the shards' plans).
 	Plan map[string]any
+	// Details are result.json's "details" as written (a workload's Merger decodes them into its
+	// own types: large integers intact).
+	Details json.RawMessage
 	// Merged: the directory holds a merged run (its plan's shard lists the shards merged), not a
 	// shard.
 	Merged bool
@@ -36,9 +39,10 @@ type Shard struct {
 
 // shardMeta are the parts of result.json the merge reads besides report.Result.
 type shardMeta struct {
-	Shard *ShardID       `json:"shard"`
-	Clock *Clock         `json:"clock"`
-	Plan  map[string]any `json:"plan"`
+	Shard   *ShardID        `json:"shard"`
+	Clock   *Clock          `json:"clock"`
+	Plan    map[string]any  `json:"plan"`
+	Details json.RawMessage `json:"details"`
 }
 
 // ReadShard reads the run saved in dir (its result.json; the interval log is read by Merge).
@@ -59,7 +63,7 @@ func ReadShard(dir string) (*Shard, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, userr.Errorf("%s is not a candor result (%v)", path, err)
 	}
-	s := &Shard{Dir: dir, Result: r, ID: m.Shard, Clock: m.Clock, Plan: m.Plan, Merged: len(r.Shards) > 0}
+	s := &Shard{Dir: dir, Result: r, ID: m.Shard, Clock: m.Clock, Plan: m.Plan, Details: m.Details, Merged: len(r.Shards) > 0}
 	if s.Merged {
 		s.ID = nil
 	}

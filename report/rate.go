@@ -45,11 +45,18 @@ type RateResult struct {
 	// it had made the arrivals of only the first ReachedSeconds of the window, lagging the clock
 	// by BehindSeconds, at ScheduledRate arrivals per second (what it could schedule).
 	ScheduleBehind *ScheduleBehind `json:"schedule_behind,omitempty"`
-	// PerShard: the run was merged from shards (candor merge), whose interval logs hold no
-	// histogram of the lag's split nor of each step: TimerLatenessMs, ConnectionWaitMs and the
-	// steps' percentiles are then empty, each shard's own are in the shards' section, and the
-	// counts and rates are the shards' sums.
+	// PerShard: the run was merged from shards (candor merge). The counts and rates are the
+	// shards' sums; the steps' response, service and lag percentiles come from the merged intervals
+	// inside each step, and the window's lag split from the shards' TimerLatenessHist and
+	// ConnectionWaitHist, histograms added bucket by bucket; each step's split is kept by the
+	// shards as percentiles only, so it is empty here (and the window's too when a shard did not
+	// keep its histograms): each shard's own are in the shards' section.
 	PerShard bool `json:"per_shard,omitempty"`
+	// TimerLatenessHist and ConnectionWaitHist are the window's histograms of the lag's split
+	// (measure.EncodeHist: HdrHistogram's compressed encoding, as in an interval log), so that a
+	// merge of shards adds them bucket by bucket.
+	TimerLatenessHist  string `json:"timer_lateness_hist,omitempty"`
+	ConnectionWaitHist string `json:"connection_wait_hist,omitempty"`
 }
 
 // ScheduleBehind is an open-loop run whose driver could not keep its own schedule (issue 12, item 4).
@@ -145,8 +152,8 @@ func printRate(w io.Writer, r *Result) {
 			rs = t.ResponseMs
 		}
 		p50, p99, p999 := ms(rs.P50), ms(rs.P99), ms(rs.P999)
-		if rr.PerShard {
-			p50, p99, p999 = "-", "-", "-" // a merged run's steps have counts and rates only
+		if rr.PerShard && rs == (measure.Percentiles{}) {
+			p50, p99, p999 = "-", "-", "-" // a merged step the logs do not cover
 		}
 		p("%4d %9.1f %10.1f %10.1f %9d %8d %8d %7s %7s %7s  %s\n", s.Step, s.TargetRate, s.OfferedRate, s.AchievedRate,
 			s.Dropped, s.Incomplete, s.MaxBacklog, p50, p99, p999, v)

@@ -224,6 +224,9 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		Endpoints: eps, EndpointURLs: p.Endpoints, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace,
 		Out: p.Out, Note: note, Shard: p.shard(),
 	}
+	if p.Shard != nil {
+		cfg.RootSeed = p.Shard.RootSeed
+	}
 	if od != nil {
 		cfg.Create = od.createWriter
 	}

@@ -183,6 +183,7 @@ func rateResult(rs *schedule.RateSummary, measureSeconds float64, ops []string) 
 		Arrivals: string(rs.Process), Arrived: rs.Arrived, Dropped: rs.Dropped, Incomplete: rs.Incomplete,
 		MaxBacklog: rs.MaxBacklog, MaxBacklogSeen: rs.MaxBacklogSeen, Sustained: rs.Sustained(),
 		LagMs: measure.Summarize(rs.Lag), TimerLatenessMs: measure.Summarize(rs.Lateness), ConnectionWaitMs: measure.Summarize(rs.ConnWait),
+		TimerLatenessHist: measure.EncodeHist(rs.Lateness), ConnectionWaitHist: measure.EncodeHist(rs.ConnWait),
 		WarmupArrived: rs.WarmupArrived, WarmupDropped: rs.WarmupDropped,
 		Steps: []report.RateStep{}, Backlog: []report.BacklogSample{},
 	}

@@ -23,6 +23,7 @@ package workload
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"time"
 
@@ -32,6 +33,7 @@ import (
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/schedule"
+	"github.com/candor-bench/candor/userr"
 )
 
 // Mode is how the core schedules a session's work.
@@ -183,8 +185,10 @@ type SessionConfig struct {
 	// Terminals and Connections are as the user gave them; 0 asks the workload for its default
 	// (Setup says what it chose).
 	Terminals, Connections int
-	// Seed is the run's effective seed (for a shard, derived from the root seed and its index).
+	// Seed is the run's effective seed (for a shard, derived from the root seed and its index);
+	// RootSeed the sharded run's root seed (0 when not sharded): see GivenLoadSeed.
 	Seed      uint64
+	RootSeed  uint64
 	Isolation driver.Isolation
 	// Shard is this process's part of a sharded run (shard.go): the workload drives only its part
 	// (TPC-C: the terminals of its warehouses), the core has already divided the rate.
@@ -206,6 +210,15 @@ type SessionConfig struct {
 	// session's connections are open, so a run that cannot connect leaves the directory as it was.
 	// The file says at once on stderr when a write to it fails.
 	Create func(name string) (io.WriteCloser, error)
+}
+
+// GivenLoadSeed is the seed of a load taken as given (the null engine's, loadstate.Given): the
+// root seed of a sharded run, so that every shard imagines the same load, else Seed.
+func (c SessionConfig) GivenLoadSeed() uint64 {
+	if c.Shard.Sharded() && c.RootSeed != 0 {
+		return c.RootSeed
+	}
+	return c.Seed
 }
 
 // Setup is what a session will run with, once the workload has filled its defaults.
@@ -331,8 +344,11 @@ type Merger interface {
 // Merged is a merged run's outcome, for Merger.MergeFinish.
 type Merged struct {
 	Finished
-	// Shards are the shards' own results, in shard order.
-	Shards []*report.Result
+	// Shards are the shards' own results, in shard order; Details their "details" as result.json
+	// holds them (Shards' Details are decoded generically, large integers as float64), read by
+	// ShardDetails.
+	Shards  []*report.Result
+	Details []json.RawMessage
 	// Intervals are the merged run's intervals inside the common window: their bounds and the
 	// operations completed in each, by op (the Response histograms' counts).
 	Intervals []MergedInterval
@@ -342,4 +358,34 @@ type Merged struct {
 type MergedInterval struct {
 	Start, End time.Time
 	Completed  []int64
+}
+
+// ShardDetails decodes every shard's "details" (a result.json's workload part) into a T, in shard
+// order, for a Merger that sums the shards' own counters. A shard without details, or with details
+// of another shape, is a user error naming it.
+func ShardDetails[T any](m *Merged, workloadName string) ([]T, error) {
+	out := make([]T, len(m.Shards))
+	for i, r := range m.Shards {
+		idx := i
+		if r.Shard != nil {
+			idx = r.Shard.Index
+		}
+		var b []byte
+		var err error
+		if i < len(m.Details) && len(m.Details[i]) > 0 {
+			b = m.Details[i]
+		} else if r.Details != nil {
+			b, err = json.Marshal(r.Details)
+		}
+		if err == nil && (len(b) == 0 || string(b) == "null") {
+			return nil, userr.Errorf("shard %d's result has no %s details: it was saved by another workload or an older candor; re-run the shards", idx, workloadName)
+		}
+		if err == nil {
+			err = json.Unmarshal(b, &out[i])
+		}
+		if err != nil {
+			return nil, userr.Errorf("shard %d's %s details do not read (%v): re-run the shards", idx, workloadName, err)
+		}
+	}
+	return out, nil
 }

@@ -225,8 +225,7 @@ func TestReadsMissedWarning(t *testing.T) {
 		{"deletes", Options{WritePercent: 5, DelPercent: 5, Distribution: Uniform}, false, 1000, 500, false},
 		{"earlier deletes", Options{WritePercent: 5, Distribution: Uniform}, true, 1000, 500, false},
 	} {
-		s := &session{o: tc.o, rec: record{Deleted: tc.deleted}}
-		w, ok := s.missedWarning(tally{ReadKeys: tc.keys, ReadFound: tc.found})
+		w, ok := missedWarning(tc.o, tc.deleted, tally{ReadKeys: tc.keys, ReadFound: tc.found})
 		if ok != tc.warn || ok && (w.Code != "READS_MISSED" || !strings.Contains(w.Message, textfmt.Thousands(tc.keys-tc.found)+" of the")) {
 			t.Errorf("%s: %v %+v", tc.name, ok, w)
 		}

@@ -60,7 +60,7 @@ func (k *KV) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (
 	if loadstate.IsNull(db) {
 		// The null engine holds no data: the run's keys are those a load with its flags would have
 		// written.
-		st, rec = loadstate.Given("kv", loadRecord(k.resolve()), c.Seed)
+		st, rec = loadstate.Given("kv", loadRecord(k.resolve()), c.GivenLoadSeed())
 	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
 		return nil, err
 	}
@@ -213,35 +213,46 @@ type Details struct {
 	KeysAtEnd   int64 `json:"keys_at_end"`
 	// Measured is what the measured operations did, beyond their counts.
 	Measured tally `json:"measured"`
+	// LoadDeleted: the load record said keys were deleted before the run (reads may then miss).
+	LoadDeleted bool `json:"load_deleted,omitempty"`
+	// ShardKeysAtEnd are the shards' own written-key counters at their ends, in a run merged from
+	// shards (each shard counts from KeysAtStart on its own).
+	ShardKeysAtEnd []int64 `json:"shard_keys_at_end,omitempty"`
 }
 
 // Finish adds kv's headline (operations per second, then per type), details, a table of what the
 // operations touched, and a warning when reads missed keys that should exist.
 func (s *session) Finish(f *workload.Finished) {
-	r := f.Result
 	var t tally
 	if s.ex != nil {
 		for i := range s.ex.per {
 			t.add(&s.ex.per[i].t)
 		}
 	}
-	d := Details{Options: s.o, LoadSeed: strconv.FormatUint(s.st.Seed, 10), KeysAtStart: s.seqStart, KeysAtEnd: s.seqStart}
+	d := Details{Options: s.o, LoadSeed: strconv.FormatUint(s.st.Seed, 10), KeysAtStart: s.seqStart, KeysAtEnd: s.seqStart, LoadDeleted: s.rec.Deleted}
 	if s.seq != nil {
 		d.KeysAtEnd = s.seq.written()
 	}
 	d.Measured = t
-	r.Details = d
+	finish(f, d)
+}
 
+// finish is the headline, details, keys' table and warning of a run (Finish) or of a run merged
+// from shards (MergeFinish), from d and the result's operations.
+func finish(f *workload.Finished, d Details) {
+	r := f.Result
+	r.Details = d
+	t, o := d.Measured, d.Options
 	counts, total := f.Completed(numOps)
 	perSec := f.PerSecond
 	r.Headline = append(r.Headline,
-		report.Figure{Name: "throughput", Value: perSec(total), Unit: "operations per second", Note: s.o.mixName()},
+		report.Figure{Name: "throughput", Value: perSec(total), Unit: "operations per second", Note: o.mixName()},
 		report.Figure{Name: "reads", Value: perSec(counts[OpRead]), Unit: "reads per second"},
 		report.Figure{Name: "writes", Value: perSec(counts[OpWrite]), Unit: "writes per second"})
-	if s.o.SpanPercent > 0 {
+	if o.SpanPercent > 0 {
 		r.Headline = append(r.Headline, report.Figure{Name: "scans", Value: perSec(counts[OpScan]), Unit: "scans per second"})
 	}
-	if s.o.DelPercent > 0 {
+	if o.DelPercent > 0 {
 		r.Headline = append(r.Headline, report.Figure{Name: "deletes", Value: perSec(counts[OpDelete]), Unit: "deletes per second"})
 	}
 
@@ -254,10 +265,9 @@ func (s *session) Finish(f *workload.Finished) {
 			{"scan", textfmt.Thousands(t.ScanStatements), "", textfmt.Thousands(t.ScanRows) + " counted"},
 			{"delete", textfmt.Thousands(t.DeleteStatements), textfmt.Thousands(t.DeleteKeys), textfmt.Thousands(t.Deleted) + " deleted"},
 		},
-		Notes: []string{fmt.Sprintf("Keys are distinct keys per statement. The written-key counter went from %s (the keys loaded) to %s.",
-			textfmt.Thousands(d.KeysAtStart), textfmt.Thousands(d.KeysAtEnd))},
+		Notes: []string{keysNote(d)},
 	})
-	if w, ok := s.missedWarning(t); ok {
+	if w, ok := missedWarning(o, d.LoadDeleted, t); ok {
 		r.Warnings = append(r.Warnings, w)
 	}
 }
@@ -270,13 +280,13 @@ const missedShare = 0.01
 // missedWarning is READS_MISSED: reads found fewer keys than asked while every key read should
 // exist. Zipfian reads draw from the whole key space, as CockroachDB's do, and deletes remove keys:
 // misses are expected with either, and only counted in the details.
-func (s *session) missedWarning(t tally) (report.Warning, bool) {
+func missedWarning(o Options, deleted bool, t tally) (report.Warning, bool) {
 	missed := t.ReadKeys - t.ReadFound
-	if missed <= 0 || s.o.Distribution == Zipfian || s.o.DelPercent > 0 || s.rec.Deleted {
+	if missed <= 0 || o.Distribution == Zipfian || o.DelPercent > 0 || deleted {
 		return report.Warning{}, false
 	}
 	share := float64(missed) / float64(t.ReadKeys)
-	if s.o.WritePercent > 0 && share < missedShare {
+	if o.WritePercent > 0 && share < missedShare {
 		return report.Warning{}, false
 	}
 	return report.Warning{Code: "READS_MISSED", Message: fmt.Sprintf(
@@ -292,3 +302,42 @@ func (s *session) Close() error { return s.slots.Close() }
 
 // blockRange is "1..100".
 func blockRange(lo, hi int) string { return strconv.Itoa(lo) + ".." + strconv.Itoa(hi) }
+
+// keysNote says how far the written-key counter went: one counter in a run, one per shard in a
+// merged run.
+func keysNote(d Details) string {
+	if len(d.ShardKeysAtEnd) == 0 {
+		return fmt.Sprintf("Keys are distinct keys per statement. The written-key counter went from %s (the keys loaded) to %s.",
+			textfmt.Thousands(d.KeysAtStart), textfmt.Thousands(d.KeysAtEnd))
+	}
+	ends := make([]string, len(d.ShardKeysAtEnd))
+	for i, e := range d.ShardKeysAtEnd {
+		ends[i] = textfmt.Thousands(e)
+	}
+	return fmt.Sprintf("Keys are distinct keys per statement. Each shard has its own written-key counter, from %s (the keys loaded): at the end %s, shard by shard; the highest, %s, is the key space written.",
+		textfmt.Thousands(d.KeysAtStart), strings.Join(ends, ", "), textfmt.Thousands(d.KeysAtEnd))
+}
+
+var _ workload.Merger = (*KV)(nil)
+
+// MergeFinish is kv's part of a result merged from shards (candor merge): the same finish as a
+// run's, from the merged operations and the shards' tallies summed (keys read and found, written,
+// scanned, deleted), so READS_MISSED is judged on the whole run's reads. The options are the
+// shards' common ones (merge.Check refuses shards run with others).
+func (w *KV) MergeFinish(m *workload.Merged) error {
+	ds, err := workload.ShardDetails[Details](m, "kv")
+	if err != nil {
+		return err
+	}
+	d := ds[0]
+	d.Measured, d.ShardKeysAtEnd = tally{}, nil
+	for _, x := range ds {
+		d.Measured.add(&x.Measured)
+		d.KeysAtStart = min(d.KeysAtStart, x.KeysAtStart)
+		d.KeysAtEnd = max(d.KeysAtEnd, x.KeysAtEnd)
+		d.LoadDeleted = d.LoadDeleted || x.LoadDeleted
+		d.ShardKeysAtEnd = append(d.ShardKeysAtEnd, x.KeysAtEnd)
+	}
+	finish(&m.Finished, d)
+	return nil
+}

@@ -282,6 +282,7 @@ func Drop(ctx context.Context, db driver.DB, workload string) error {
 	if ok, err := TableExists(ctx, c, fam, Table); err != nil || !ok {
 		return err
 	}
-	_, err = c.Exec(ctx, sqlexec.Placeholders(fam, "DELETE FROM "+Table+" WHERE workload = $1"), workload)
+	// A sharded load's rows of its parts (shards.go) go with it.
+	_, err = c.Exec(ctx, sqlexec.Placeholders(fam, "DELETE FROM "+Table+" WHERE workload = $1 OR workload LIKE $2"), workload, workload+":shard:%")
 	return err
 }

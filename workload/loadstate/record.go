@@ -37,7 +37,14 @@ func NotLoadedError(db driver.DB, workload, what string) error {
 }
 
 // HalfLoadedError is the user error for a load (st) that never completed.
+// A sharded load says which shards' parts are not complete yet.
 func HalfLoadedError(db driver.DB, st State) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if note := ShardsNote(ctx, db, st.Workload); note != "" {
+		return userr.Errorf("the %s load of %s is not complete (started %s UTC)%s: a run waits for every part",
+			st.Workload, db.Redacted(), st.StartedAt.Format(time.DateTime), note)
+	}
 	return userr.Errorf("the %s load of %s never completed (started %s UTC): it is half-loaded and must not be used; reload with candor %s load --drop --db %s",
 		st.Workload, db.Redacted(), st.StartedAt.Format(time.DateTime), st.Workload, db.Redacted())
 }

@@ -90,50 +90,89 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	ctl, err := room.Open(ctx, db, o.Drop)
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
-	defer ctl.Close()
 	scale := s.o.Scale
-	if _, err := loadstate.Begin(ctx, db, "script", record{Scale: scale}, o.Seed, o.ToolVersion); err != nil {
-		return workload.LoadResult{}, err
-	}
-	for _, q := range createSQL(fam) {
-		if _, err := ctl.Exec(ctx, q); err != nil {
-			return workload.LoadResult{}, fmt.Errorf("creating pgbench's tables (%s): %w", q, err)
+	sc := int64(scale)
+	var ctl driver.Conn
+	if o.Shard.Sharded() && o.Shard.Index > 0 {
+		// A sharded load (o.Shard): shard 0 makes the room, the records and the tables, and writes
+		// the branches and tellers; every shard writes its chunks of the accounts (the same rows as
+		// one process's); shard 0 adds the keys and statistics once every part is complete.
+		st, err := loadstate.WaitBegun(ctx, db, "script", o.Shard, o.ShardWait, o.Note)
+		if err != nil {
+			return workload.LoadResult{}, err
+		}
+		var got record
+		if err := st.Decode(&got); err != nil {
+			return workload.LoadResult{}, err
+		}
+		if got.Scale != scale {
+			return workload.LoadResult{}, userr.Errorf("shard 0 began a script load at scale %d, not %d: give every shard the same --scale", got.Scale, scale)
+		}
+	} else {
+		if ctl, err = room.Open(ctx, db, o.Drop); err != nil {
+			return workload.LoadResult{}, err
+		}
+		defer ctl.Close()
+		if o.Shard.Sharded() {
+			_, err = loadstate.BeginShards(ctx, db, "script", o.Shard, record{Scale: scale}, o.Seed, o.ToolVersion)
+		} else {
+			_, err = loadstate.Begin(ctx, db, "script", record{Scale: scale}, o.Seed, o.ToolVersion)
+		}
+		if err != nil {
+			return workload.LoadResult{}, err
+		}
+		for _, q := range createSQL(fam) {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("creating pgbench's tables (%s): %w", q, err)
+			}
 		}
 	}
 	var rows int64
-	copyTable := func(table string, cols []string, n int64, row func(i int64, v []any)) error {
+	copyTable := func(table string, cols []string, n int64, sh workload.Shard, row func(i int64, v []any)) error {
+		first, chunks := shardChunks(sh, n)
 		written, err := bulkload.Run(ctx, db, o, bulkload.Copy{Workload: "script", Table: table, Columns: cols,
-			Chunks: (n + loadChunk - 1) / loadChunk, Rows: n,
+			Chunks: chunks, Rows: chunkRows(first, chunks, n),
 			Chunk: func(c int64) driver.RowSource {
-				first := c * loadChunk
+				first := (first + c) * loadChunk
 				return &genRows{Cursor: bulkload.Cursor{N: int(min(loadChunk, n-first))}, first: first, row: row, v: make([]any, len(cols))}
 			},
 			Failed: func(c int64, src driver.RowSource, err error) error {
-				first := c*loadChunk + 1
-				return fmt.Errorf("loading rows %d to %d of %s: %w", first, first+int64(src.(*genRows).N)-1, table, err)
+				from := (first+c)*loadChunk + 1
+				return fmt.Errorf("loading rows %d to %d of %s: %w", from, from+int64(src.(*genRows).N)-1, table, err)
 			}})
 		rows += written
 		return err
 	}
-	sc := int64(scale)
-	if err := copyTable("pgbench_branches", []string{"bid", "bbalance"}, sc, func(i int64, v []any) {
-		v[0], v[1] = i+1, int64(0)
-	}); err != nil {
-		return workload.LoadResult{}, err
+	if o.Shard.Index == 0 {
+		if err := copyTable("pgbench_branches", []string{"bid", "bbalance"}, sc, workload.Shard{}, func(i int64, v []any) {
+			v[0], v[1] = i+1, int64(0)
+		}); err != nil {
+			return workload.LoadResult{}, err
+		}
+		if err := copyTable("pgbench_tellers", []string{"tid", "bid", "tbalance"}, sc*tellersPerBranch, workload.Shard{}, func(i int64, v []any) {
+			v[0], v[1], v[2] = i+1, i/tellersPerBranch+1, int64(0)
+		}); err != nil {
+			return workload.LoadResult{}, err
+		}
 	}
-	if err := copyTable("pgbench_tellers", []string{"tid", "bid", "tbalance"}, sc*tellersPerBranch, func(i int64, v []any) {
-		v[0], v[1], v[2] = i+1, i/tellersPerBranch+1, int64(0)
-	}); err != nil {
-		return workload.LoadResult{}, err
-	}
-	if err := copyTable("pgbench_accounts", []string{"aid", "bid", "abalance", "filler"}, sc*accountsPerBranch, func(i int64, v []any) {
+	if err := copyTable("pgbench_accounts", []string{"aid", "bid", "abalance", "filler"}, sc*accountsPerBranch, o.Shard, func(i int64, v []any) {
 		v[0], v[1], v[2], v[3] = i+1, i/accountsPerBranch+1, int64(0), ""
 	}); err != nil {
 		return workload.LoadResult{}, err
+	}
+	summary := fmt.Sprintf("pgbench's tables at scale %d (%s accounts)", scale, textfmt.Thousands(sc*accountsPerBranch))
+	if o.Shard.Sharded() {
+		if err := loadstate.CompleteShard(ctx, db, "script", o.Shard); err != nil {
+			return workload.LoadResult{}, err
+		}
+		summary = "shard " + o.Shard.String() + "'s part of " + summary
+		if o.Shard.Index > 0 {
+			return workload.LoadResult{Rows: rows, Summary: summary}, nil
+		}
+		if err := loadstate.WaitShards(ctx, db, "script", o.Shard.Count, o.ShardWait, o.Note); err != nil {
+			return workload.LoadResult{}, err
+		}
+		summary += ", and the whole load completed"
 	}
 	if fam == sqlexec.FamilyPostgres {
 		for _, q := range keysSQL {
@@ -156,8 +195,47 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	res.Summary = fmt.Sprintf("pgbench's tables at scale %d (%s accounts)", scale, textfmt.Thousands(sc*accountsPerBranch))
+	res.Summary = summary
 	return res, nil
+}
+
+// shardChunks is the chunks of a table of n rows that shard s loads, [first, first+chunks) (all
+// of them unsharded).
+func shardChunks(s workload.Shard, n int64) (first, chunks int64) {
+	all := (n + loadChunk - 1) / loadChunk
+	if !s.Sharded() {
+		return 0, all
+	}
+	lo, hi := s.Range(int(all))
+	return int64(lo - 1), int64(max(0, hi-lo+1))
+}
+
+// chunkRows is the rows of the chunks [first, first+chunks) of a table of n rows.
+func chunkRows(first, chunks, n int64) int64 {
+	return max(0, min(n, (first+chunks)*loadChunk)-first*loadChunk)
+}
+
+var _ workload.Sharder = (*Script)(nil)
+
+// ShardRows is the rows shard s's part of the load writes (workload.Sharder): its accounts, and
+// shard 0 the branches and tellers too.
+func (s *Script) ShardRows(sh workload.Shard) int64 {
+	sc := int64(s.o.Scale)
+	first, n := shardChunks(sh, sc*accountsPerBranch)
+	rows := chunkRows(first, n, sc*accountsPerBranch)
+	if sh.Index == 0 {
+		rows += sc + sc*tellersPerBranch
+	}
+	return rows
+}
+
+// MissingShards is the parts of a script load split over count shards not complete yet
+// (workload.Sharder).
+func (s *Script) MissingShards(ctx context.Context, db driver.DB, count int) ([]int, error) {
+	if _, _, err := sqlexec.Dialect(db, "script"); err != nil {
+		return nil, err
+	}
+	return loadstate.MissingShards(ctx, db, "script", count)
 }
 
 // genRows is one chunk of generated rows as a driver.RowSource.

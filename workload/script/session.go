@@ -186,10 +186,25 @@ func (t *terminal) DrawInto(job schedule.Terminal) int {
 // Finish adds the headline (transactions per second, as pgbench's tps) and a table of every
 // statement's latency (what pgbench -r prints as averages).
 func (s *session) Finish(f *workload.Finished) {
+	d := Details{Scale: s.scale, Loaded: s.loaded, Scripts: s.scripts()}
+	if s.ex != nil {
+		for i, msg := range s.ex.first {
+			if msg != "" {
+				d.Scripts[i].FirstError = msg
+			}
+		}
+	}
+	finish(f, d, "its first error in the run")
+}
+
+// finish is the headline, statements' table, warnings and details of a run (Finish) or of a run
+// merged from shards (MergeFinish), from d and the result's operations; firstWhat says whose
+// first error a SCRIPT_ERROR quotes.
+func finish(f *workload.Finished, d Details, firstWhat string) {
 	r := f.Result
 	var txs int64
-	for _, n := range s.s.names {
-		if t := r.Operations[n]; t != nil {
+	for _, sc := range d.Scripts {
+		if t := r.Operations[sc.Name]; t != nil {
 			txs += t.Count
 		}
 	}
@@ -198,28 +213,67 @@ func (s *session) Finish(f *workload.Finished) {
 		Title:   "script: statements of the measured transactions",
 		Columns: []string{"statement", "line", "SQL", "count", "p50 ms", "p99 ms", "p99.9 ms", "max ms"},
 	}
-	for _, ps := range s.s.parts {
-		for _, p := range ps {
-			t := r.Operations[p.name]
+	for _, sc := range d.Scripts {
+		for _, p := range sc.Statements {
+			t := r.Operations[p.Op]
 			if t == nil {
 				continue
 			}
-			sec.Rows = append(sec.Rows, []string{p.name, strconv.Itoa(p.line), p.sql, textfmt.Thousands(t.Count),
+			sec.Rows = append(sec.Rows, []string{p.Op, strconv.Itoa(p.Line), p.SQL, textfmt.Thousands(t.Count),
 				ms(t.ResponseMs.P50), ms(t.ResponseMs.P99), ms(t.ResponseMs.P999), ms(t.ResponseMs.Max)})
 		}
 	}
 	sec.Notes = []string{"Each SQL statement is timed from its call to its result on the client's connection; a script's BEGIN is sent with its next statement on PostgreSQL, so it times near zero there and that statement carries it. \\set, \\if and a \\sleep inside a script count in the script's latency only; a \\sleep ending a script is the client's think time, outside it."}
 	r.Sections = append(r.Sections, sec)
-	d := Details{Scale: s.scale, Loaded: s.loaded, Scripts: s.scripts()}
-	if s.ex != nil {
-		for i, msg := range s.ex.first {
-			if msg != "" {
-				r.Warnings = append(r.Warnings, report.Warning{Code: "SCRIPT_ERROR", Message: fmt.Sprintf("%s failed (its first error in the run): %s", s.s.names[i], msg)})
-				d.Scripts[i].FirstError = msg
-			}
+	for _, sc := range d.Scripts {
+		if sc.FirstError != "" {
+			r.Warnings = append(r.Warnings, report.Warning{Code: "SCRIPT_ERROR", Message: fmt.Sprintf("%s failed (%s): %s", sc.Name, firstWhat, sc.FirstError)})
 		}
 	}
 	r.Details = d
+}
+
+var _ workload.Merger = (*Script)(nil)
+
+// MergeFinish is script's part of a result merged from shards (candor merge): the same finish as
+// a run's, from the merged operations (every script's and statement's percentiles from the
+// histograms summed bucket by bucket). The scripts are the shards' common ones (merge.Check
+// refuses shards run with other flags); a script's first error is the first shard's (in shard
+// order) that had one, since the shards' clocks do not order their errors exactly.
+func (w *Script) MergeFinish(m *workload.Merged) error {
+	ds, err := workload.ShardDetails[Details](m, "script")
+	if err != nil {
+		return err
+	}
+	d := ds[0]
+	d.Scripts = append([]scriptEntry(nil), d.Scripts...)
+	for i := range d.Scripts {
+		d.Scripts[i].FirstError = ""
+		for k, x := range ds {
+			if len(x.Scripts) != len(d.Scripts) || x.Scripts[i].Name != d.Scripts[i].Name {
+				return userr.Errorf("the shards ran other scripts (shard %d's script %d is %q, not %q): merge the shards of one run", shardOf(m, k), i+1, scriptName(x.Scripts, i), d.Scripts[i].Name)
+			}
+			if d.Scripts[i].FirstError == "" && x.Scripts[i].FirstError != "" {
+				d.Scripts[i].FirstError = x.Scripts[i].FirstError
+			}
+		}
+	}
+	finish(&m.Finished, d, "its first error in the first shard that had one")
+	return nil
+}
+
+func shardOf(m *workload.Merged, k int) int {
+	if r := m.Shards[k]; r.Shard != nil {
+		return r.Shard.Index
+	}
+	return k
+}
+
+func scriptName(s []scriptEntry, i int) string {
+	if i < len(s) {
+		return s[i].Name
+	}
+	return "absent"
 }
 
 // Details is the workload's part of result.json ("details").

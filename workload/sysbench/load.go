@@ -64,6 +64,9 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
+	if o.Shard.Sharded() {
+		return s.loadShard(ctx, db, o, opt, fam, engine)
+	}
 	ctl, err := room.Open(ctx, db, o.Drop)
 	if err != nil {
 		return workload.LoadResult{}, err
@@ -115,6 +118,134 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 	}
 	res.Summary = fmt.Sprintf("%d table%s of %s rows (k: %s)", opt.Tables, plural(opt.Tables), textfmt.Thousands(int64(opt.TableSize)), opt.RandType)
 	return res, nil
+}
+
+// A sharded load (o.Shard): the chunks of every table, numbered table after table, split by
+// workload.Shard.Range, so shard i loads the same rows (by table, id and chunk stream) an unsharded
+// load writes. Shard 0 makes the room, the records (loadstate.BeginShards) and every table; the
+// others wait for them; shard 0 builds the k indexes, moves the id sequences and runs the
+// statistics once every part is complete, then marks the load complete.
+func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadOptions, opt Options, fam, engine string) (workload.LoadResult, error) {
+	rec := record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}
+	var ctl driver.Conn
+	if o.Shard.Index > 0 {
+		st, err := loadstate.WaitBegun(ctx, db, "sysbench", o.Shard, o.ShardWait, o.Note)
+		if err != nil {
+			return workload.LoadResult{}, err
+		}
+		var got record
+		if err := st.Decode(&got); err != nil {
+			return workload.LoadResult{}, err
+		}
+		if got != rec || st.Seed != o.Seed {
+			return workload.LoadResult{}, userr.Errorf("shard 0 began a sysbench load of %d tables of %d rows (k: %s, seed %d): give every shard the same --tables, --table-size, --rand-type and --seed", got.Tables, got.TableSize, got.RandType, st.Seed)
+		}
+	} else {
+		var err error
+		if ctl, err = room.Open(ctx, db, o.Drop); err != nil {
+			return workload.LoadResult{}, err
+		}
+		defer ctl.Close()
+		if _, err := loadstate.BeginShards(ctx, db, "sysbench", o.Shard, rec, o.Seed, o.ToolVersion); err != nil {
+			return workload.LoadResult{}, err
+		}
+		for t := 1; t <= opt.Tables; t++ {
+			if _, err := ctl.Exec(ctx, createSQL(fam, t)); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("creating %s: %w", tableName(t), err)
+			}
+		}
+	}
+	d := newDist(&opt)
+	per := (int64(opt.TableSize) + loadChunk - 1) / loadChunk
+	var rows int64
+	for t := 1; t <= opt.Tables; t++ {
+		first, n := shardChunks(o.Shard, opt.Tables, per, t)
+		if n == 0 {
+			continue
+		}
+		size := int64(opt.TableSize)
+		got, err := bulkload.Run(ctx, db, o, bulkload.Copy{Workload: "sysbench", Table: tableName(t), Columns: []string{"id", "k", "c", "pad"},
+			Chunks: n, Rows: min(size, (first+n)*loadChunk) - first*loadChunk,
+			Chunk: func(c int64) driver.RowSource { return makeChunk(o.Seed, d, t, opt.TableSize, first+c) },
+			Failed: func(c int64, src driver.RowSource, err error) error {
+				id := (first+c)*loadChunk + 1
+				return fmt.Errorf("loading ids %d to %d of %s: %w", id, id+int64(src.(*chunkRows).N)-1, tableName(t), err)
+			}})
+		if err != nil {
+			return workload.LoadResult{}, err
+		}
+		rows += got
+	}
+	if err := loadstate.CompleteShard(ctx, db, "sysbench", o.Shard); err != nil {
+		return workload.LoadResult{}, err
+	}
+	summary := fmt.Sprintf("shard %s's part of %d table%s of %s rows (k: %s)", o.Shard, opt.Tables, plural(opt.Tables), textfmt.Thousands(int64(opt.TableSize)), opt.RandType)
+	if o.Shard.Index > 0 {
+		return workload.LoadResult{Rows: rows, Summary: summary}, nil
+	}
+	if err := loadstate.WaitShards(ctx, db, "sysbench", o.Shard.Count, o.ShardWait, o.Note); err != nil {
+		return workload.LoadResult{}, err
+	}
+	for t := 1; t <= opt.Tables; t++ {
+		if _, err := ctl.Exec(ctx, indexSQL(t)); err != nil {
+			return workload.LoadResult{}, fmt.Errorf("creating the index k_%d: %w", t, err)
+		}
+		if fam == sqlexec.FamilyPostgres && engine == "postgres" {
+			if _, err := ctl.Exec(ctx, sequenceSQL(t)); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("moving %s's id sequence past the rows loaded: %w", tableName(t), err)
+			}
+		}
+	}
+	for t := 1; t < opt.Tables && fam != sqlexec.FamilySQLite; t++ {
+		for _, q := range bulkload.StatsSQL(fam, engine, tableName(t)) {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
+			}
+		}
+	}
+	res, err := bulkload.Finish(ctx, db, ctl, "sysbench", tableName(opt.Tables), rows)
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	res.Summary = summary + ", and the whole load completed"
+	return res, nil
+}
+
+// shardChunks is the chunks of table t (1-based) that shard s loads, [first, first+n), of the
+// tables' chunks numbered table after table (per chunks each).
+func shardChunks(s workload.Shard, tables int, per int64, t int) (first, n int64) {
+	lo, hi := s.Range(tables * int(per)) // 1-based global chunks
+	tlo, thi := int64(t-1)*per+1, int64(t)*per
+	a, b := max(int64(lo), tlo), min(int64(hi), thi)
+	if a > b {
+		return 0, 0
+	}
+	return a - tlo, b - a + 1
+}
+
+var _ workload.Sharder = (*Sysbench)(nil)
+
+// ShardRows is the rows shard s's part of the load writes (workload.Sharder).
+func (s *Sysbench) ShardRows(sh workload.Shard) int64 {
+	opt := s.resolve()
+	size := int64(opt.TableSize)
+	per := (size + loadChunk - 1) / loadChunk
+	var rows int64
+	for t := 1; t <= opt.Tables; t++ {
+		if first, n := shardChunks(sh, opt.Tables, per, t); n > 0 {
+			rows += min(size, (first+n)*loadChunk) - first*loadChunk
+		}
+	}
+	return rows
+}
+
+// MissingShards is the parts of a sysbench load split over count shards not complete yet
+// (workload.Sharder).
+func (s *Sysbench) MissingShards(ctx context.Context, db driver.DB, count int) ([]int, error) {
+	if _, _, err := sqlexec.Dialect(db, "sysbench"); err != nil {
+		return nil, err
+	}
+	return loadstate.MissingShards(ctx, db, "sysbench", count)
 }
 
 func plural(n int) string {

@@ -55,7 +55,7 @@ func (s *Sysbench) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 		// The null engine holds no data: the run's tables are those a load with its flags would
 		// have written.
 		opt := s.resolve()
-		st, rec = loadstate.Given("sysbench", record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}, c.Seed)
+		st, rec = loadstate.Given("sysbench", record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}, c.GivenLoadSeed())
 	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
 		return nil, err
 	}
@@ -154,15 +154,21 @@ type Details struct {
 // Finish adds the headline (transactions and statements per second, as sysbench prints them),
 // the details and a table of the statement kinds.
 func (s *session) Finish(f *workload.Finished) {
-	r := f.Result
 	var t tally
 	if s.ex != nil {
 		for i := range s.ex.per {
 			t.add(&s.ex.per[i].t)
 		}
 	}
-	n := statementsPerTx(s.t, &s.o)
-	r.Details = Details{Options: s.o, LoadSeed: strconv.FormatUint(s.st.Seed, 10), StatementsPerTx: n, Measured: t}
+	finish(f, Details{Options: s.o, LoadSeed: strconv.FormatUint(s.st.Seed, 10), StatementsPerTx: statementsPerTx(s.t, &s.o), Measured: t})
+}
+
+// finish is the headline, details and statements' table of a run (Finish) or of a run merged
+// from shards (MergeFinish), from d and the result's operations.
+func finish(f *workload.Finished, d Details) {
+	r := f.Result
+	r.Details = d
+	t, n := d.Measured, d.StatementsPerTx
 	count := func(op int) int64 {
 		if t := r.Operations[OpNames[op]]; t != nil {
 			return t.Count
@@ -175,13 +181,13 @@ func (s *session) Finish(f *workload.Finished) {
 		stmts += count(op)
 	}
 	r.Headline = append(r.Headline,
-		report.Figure{Name: "transactions", Value: f.PerSecond(txs), Unit: "per second", Note: s.o.Test},
+		report.Figure{Name: "transactions", Value: f.PerSecond(txs), Unit: "per second", Note: d.Options.Test},
 		report.Figure{Name: "statements", Value: f.PerSecond(stmts), Unit: "per second", Note: "BEGIN and COMMIT left out"})
 	sec := report.Section{
 		Title:   "sysbench: statements of the measured transactions",
 		Columns: []string{"statement", "count", "per transaction", "p50 ms", "p99 ms", "p99.9 ms", "max ms"},
 	}
-	for _, op := range usedOps(&s.o)[1:] {
+	for _, op := range usedOps(&d.Options)[1:] {
 		tx := r.Operations[OpNames[op]]
 		if tx == nil {
 			continue
@@ -205,3 +211,23 @@ func (s *session) RoundTrips() (trips, ops int64, counted bool) { return s.slots
 
 // Close closes the connections.
 func (s *session) Close() error { return s.slots.Close() }
+
+var _ workload.Merger = (*Sysbench)(nil)
+
+// MergeFinish is sysbench's part of a result merged from shards (candor merge): the same finish
+// as a run's, from the merged operations (each statement's percentiles from the histograms summed
+// bucket by bucket) and the shards' tallies summed (rows returned and changed, duplicate-key
+// retries). The options are the shards' common ones (merge.Check refuses shards run with others).
+func (s *Sysbench) MergeFinish(m *workload.Merged) error {
+	ds, err := workload.ShardDetails[Details](m, "sysbench")
+	if err != nil {
+		return err
+	}
+	d := ds[0]
+	d.Measured = tally{}
+	for _, x := range ds {
+		d.Measured.add(&x.Measured)
+	}
+	finish(&m.Finished, d)
+	return nil
+}

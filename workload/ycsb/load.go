@@ -3,6 +3,7 @@ package ycsb
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,13 +110,40 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
+	rec := record{Properties: dataOf(cfg), Workload: opts.builtin, NextInsert: cfg.RecordCount}
+	if o.Shard.Sharded() && o.Shard.Index > 0 {
+		// Shard i's part: the load shard 0 began, with its seed and properties.
+		st, err := loadstate.WaitBegun(ctx, db, recordName, o.Shard, o.ShardWait, o.Note)
+		if err != nil {
+			return workload.LoadResult{}, err
+		}
+		var got record
+		if err := st.Decode(&got); err != nil {
+			return workload.LoadResult{}, err
+		}
+		if !reflect.DeepEqual(got.Properties, rec.Properties) || st.Seed != o.Seed {
+			return workload.LoadResult{}, userr.Errorf("shard 0 began a ycsb load with other properties or seed (seed %d): give every shard the same load flags and --seed", st.Seed)
+		}
+		rows, err := loadRecords(ctx, db, o, cfg, fam)
+		if err != nil {
+			return workload.LoadResult{}, err
+		}
+		if err := loadstate.CompleteShard(ctx, db, recordName, o.Shard); err != nil {
+			return workload.LoadResult{}, err
+		}
+		return workload.LoadResult{Rows: rows, Summary: "shard " + o.Shard.String() + "'s part of " + loadSummary(cfg, opts.builtin)}, nil
+	}
 	ctl, err := room(fam, cfg.Table).Open(ctx, db, o.Drop)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
 	defer ctl.Close()
-	rec := record{Properties: dataOf(cfg), Workload: opts.builtin, NextInsert: cfg.RecordCount}
-	if _, err := loadstate.Begin(ctx, db, recordName, rec, o.Seed, o.ToolVersion); err != nil {
+	if o.Shard.Sharded() {
+		_, err = loadstate.BeginShards(ctx, db, recordName, o.Shard, rec, o.Seed, o.ToolVersion)
+	} else {
+		_, err = loadstate.Begin(ctx, db, recordName, rec, o.Seed, o.ToolVersion)
+	}
+	if err != nil {
 		return workload.LoadResult{}, err
 	}
 	if _, err := ctl.Exec(ctx, createSQL(fam, cfg)); err != nil {
@@ -126,30 +154,82 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 			o.Note(l)
 		}
 	}
-	spec, err := newLoadSpec(cfg, o.Seed)
+	rows, err := loadRecords(ctx, db, o, cfg, fam)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	cols := []string{storedName(fam, keyColumn)}
-	for _, c := range columnNames(cfg) {
-		cols = append(cols, storedName(fam, c))
-	}
-	rows, err := bulkload.Run(ctx, db, o, bulkload.Copy{Workload: recordName, Table: storedName(fam, cfg.Table), Columns: cols,
-		Chunks: spec.chunks(), Rows: cfg.InsertCount,
-		Chunk: func(c int64) driver.RowSource { return makeChunk(spec, c) },
-		Failed: func(c int64, src driver.RowSource, err error) error {
-			from := cfg.InsertStart + c*spec.chunk
-			return fmt.Errorf("loading records %d to %d: %w", from, from+int64(src.(*chunkRows).N)-1, err)
-		}})
-	if err != nil {
-		return workload.LoadResult{}, err
+	if o.Shard.Sharded() {
+		if err := loadstate.CompleteShard(ctx, db, recordName, o.Shard); err != nil {
+			return workload.LoadResult{}, err
+		}
+		if err := loadstate.WaitShards(ctx, db, recordName, o.Shard.Count, o.ShardWait, o.Note); err != nil {
+			return workload.LoadResult{}, err
+		}
 	}
 	res, err := bulkload.Finish(ctx, db, ctl, recordName, cfg.Table, rows)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
 	res.Summary = loadSummary(cfg, opts.builtin)
+	if o.Shard.Sharded() {
+		res.Summary = "shard " + o.Shard.String() + "'s part of " + res.Summary + ", and the whole load completed"
+	}
 	return res, nil
+}
+
+// loadRecords copies the records of this process's chunks: all of them, or a shard's
+// (shardChunks), the same records byte for byte as an unsharded load's chunks.
+func loadRecords(ctx context.Context, db driver.DB, o workload.LoadOptions, cfg Config, fam string) (int64, error) {
+	spec, err := newLoadSpec(cfg, o.Seed)
+	if err != nil {
+		return 0, err
+	}
+	cols := []string{storedName(fam, keyColumn)}
+	for _, c := range columnNames(cfg) {
+		cols = append(cols, storedName(fam, c))
+	}
+	first, n := spec.shardChunks(o.Shard)
+	return bulkload.Run(ctx, db, o, bulkload.Copy{Workload: recordName, Table: storedName(fam, cfg.Table), Columns: cols,
+		Chunks: n, Rows: spec.shardRecords(first, n),
+		Chunk: func(c int64) driver.RowSource { return makeChunk(spec, first+c) },
+		Failed: func(c int64, src driver.RowSource, err error) error {
+			from := cfg.InsertStart + (first+c)*spec.chunk
+			return fmt.Errorf("loading records %d to %d: %w", from, from+int64(src.(*chunkRows).N)-1, err)
+		}})
+}
+
+// shardChunks is the chunks shard s loads: [first, first+n) (all of them unsharded).
+func (s *loadSpec) shardChunks(sh workload.Shard) (first, n int64) {
+	if !sh.Sharded() {
+		return 0, s.chunks()
+	}
+	lo, hi := sh.Range(int(s.chunks()))
+	return int64(lo - 1), int64(max(0, hi-lo+1))
+}
+
+// shardRecords is the records of the chunks [first, first+n).
+func (s *loadSpec) shardRecords(first, n int64) int64 {
+	return max(0, min(s.cfg.InsertCount, (first+n)*s.chunk)-first*s.chunk)
+}
+
+var _ workload.Sharder = (*YCSB)(nil)
+
+// ShardRows is the records shard s's part of the load writes (workload.Sharder).
+func (y *YCSB) ShardRows(sh workload.Shard) int64 {
+	spec, err := newLoadSpec(y.options().cfg, 0)
+	if err != nil {
+		return 0
+	}
+	return spec.shardRecords(spec.shardChunks(sh))
+}
+
+// MissingShards is the parts of a ycsb load split over count shards not complete yet
+// (workload.Sharder).
+func (y *YCSB) MissingShards(ctx context.Context, db driver.DB, count int) ([]int, error) {
+	if _, _, err := sqlexec.Dialect(db, recordName); err != nil {
+		return nil, err
+	}
+	return loadstate.MissingShards(ctx, db, recordName, count)
 }
 
 // room is what a load into table replaces: the table, the table of the recorded load (when it is

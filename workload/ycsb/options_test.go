@@ -308,7 +308,7 @@ func TestReadsNotFoundWarning(t *testing.T) {
 		o := newTestYCSB(t, workload.CmdRun, tc.args...).options()
 		s := &session{opts: o, cfg: o.cfg, rec: tc.rec, insertFrom: tc.rec.NextInsert, fromLoad: map[string]bool{}}
 		f := &workload.Finished{Result: &report.Result{}}
-		ws := s.warnings(f, tc.t, tc.failed)
+		ws := warnings(f, s.details(tc.t, tc.failed))
 		if got := slices.Contains(warningCodes(ws), "READS_NOT_FOUND"); got != tc.warn {
 			t.Errorf("%s: warned %v, want %v (%v)", tc.name, got, tc.warn, ws)
 		}

@@ -81,7 +81,7 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 		if len(opts.problems) > 0 {
 			return nil, userr.Errorf("%s", strings.Join(opts.problems, "; "))
 		}
-		st, rec = loadstate.Given(recordName, record{Properties: dataOf(opts.cfg), Workload: opts.builtin, NextInsert: opts.cfg.RecordCount}, c.Seed)
+		st, rec = loadstate.Given(recordName, record{Properties: dataOf(opts.cfg), Workload: opts.builtin, NextInsert: opts.cfg.RecordCount}, c.GivenLoadSeed())
 	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
 		return nil, err
 	}
@@ -372,41 +372,77 @@ type Details struct {
 	InsertsFailed int64 `json:"inserts_failed"`
 	// Measured is what the measured operations did, beyond their counts.
 	Measured tally `json:"measured"`
+	// RecordedInserts are the inserts the load record counted at the run's start (earlier runs'),
+	// and OperationCountSetBy where operationcount was set by the user ("" when it was not): what
+	// the warnings are judged on, kept so that a merge judges them again.
+	RecordedInserts     int64  `json:"recorded_inserts"`
+	OperationCountSetBy string `json:"operationcount_set_by,omitempty"`
+	// Shards are the shards' own insert counters, in a run merged from shards (each shard's
+	// counter starts where the load record left it).
+	Shards []ShardInserts `json:"shards,omitempty"`
+}
+
+// ShardInserts is one shard's insert counter in a merged run.
+type ShardInserts struct {
+	Index               int   `json:"index"`
+	InsertKeynumAtStart int64 `json:"insert_keynum_at_start"`
+	InsertKeynumAtEnd   int64 `json:"insert_keynum_at_end"`
+	LastAcknowledged    int64 `json:"last_acknowledged"`
 }
 
 // Finish adds ycsb's headline (operations per second, then per operation with a share), its
 // details, the mix asked and measured, the properties that differ from the workload's, and
 // warnings for what the run did not apply or found amiss.
 func (s *session) Finish(f *workload.Finished) {
-	r := f.Result
 	var t tally
-	var inserted, failed int64
+	var failed int64
 	if s.ex != nil {
 		for i := range s.ex.per {
 			t.add(&s.ex.per[i].t)
-			inserted += s.ex.per[i].inserted
 			failed += s.ex.per[i].insertFailed
 		}
 	}
+	d := s.details(t, failed)
+	var diff []report.Section
+	if sec, ok := s.differences(); ok {
+		diff = append(diff, sec)
+	}
+	finish(f, d, diff)
+}
+
+// details is the run's Details from its tally and failed inserts.
+func (s *session) details(t tally, failed int64) Details {
 	o := s.opts
 	d := Details{Workload: o.builtin, PropertyFiles: o.files(), Overrides: o.overrides(), Properties: s.cfg,
 		Origins: s.origins(), Unknown: o.rep.Unknown, Ignored: s.notApplied(), TerminalsFrom: s.termsFrom,
 		LoadSeed: strconv.FormatUint(s.st.Seed, 10), InsertKeynumAtStart: s.insertFrom, InsertKeynumAtEnd: s.insertFrom,
-		LastAcknowledged: s.insertFrom - 1, FoundUnrecorded: s.found, InsertsFailed: failed, Measured: t}
+		LastAcknowledged: s.insertFrom - 1, FoundUnrecorded: s.found, InsertsFailed: failed, Measured: t,
+		RecordedInserts: s.rec.Inserted}
 	if s.core != nil {
 		d.InsertKeynumAtEnd, d.LastAcknowledged = s.core.PeekInsertKeynum(), s.core.LastInsertedKeynum()
 	}
-	r.Details = d
+	if o.userSet("operationcount") {
+		d.OperationCountSetBy = o.origin("operationcount")
+	}
+	return d
+}
 
+// finish is the headline, details, sections and warnings of a run (Finish) or of a run merged
+// from shards (MergeFinish), from d, the result's operations and diff (the table of properties
+// that differ from the workload's, which depends on the options alone).
+func finish(f *workload.Finished, d Details, diff []report.Section) {
+	r := f.Result
+	r.Details = d
+	t, cfg := d.Measured, d.Properties
 	counts, total := f.Completed(int(numOperations))
 	perSec := f.PerSecond
 	name := "property files"
-	if o.builtin != "" {
-		name = "workload " + o.builtin
+	if d.Workload != "" {
+		name = "workload " + d.Workload
 	}
 	r.Headline = append(r.Headline, report.Figure{Name: "throughput", Value: perSec(total), Unit: "operations per second", Note: name})
 	for _, op := range Operations() {
-		if s.cfg.Proportions.Share(op) > 0 {
+		if cfg.Proportions.Share(op) > 0 {
 			r.Headline = append(r.Headline, report.Figure{Name: OpNames[op], Value: perSec(counts[op]), Unit: OpNames[op] + " operations per second"})
 		}
 	}
@@ -417,7 +453,7 @@ func (s *session) Finish(f *workload.Finished) {
 		if total > 0 {
 			measured = fmt.Sprintf("%.1f%%", 100*float64(counts[op])/float64(total))
 		}
-		mixRows = append(mixRows, []string{OpNames[op], fmt.Sprintf("%.1f%%", 100*s.cfg.Proportions.Share(op)), measured, textfmt.Thousands(counts[op])})
+		mixRows = append(mixRows, []string{OpNames[op], fmt.Sprintf("%.1f%%", 100*cfg.Proportions.Share(op)), measured, textfmt.Thousands(counts[op])})
 	}
 	notes := []string{fmt.Sprintf("Inserts took record numbers %s to %s (the insert counter); every record up to %s existed or had its insert end at the end.",
 		textfmt.Thousands(d.InsertKeynumAtStart), textfmt.Thousands(d.InsertKeynumAtEnd-1), textfmt.Thousands(d.LastAcknowledged))}
@@ -427,8 +463,16 @@ func (s *session) Finish(f *workload.Finished) {
 	notes = append(notes, fmt.Sprintf("Reads that found no record: %s of %s; read-modify-writes whose read found none: %s of %s; updates that changed no row: %s of %s; scans returned %s records.",
 		textfmt.Thousands(t.ReadsNotFound), textfmt.Thousands(t.Reads), textfmt.Thousands(t.ReadModifyWritesNotFound), textfmt.Thousands(t.ReadModifyWrites),
 		textfmt.Thousands(t.UpdatesNotFound), textfmt.Thousands(t.Updates), textfmt.Thousands(t.ScannedRecords)))
-	if s.cfg.ReadModifyWrite > 0 {
+	if cfg.ReadModifyWrite > 0 {
 		notes = append(notes, "A read-modify-write is YCSB's read then update of one record, measured together; at the engine's default isolation they are two transactions, as in YCSB.")
+	}
+	if len(d.Shards) > 0 {
+		var parts []string
+		for _, x := range d.Shards {
+			parts = append(parts, fmt.Sprintf("shard %d: %s to %s, acknowledged to %s", x.Index, textfmt.Thousands(x.InsertKeynumAtStart),
+				textfmt.Thousands(x.InsertKeynumAtEnd-1), textfmt.Thousands(x.LastAcknowledged)))
+		}
+		notes = append(notes, "Each shard has its own insert counter: "+strings.Join(parts, "; ")+".")
 	}
 	r.Sections = append(r.Sections, report.Section{
 		Title:   "ycsb: the operation mix, asked (the proportions) and measured",
@@ -436,10 +480,8 @@ func (s *session) Finish(f *workload.Finished) {
 		Rows:    mixRows,
 		Notes:   notes,
 	})
-	if sec, ok := s.differences(); ok {
-		r.Sections = append(r.Sections, sec)
-	}
-	r.Warnings = append(r.Warnings, s.warnings(f, t, failed)...)
+	r.Sections = append(r.Sections, diff...)
+	r.Warnings = append(r.Warnings, warnings(f, d)...)
 }
 
 // origins says where each property not at YCSB's default was set.
@@ -509,12 +551,12 @@ const missedShare = 0.001
 
 // warnings are ycsb's warnings: what was not applied, and reads that found no record where every
 // record read should exist.
-func (s *session) warnings(f *workload.Finished, t tally, failed int64) []report.Warning {
-	o, c := s.opts, s.cfg
+func warnings(f *workload.Finished, d Details) []report.Warning {
+	c, t, failed := d.Properties, d.Measured, d.InsertsFailed
 	var w []report.Warning
-	if len(o.rep.Unknown) > 0 {
+	if len(d.Unknown) > 0 {
 		var names []string
-		for _, u := range o.rep.Unknown {
+		for _, u := range d.Unknown {
 			n := u.Name
 			if u.Suggestion != "" {
 				n += " (did you mean " + u.Suggestion + "?)"
@@ -529,28 +571,28 @@ func (s *session) warnings(f *workload.Finished, t tally, failed int64) []report
 			"%s neither YCSB core workload nor client properties and not applied (a database binding's, or a typo): %s",
 			what, strings.Join(names, ", "))})
 	}
-	if ig := s.notApplied(); len(ig) > 0 {
+	if ig := d.Ignored; len(ig) > 0 {
 		var parts []string
 		for _, g := range ig {
 			parts = append(parts, fmt.Sprintf("%s (%s)", g.Name, g.Reason))
 		}
 		w = append(w, report.Warning{Code: "IGNORED_PROPERTIES", Message: "YCSB properties candor does its own way were not applied: " + strings.Join(parts, "; ")})
 	}
-	if o.userSet("operationcount") && c.OperationCount > 0 {
+	if d.OperationCountSetBy != "" && c.OperationCount > 0 {
 		w = append(w, report.Warning{Code: "OPERATIONCOUNT_IGNORED", Message: fmt.Sprintf(
 			"operationcount=%d (%s) did not end the run: candor's runs last --duration (the window had %s operations)",
-			c.OperationCount, o.origin("operationcount"), textfmt.Thousands(f.Result.Completed()))})
+			c.OperationCount, d.OperationCountSetBy, textfmt.Thousands(f.Result.Completed()))})
 	}
 	if rr := f.Result.Rate; c.TargetOpsPerSec > 0 && rr != nil && math.Abs(rr.TargetRate-c.TargetOpsPerSec) > 1e-6*c.TargetOpsPerSec {
 		w = append(w, report.Warning{Code: "TARGET_NOT_RATE", Message: fmt.Sprintf(
 			"target=%s (%s) asked for %s operations per second, but the run's --rate was %s: the rate is what ran",
-			formatRate(c.TargetOpsPerSec), o.origin("target"), formatRate(c.TargetOpsPerSec), formatRate(rr.TargetRate))})
+			formatRate(c.TargetOpsPerSec), originOf(d, "target"), formatRate(c.TargetOpsPerSec), formatRate(rr.TargetRate))})
 	}
 	missed := t.ReadsNotFound + t.ReadModifyWritesNotFound + t.UpdatesNotFound
 	reads := t.Reads + t.ReadModifyWrites + t.Updates
 	// Every record a read may choose exists when the load wrote every record from 0 and no insert
 	// ever failed; YCSB has no deletes.
-	holes := s.insertFrom - c.RecordCount - s.rec.Inserted + failed
+	holes := d.InsertKeynumAtStart - c.RecordCount - d.RecordedInserts + failed
 	if missed > 0 && c.InsertStart == 0 && c.InsertCount == c.RecordCount && holes == 0 && float64(missed) > missedShare*float64(reads) {
 		w = append(w, report.Warning{Code: "READS_NOT_FOUND", Message: fmt.Sprintf(
 			"%s of the %s reads, updates and read-modify-writes (%.2f%%) found no record, though YCSB's workloads never delete and every record they choose was loaded or inserted: the table is not what was loaded (changed outside candor?): candor ycsb check --full tells",
@@ -606,4 +648,53 @@ func (s *session) keyOp() string {
 		}
 	}
 	return OpNames[best]
+}
+
+// originOf is where d's property name was set, as Finish's origins say it, or YCSB's default.
+func originOf(d Details, name string) string {
+	if o := d.Origins[name]; o != "" {
+		return o
+	}
+	return "YCSB's default"
+}
+
+var _ workload.Merger = (*YCSB)(nil)
+
+// MergeFinish is ycsb's part of a result merged from shards (candor merge): the same finish as a
+// run's, from the merged operations (the measured mix from the summed counts) and the shards'
+// tallies summed (reads that found no record, scans, verifications), so READS_NOT_FOUND and
+// DATA_INTEGRITY_FAILED are judged on the whole run. The properties are the shards' common ones
+// (merge.Check refuses shards run with other flags); the table of properties that differ from the
+// workload's depends on them alone and is shard 0's. Each shard has its own insert counter: the
+// merged counter spans the lowest start to the highest end, acknowledged to the lowest shard's
+// acknowledgement, and the section lists each.
+func (w *YCSB) MergeFinish(m *workload.Merged) error {
+	ds, err := workload.ShardDetails[Details](m, "ycsb")
+	if err != nil {
+		return err
+	}
+	d := ds[0]
+	d.Measured, d.InsertsFailed, d.FoundUnrecorded, d.Shards = tally{}, 0, 0, nil
+	for i, x := range ds {
+		d.Measured.add(&x.Measured)
+		d.InsertsFailed += x.InsertsFailed
+		d.FoundUnrecorded += x.FoundUnrecorded
+		d.InsertKeynumAtStart = min(d.InsertKeynumAtStart, x.InsertKeynumAtStart)
+		d.InsertKeynumAtEnd = max(d.InsertKeynumAtEnd, x.InsertKeynumAtEnd)
+		d.LastAcknowledged = min(d.LastAcknowledged, x.LastAcknowledged)
+		d.RecordedInserts = min(d.RecordedInserts, x.RecordedInserts)
+		idx := i
+		if r := m.Shards[i]; r.Shard != nil {
+			idx = r.Shard.Index
+		}
+		d.Shards = append(d.Shards, ShardInserts{Index: idx, InsertKeynumAtStart: x.InsertKeynumAtStart, InsertKeynumAtEnd: x.InsertKeynumAtEnd, LastAcknowledged: x.LastAcknowledged})
+	}
+	var diff []report.Section
+	for _, sec := range m.Shards[0].Sections {
+		if strings.HasPrefix(sec.Title, "ycsb: properties that differ") {
+			diff = append(diff, sec)
+		}
+	}
+	finish(&m.Finished, d, diff)
+	return nil
 }

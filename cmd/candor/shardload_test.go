@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/internal/dbtest"
+)
+
+// shardLoads are the workloads whose load splits by shard besides TPC-C, with load flags whose
+// data spans several chunks, and the tables (with their ordering keys) that hold their rows.
+var shardLoads = []struct {
+	name   string
+	load   []string
+	tables map[string]string // table: ORDER BY
+}{
+	{"kv", []string{"--insert-count", "25000"}, map[string]string{"kv": "k"}},
+	{"ycsb", []string{"-p", "recordcount=25000", "-p", "fieldcount=2"}, map[string]string{"usertable": "ycsb_key"}},
+	{"sysbench", []string{"--tables", "2", "--table-size", "15000"}, map[string]string{"sbtest1": "id", "sbtest2": "id"}},
+	{"script", []string{"--scale", "1"}, map[string]string{"pgbench_accounts": "aid", "pgbench_branches": "bid", "pgbench_tellers": "tid"}},
+}
+
+// TestShardedLoadWorkloadsPostgres and ...SQLite: kv, ycsb, sysbench and script loaded as 3
+// shards (three processes, `load --shard i/3`) write exactly the rows one unsharded load writes
+// (every table's rows digested in key order), each shard its own part; while a part is missing
+// the run is refused naming it, and once every part is in the run works.
+func TestShardedLoadWorkloadsPostgres(t *testing.T) {
+	for _, w := range shardLoads {
+		t.Run(w.name, func(t *testing.T) {
+			testShardedLoad(t, w.name, w.load, w.tables, dbtest.FreshPostgresURL(t, "shl"), dbtest.FreshPostgresURL(t, "shl1"))
+		})
+	}
+}
+
+func TestShardedLoadWorkloadsSQLite(t *testing.T) {
+	for _, w := range shardLoads {
+		t.Run(w.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testShardedLoad(t, w.name, w.load, w.tables, "sqlite:"+filepath.Join(dir, "sharded.db"), "sqlite:"+filepath.Join(dir, "one.db"))
+		})
+	}
+}
+
+func testShardedLoad(t *testing.T, name string, load []string, tables map[string]string, sharded, one string) {
+	dir := t.TempDir()
+	args := append([]string{name, "load", "--db", sharded, "--seed", "7", "--shard-wait", "2m"}, load...)
+	// Shard 0 and shard 1 first: shard 0 begins the load and waits for shard 2's part.
+	var procs []interface{ Wait() error }
+	for _, i := range []int{0, 1} {
+		procs = append(procs, startChildCLI(t, filepath.Join(dir, fmt.Sprintf("shard-%d.log", i)), nil, append(args, "--shard", fmt.Sprintf("%d/3", i))...))
+	}
+	for i, p := range procs[1:] {
+		if err := p.Wait(); err != nil {
+			t.Fatalf("shard %d: %v\n%s", i+1, err, readFile(t, filepath.Join(dir, fmt.Sprintf("shard-%d.log", i+1))))
+		}
+	}
+	// Shard 1's part is in, shard 2's is not: a run is refused (shard 0 holds candor's shared lock,
+	// or, once it let go, the load is incomplete), exit 2.
+	code, out := runCLI(t, name, "run", "--db", sharded, "--duration", "1s", "--warmup", "0s", "--no-check", "--out", filepath.Join(dir, "refused"))
+	t.Logf("the run before shard 2/3: exit %d: %s", code, strings.TrimSpace(out))
+	if code != 2 || !strings.Contains(out, "lock") && !strings.Contains(out, "2/3") {
+		t.Errorf("a run before every part is in: exit %d, want 2 saying the load is not complete\n%s", code, out)
+	}
+	if code, out := runCLI(t, append(args, "--shard", "2/3")...); code != 0 || !strings.Contains(out, "shard 2/3's part") {
+		t.Fatalf("shard 2: exit %d\n%s", code, out)
+	}
+	if err := procs[0].Wait(); err != nil {
+		t.Fatalf("shard 0: %v\n%s", err, readFile(t, filepath.Join(dir, "shard-0.log")))
+	}
+	if log := readFile(t, filepath.Join(dir, "shard-0.log")); !strings.Contains(log, "and the whole load completed") {
+		t.Errorf("shard 0 did not say the whole load completed:\n%s", log)
+	}
+	if code, out := runCLI(t, append([]string{name, "load", "--db", one, "--seed", "7"}, load...)...); code != 0 {
+		t.Fatalf("the unsharded load: exit %d\n%s", code, out)
+	}
+	for table, key := range tables {
+		a, na := tableDigest(t, sharded, table, key)
+		b, nb := tableDigest(t, one, table, key)
+		if a != b || na != nb || na == 0 {
+			t.Errorf("%s: the sharded load's %d rows (digest %x) are not the unsharded load's %d (%x)", table, na, a[:6], nb, b[:6])
+		}
+	}
+	if code, out := runCLI(t, name, "run", "--db", sharded, "--duration", "1s", "--warmup", "0s", "--no-check", "--out", filepath.Join(dir, "run")); code != 0 {
+		t.Errorf("a run on the complete sharded load: exit %d\n%s", code, out)
+	}
+}
+
+// tableDigest is the SHA-256 of table's rows in key order (every column as text) and their count.
+func tableDigest(t *testing.T, url, table, key string) ([32]byte, int) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := driver.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var ncol int
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM ("+columnsQuery(url, table)+") x").Scan(&ncol); err != nil {
+		t.Fatalf("columns of %s: %v", table, err)
+	}
+	rows, err := c.Query(ctx, "SELECT * FROM "+table+" ORDER BY "+key)
+	if err != nil {
+		t.Fatalf("reading %s: %v", table, err)
+	}
+	defer rows.Close()
+	h := sha256.New()
+	n := 0
+	vals := make([]any, ncol)
+	ptrs := make([]any, ncol)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatalf("reading %s: %v", table, err)
+		}
+		for _, v := range vals {
+			if b, ok := v.([]byte); ok {
+				v = string(b)
+			}
+			fmt.Fprintf(h, "%v\x00", v)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum, n
+}
+
+// columnsQuery lists table's columns, one row each.
+func columnsQuery(url, table string) string {
+	if strings.HasPrefix(url, "sqlite:") {
+		return "SELECT name FROM pragma_table_info('" + table + "')"
+	}
+	return "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '" + table + "'"
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
