@@ -238,3 +238,17 @@ func TestMergeNullEngineShards(t *testing.T) {
 		t.Errorf("the merged null-engine run does not say NULL_ENGINE")
 	}
 }
+
+// A sharded ycsb run with inserts is refused before it runs: each shard's insert counter would
+// start at the same record and the shards' inserts would collide.
+func TestYCSBShardedInsertsRefused(t *testing.T) {
+	code, out := runCLI(t, "ycsb", "run", "--db", "null:", "--workload", "d", "--shard", "0/2", "--seed", "1",
+		"--duration", "1s", "--warmup", "0s", "--out", filepath.Join(t.TempDir(), "d"))
+	if code != 2 || !strings.Contains(out, "a sharded ycsb run cannot insert yet") {
+		t.Fatalf("exit %d, want 2 with the reason:\n%s", code, out)
+	}
+	if code, out := runCLI(t, "ycsb", "run", "--db", "null:", "--workload", "c", "--shard", "0/2", "--seed", "1",
+		"--duration", "1s", "--warmup", "0s", "-q", "--out", filepath.Join(t.TempDir(), "c")); code != 0 {
+		t.Fatalf("a sharded read-only run: exit %d:\n%s", code, out)
+	}
+}

@@ -89,6 +89,11 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 	if err != nil {
 		return nil, err
 	}
+	if c.Shard.Sharded() && c.Shard.Count > 1 && cfg.Insert > 0 {
+		// Every shard would number its inserts from the same record (the counter is per process),
+		// so the shards' inserts would collide on their keys.
+		return nil, userr.Errorf("a sharded ycsb run cannot insert yet (insertproportion %g): each shard would number its inserts from the same record and their keys would collide; run a workload with inserts (D, E, or insertproportion > 0) unsharded, or shard one without inserts", cfg.Insert)
+	}
 	s := &session{db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), sc: c, opts: y.options(), cfg: cfg,
 		fromLoad: fromLoad, st: st, rec: rec, family: fam}
 	if err := loadstate.SameLoad(ctx, db, st, c.Endpoints, readRecord, nil); err != nil {
