@@ -39,8 +39,12 @@ func TestParseURL(t *testing.T) {
 		t.Errorf("config %+v, options %+v", cfg, o)
 	}
 	if !cfg.ParseTime || cfg.Loc != time.UTC || !cfg.ClientFoundRows || cfg.AllowAllFiles || cfg.InterpolateParams ||
-		cfg.MultiStatements || cfg.MaxAllowedPacket != 0 {
+		!cfg.MultiStatements || cfg.MaxAllowedPacket != 0 {
 		t.Errorf("fixed settings wrong: %+v", cfg)
+	}
+	// Dolt's engine runs no batches, so its sessions never ask for multi-statements.
+	if cfg, _, err := parse("dolt://u:p@127.0.0.1:3306/db"); err != nil || cfg.MultiStatements {
+		t.Errorf("dolt: multi-statements %v, %v", cfg != nil && cfg.MultiStatements, err)
 	}
 	cfg, o, err = parse("mariadb://u@/db?socket=/run/m.sock&tls=preferred")
 	if err != nil {

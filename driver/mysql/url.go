@@ -47,7 +47,8 @@ const urlForm = "mysql://user:pass@host:port/db"
 //
 // The configuration always has: parseTime (DATETIME columns scan into time.Time) in UTC, the
 // server's own max_allowed_packet, CLIENT_FOUND_ROWS (an UPDATE reports the rows it matched, not
-// only those it changed), no multi-statements, no client-side interpolation (statements with
+// only those it changed), multi-statements where the engine has batches (Conn.ExecBatch and QueryBatch,
+// which carry no parameters), no client-side interpolation (statements with
 // arguments are prepared on the server), and no local file access: LOAD DATA LOCAL reads only the
 // readers CopyFrom registers for itself.
 func parseURL(u *url.URL, raw string) (*gomysql.Config, options, error) {
@@ -64,7 +65,7 @@ func parseURL(u *url.URL, raw string) (*gomysql.Config, options, error) {
 	cfg.ClientFoundRows = true
 	cfg.AllowAllFiles = false
 	cfg.InterpolateParams = false
-	cfg.MultiStatements = false
+	cfg.MultiStatements = engineFor(strings.ToLower(u.Scheme)).dialect.Batches // Conn.ExecBatch and QueryBatch only
 	cfg.Timeout = connectTimeout
 	cfg.Logger = &gomysql.NopLogger{} // errors are returned; none printed behind our back
 	cfg.DialFunc = dial

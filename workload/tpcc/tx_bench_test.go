@@ -121,6 +121,15 @@ func txBenchWith(b *testing.B, db driver.DB, c Constants, workers, only int, new
 		server.add(ctx, w.conn)
 	}
 	server0 := server.total()
+	// the round trips of the workers' connections so far (driver.RoundTripCounter)
+	benchTrips := func() (n int64, counted bool) {
+		for _, w := range ws {
+			t, ok := driver.RoundTrips(w.conn)
+			n, counted = n+t, ok
+		}
+		return n, counted
+	}
+	trips0, counted := benchTrips()
 	user0, sys0 := cpuTime(b)
 	wall0 := time.Now()
 	for k, w := range ws {
@@ -170,6 +179,9 @@ func txBenchWith(b *testing.B, db driver.DB, c Constants, workers, only int, new
 	b.ReportMetric(float64(user.Microseconds())/float64(b.N), "user-us/tx")
 	b.ReportMetric(float64(b.N)/wall.Seconds(), "tx/s")
 	b.ReportMetric(float64(retries.Load())/float64(b.N), "retries/tx")
+	if trips1, _ := benchTrips(); counted {
+		b.ReportMetric(float64(trips1-trips0)/float64(b.N), "trips/tx")
+	}
 	if server.ok() {
 		b.ReportMetric(float64((server.total()-server0).Microseconds())/float64(b.N), "server-cpu-us/tx")
 	}
