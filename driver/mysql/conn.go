@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"sync/atomic"
+	"unsafe"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -217,7 +218,9 @@ func (c *Conn) batchText(stmts string, commit bool) string {
 		b = append(b, "; COMMIT"...)
 	}
 	c.batch = b
-	return string(b)
+	// The text lives in c.batch until the next batch: go-sql-driver copies it into its packet
+	// buffer and neither it nor database/sql keeps it, so it is not copied into a string first.
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // ExecBatch runs stmts, statements without parameters separated by semicolons, in one round trip

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/candor-bench/candor/driver"
 )
@@ -52,11 +53,14 @@ func (t *sqlText) reset() *sqlText     { t.b = t.b[:0]; return t }
 func (t *sqlText) s(s string) *sqlText { t.b = append(t.b, s...); return t }
 func (t *sqlText) i(v int64) *sqlText  { t.b = strconv.AppendInt(t.b, v, 10); return t }
 func (t *sqlText) n(v int) *sqlText    { return t.i(int64(v)) }
-func (t *sqlText) String() string      { return string(t.b) }
 func (t *sqlText) time(v time.Time) *sqlText {
 	t.b = v.UTC().AppendFormat(t.b, "'2006-01-02 15:04:05.000000'")
 	return t
 }
+
+// String is the text, valid until the next reset: the driver sends it and does not keep it
+// (driver/mysql's batches copy it into the packet), so it is not copied.
+func (t *sqlText) String() string { return unsafe.String(unsafe.SliceData(t.b), len(t.b)) }
 
 // cents writes an amount in cents as a decimal literal with two places ("12.34"), the value the
 // one-by-one statements compute as ? * 0.01.
