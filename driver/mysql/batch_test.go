@@ -15,6 +15,15 @@ import (
 // round trip; on MariaDB and on Dolt's engine (TestBatchDoltStandin).
 func TestMySQLBatch(t *testing.T) { testBatch(t, openURL(t, freshURL(t, ""))) }
 
+// TestMySQLBatchesOff: batches=off in the URL: no batches, statements one by one.
+func TestMySQLBatchesOff(t *testing.T) {
+	db := openURL(t, freshURL(t, "batches=off"))
+	if db.Dialect().Batches {
+		t.Fatal("batches=off: the dialect still has batches")
+	}
+	testBatch(t, db)
+}
+
 func TestBatchDoltStandin(t *testing.T) {
 	testBatch(t, openURL(t, gmsstandin.FreshDoltURL(t, "candor_drv")))
 }

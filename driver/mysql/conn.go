@@ -283,8 +283,8 @@ func (c *Conn) ExecBatch(ctx context.Context, stmts string, commit bool, affecte
 
 // batches refuses a batch on an engine without them (driver.Dialect.Batches).
 func (c *Conn) batches() error {
-	if !c.db.engine.dialect.Batches {
-		return fmt.Errorf("mysql: %s runs no batches of statements (it goes on after a failing one): send one statement at a time", c.db.engine.title)
+	if !c.db.cfg.MultiStatements {
+		return fmt.Errorf("mysql: no batches of statements on %s (Dolt's engine goes on after a failing one; the URL may say batches=off): send one statement at a time", c.db.engine.title)
 	}
 	return nil
 }

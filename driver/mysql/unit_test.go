@@ -42,9 +42,21 @@ func TestParseURL(t *testing.T) {
 		!cfg.MultiStatements || cfg.MaxAllowedPacket != 0 {
 		t.Errorf("fixed settings wrong: %+v", cfg)
 	}
-	// Dolt's engine runs no batches, so its sessions never ask for multi-statements.
-	if cfg, _, err := parse("dolt://u:p@127.0.0.1:3306/db"); err != nil || cfg.MultiStatements {
-		t.Errorf("dolt: multi-statements %v, %v", cfg != nil && cfg.MultiStatements, err)
+	// Dolt's engine runs no batches, so its sessions never ask for multi-statements; nor do those
+	// of a URL that says batches=off.
+	for raw, want := range map[string]bool{
+		"dolt://u:p@127.0.0.1:3306/db":                false,
+		"dolt://u:p@127.0.0.1:3306/db?batches=on":     false,
+		"mariadb://u:p@127.0.0.1:3306/db?batches=off": false,
+		"mariadb://u:p@127.0.0.1:3306/db?batches=on":  true,
+		"tidb://u:p@127.0.0.1:3306/db":                true,
+	} {
+		if cfg, _, err := parse(raw); err != nil || cfg.MultiStatements != want {
+			t.Errorf("%s: multi-statements %v, %v; want %v", raw, cfg != nil && cfg.MultiStatements, err, want)
+		}
+	}
+	if _, _, err := parse("mysql://u:p@127.0.0.1:3306/db?batches=maybe"); err == nil || !strings.Contains(err.Error(), "batches=on or batches=off") {
+		t.Errorf("batches=maybe: %v", err)
 	}
 	cfg, o, err = parse("mariadb://u@/db?socket=/run/m.sock&tls=preferred")
 	if err != nil {

@@ -33,6 +33,8 @@ const (
 type options struct {
 	engine string // "MySQL", "MariaDB", "TiDB" or "Dolt", from the scheme, for messages
 	bulk   bulkChoice
+	// noBatches: batches=off, statements one by one even where the engine takes batches.
+	noBatches bool
 }
 
 // connectTimeout applies when the URL sets no connect_timeout.
@@ -43,7 +45,8 @@ const urlForm = "mysql://user:pass@host:port/db"
 
 // parseURL turns mysql://user:pass@host:port/db?param=value (or mariadb://, tidb://, dolt://) into
 // go-sql-driver's configuration. Parameters: connect_timeout=SECONDS, socket=PATH (a Unix socket instead of
-// host:port), tls=true|false|skip-verify|preferred, bulk=auto|load-data|insert.
+// host:port), tls=true|false|skip-verify|preferred, bulk=auto|load-data|insert, batches=on|off
+// (off: no multi-statements, every statement prepared and sent on its own, as on Dolt).
 //
 // The configuration always has: parseTime (DATETIME columns scan into time.Time) in UTC, the
 // server's own max_allowed_packet, CLIENT_FOUND_ROWS (an UPDATE reports the rows it matched, not
@@ -65,7 +68,7 @@ func parseURL(u *url.URL, raw string) (*gomysql.Config, options, error) {
 	cfg.ClientFoundRows = true
 	cfg.AllowAllFiles = false
 	cfg.InterpolateParams = false
-	cfg.MultiStatements = engineFor(strings.ToLower(u.Scheme)).dialect.Batches // Conn.ExecBatch and QueryBatch only
+	batches := engineFor(strings.ToLower(u.Scheme)).dialect.Batches // Conn.ExecBatch and QueryBatch only
 	cfg.Timeout = connectTimeout
 	cfg.Logger = &gomysql.NopLogger{} // errors are returned; none printed behind our back
 	cfg.DialFunc = dial
@@ -124,10 +127,20 @@ func parseURL(u *url.URL, raw string) (*gomysql.Config, options, error) {
 			default:
 				return nil, o, userr.Errorf("bulk=%s in the %s URL is not a bulk path: use bulk=auto, load-data or insert", v, o.engine)
 			}
+		case "batches":
+			switch v {
+			case "on":
+				o.noBatches = false
+			case "off":
+				o.noBatches = true
+			default:
+				return nil, o, userr.Errorf("batches=%s in the %s URL is not a choice: use batches=on or batches=off", v, o.engine)
+			}
 		default:
-			return nil, o, userr.Errorf("the %s URL parameter %q is unknown: use connect_timeout=, socket=, tls= or bulk=", o.engine, k)
+			return nil, o, userr.Errorf("the %s URL parameter %q is unknown: use connect_timeout=, socket=, tls=, bulk= or batches=", o.engine, k)
 		}
 	}
+	cfg.MultiStatements = batches && !o.noBatches
 	return cfg, o, nil
 }
 
