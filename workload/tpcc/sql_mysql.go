@@ -20,7 +20,7 @@ import (
 //
 // These are the statements sent one by one, on engines without batches (Dolt's): round trips
 // (BEGIN and COMMIT included) New-Order 9, Payment 7 (8 by last name), Order-Status 3 (4), Delivery
-// 7 for all ten districts, Stock-Level 3. MySQL, MariaDB and TiDB send them in batches
+// 8 for all ten districts, Stock-Level 3. MySQL, MariaDB and TiDB send them in batches
 // (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
 
 type mysqlTxOps struct{}

@@ -19,7 +19,7 @@ import (
 // Engines without batches (Dolt's, see driver.Dialect.Batches) run the statements one by one
 // (sql_mysql.go), the same SQL with parameters.
 //
-// Round trips (BEGIN and COMMIT included), against 9, 7 (8), 3 (4), 7 and 3 one by one:
+// Round trips (BEGIN and COMMIT included), against 9, 7 (8), 3 (4), 8 and 3 one by one:
 //   - New-Order 2: [BEGIN; district update; header; stock read FOR UPDATE], [stock update; orders,
 //     new_order and order_line inserts; COMMIT]. The 1% that roll back by design: 3 (ROLLBACK).
 //   - Payment 2 by id: [BEGIN; warehouse, district and customer updates; history insert; the read],
