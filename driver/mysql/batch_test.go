@@ -13,19 +13,22 @@ import (
 // Begin in front and COMMIT behind, the rows each statement affected, the result sets one after
 // another, a failing statement stopping the batch, and transactions that sent nothing costing no
 // round trip; on MariaDB and on Dolt's engine (TestBatchDoltStandin).
-func TestMySQLBatch(t *testing.T) { testBatch(t, openURL(t, freshURL(t, ""))) }
+func TestMySQLBatch(t *testing.T) { testBatch(t, openURL(t, freshURL(t, "batches=on"))) }
 
-// TestMySQLBatchesOff: batches=off in the URL: no batches, statements one by one.
+// TestMySQLBatchesOff: without batches=on in the URL (or with batches=off): no batches,
+// statements one by one.
 func TestMySQLBatchesOff(t *testing.T) {
-	db := openURL(t, freshURL(t, "batches=off"))
-	if db.Dialect().Batches {
-		t.Fatal("batches=off: the dialect still has batches")
+	for _, params := range []string{"", "batches=off"} {
+		db := openURL(t, freshURL(t, params))
+		if db.Dialect().Batches {
+			t.Fatalf("%q: the dialect has batches", params)
+		}
+		testBatch(t, db)
 	}
-	testBatch(t, db)
 }
 
 func TestBatchDoltStandin(t *testing.T) {
-	testBatch(t, openURL(t, gmsstandin.FreshDoltURL(t, "candor_drv")))
+	testBatch(t, openURL(t, gmsstandin.FreshDoltURL(t, "candor_drv")+"?batches=on"))
 }
 
 func testBatch(t *testing.T, db *mysql.DB) {

@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	sqldriver "database/sql/driver"
@@ -38,10 +37,13 @@ type Conn struct {
 	sessIso driver.Isolation
 	// lastIso is the level the previous Begin asked for.
 	lastIso driver.Isolation
-	// tx is the state of a transaction begun by Begin (txNone ... txEnded); pending holds the
-	// statements Begin has not sent yet, and pendSessIso, pendLastIso the levels before it.
+	// tx is the state of a transaction begun by Begin (txNone ... txEnded); pendSet and pendStart
+	// are the statements Begin has not sent yet (SET [SESSION] TRANSACTION ..., or none; START
+	// TRANSACTION [READ ONLY]), and pendSessIso, pendLastIso the levels before it; batch is the
+	// text of the last batch.
 	tx                       int
-	pending, batch           []byte
+	pendSet, pendStart       string
+	batch                    []byte
 	pendSessIso, pendLastIso driver.Isolation
 	// trips counts round trips (driver.RoundTripCounter): every statement, START TRANSACTION,
 	// COMMIT and ROLLBACK included, goes through QueryRow, Query or Exec.
@@ -154,22 +156,20 @@ func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 	c.pendSessIso, c.pendLastIso = c.sessIso, c.lastIso
 	last := c.lastIso
 	c.lastIso = iso
-	c.pending = c.pending[:0]
+	c.pendSet = ""
 	switch {
 	case iso == c.sessIso:
 	case iso == last:
-		c.pending = append(c.pending, setIsoSQL[i]...)
-		c.pending = append(c.pending, "; "...)
+		c.pendSet = setIsoSQL[i]
 		c.sessIso = iso
 	default:
-		c.pending = append(c.pending, setTxIsoSQL[i]...)
-		c.pending = append(c.pending, "; "...)
+		c.pendSet = setTxIsoSQL[i]
 	}
 	ro := 0
 	if opts.ReadOnly {
 		ro = 1
 	}
-	c.pending = append(c.pending, startSQL[ro]...)
+	c.pendStart = startSQL[ro]
 	c.tx = txPending
 	return nil
 }
@@ -182,24 +182,34 @@ const (
 	txEnded          // ended by a batch's COMMIT: Commit has nothing left to send
 )
 
-// flushBegin sends a pending Begin's statements on their own, before a statement that cannot carry
-// them (one with parameters, prepared on the server).
+// flushBegin sends a pending Begin's statements before a statement that cannot carry them (one
+// with parameters, prepared on the server, or any statement without batches): in one round trip
+// with batches, else each in its own.
 func (c *Conn) flushBegin(ctx context.Context) error {
 	if c.tx != txPending {
 		return nil
 	}
 	c.tx = txOpen
-	c.trips++
-	stop := c.watch(ctx)
-	_, err := c.sc.ExecContext(noCancel, string(c.pending))
-	if stop != nil {
-		stop()
+	qs := [2]string{c.pendSet, c.pendStart}
+	if c.db.cfg.MultiStatements && c.pendSet != "" {
+		qs = [2]string{"", c.pendSet + "; " + c.pendStart}
 	}
-	if err != nil {
-		// A level set for this transaction only may still be pending: the next Begin states its
-		// level whatever it is.
-		c.sessIso = ""
-		return failed(ctx, err)
+	for _, q := range qs {
+		if q == "" {
+			continue
+		}
+		c.trips++
+		stop := c.watch(ctx)
+		_, err := c.sc.ExecContext(noCancel, q)
+		if stop != nil {
+			stop()
+		}
+		if err != nil {
+			// A level set for this transaction only may still be pending: the next Begin states
+			// its level whatever it is.
+			c.sessIso = ""
+			return failed(ctx, err)
+		}
 	}
 	return nil
 }
@@ -211,7 +221,10 @@ func (c *Conn) batchText(stmts string, commit bool) string {
 	}
 	b := c.batch[:0]
 	if c.tx == txPending {
-		b = append(append(b, c.pending...), "; "...)
+		if c.pendSet != "" {
+			b = append(append(b, c.pendSet...), "; "...)
+		}
+		b = append(append(b, c.pendStart...), "; "...)
 	}
 	b = append(b, stmts...)
 	if commit {
@@ -273,7 +286,11 @@ func (c *Conn) ExecBatch(ctx context.Context, stmts string, commit bool, affecte
 	}
 	// the pending Begin's statements and COMMIT affect no rows and are not the caller's
 	if pending {
-		all = all[min(countStatements(c.pending), len(all)):]
+		n := 1 // START TRANSACTION, and SET TRANSACTION before it
+		if c.pendSet != "" {
+			n = 2
+		}
+		all = all[min(n, len(all)):]
 	}
 	if commit && len(all) > 0 {
 		all = all[:len(all)-1]
@@ -284,13 +301,10 @@ func (c *Conn) ExecBatch(ctx context.Context, stmts string, commit bool, affecte
 // batches refuses a batch on an engine without them (driver.Dialect.Batches).
 func (c *Conn) batches() error {
 	if !c.db.cfg.MultiStatements {
-		return fmt.Errorf("mysql: no batches of statements on %s (Dolt's engine goes on after a failing one; the URL may say batches=off): send one statement at a time", c.db.engine.title)
+		return fmt.Errorf("mysql: no batches of statements on %s (the URL's batches=on turns them on; Dolt's engine has none: it goes on after a failing statement): send one statement at a time", c.db.engine.title)
 	}
 	return nil
 }
-
-// countStatements is the number of statements in a pending Begin's text ("; "-separated).
-func countStatements(b []byte) int { return bytes.Count(b, []byte("; ")) + 1 }
 
 // QueryBatch runs stmts as ExecBatch does and returns the rows of the statements that return rows,
 // one result set after another (BatchRows.NextResultSet moves to the next); the statements that

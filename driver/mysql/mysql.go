@@ -178,7 +178,7 @@ func (db *DB) Kind() string { return db.engine.dialect.Name }
 // --procedures) on MySQL and MariaDB only (engines.go).
 func (db *DB) Dialect() driver.Dialect {
 	d := db.engine.dialect
-	d.Batches = d.Batches && db.cfg.MultiStatements // batches=off in the URL
+	d.Batches = d.Batches && db.cfg.MultiStatements // only with batches=on in the URL
 	return d
 }
 

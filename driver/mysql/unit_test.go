@@ -39,17 +39,17 @@ func TestParseURL(t *testing.T) {
 		t.Errorf("config %+v, options %+v", cfg, o)
 	}
 	if !cfg.ParseTime || cfg.Loc != time.UTC || !cfg.ClientFoundRows || cfg.AllowAllFiles || cfg.InterpolateParams ||
-		!cfg.MultiStatements || cfg.MaxAllowedPacket != 0 {
+		cfg.MultiStatements || cfg.MaxAllowedPacket != 0 {
 		t.Errorf("fixed settings wrong: %+v", cfg)
 	}
-	// Dolt's engine runs no batches, so its sessions never ask for multi-statements; nor do those
-	// of a URL that says batches=off.
+	// Multi-statements only with batches=on, and never on Dolt's engine, which has no batches.
 	for raw, want := range map[string]bool{
 		"dolt://u:p@127.0.0.1:3306/db":                false,
 		"dolt://u:p@127.0.0.1:3306/db?batches=on":     false,
 		"mariadb://u:p@127.0.0.1:3306/db?batches=off": false,
 		"mariadb://u:p@127.0.0.1:3306/db?batches=on":  true,
-		"tidb://u:p@127.0.0.1:3306/db":                true,
+		"tidb://u:p@127.0.0.1:3306/db":                false,
+		"tidb://u:p@127.0.0.1:3306/db?batches=on":     true,
 	} {
 		if cfg, _, err := parse(raw); err != nil || cfg.MultiStatements != want {
 			t.Errorf("%s: multi-statements %v, %v; want %v", raw, cfg != nil && cfg.MultiStatements, err, want)

@@ -28,6 +28,11 @@ func BenchmarkPostgres(b *testing.B) { txBenchEngine(b, pgTestDB(b), "SELECT $1:
 //	CANDOR_TEST_MYSQL_URL=mysql://... go test -run '^$' -bench MySQL -benchtime 3s ./workload/tpcc/
 func BenchmarkMySQL(b *testing.B) { txBenchEngine(b, mysqlTestDB(b), "SELECT CAST(? AS SIGNED)") }
 
+// BenchmarkMySQLBatches is BenchmarkMySQL with batches=on (sql_mysql_batch.go).
+func BenchmarkMySQLBatches(b *testing.B) {
+	txBenchEngine(b, mysqlBatchesTestDB(b), "SELECT CAST(? AS SIGNED)")
+}
+
 // txBenchEngine loads one warehouse into db and runs the benchmarks of BenchmarkPostgres;
 // roundTrip is a trivial statement of one parameter in the engine's dialect.
 func txBenchEngine(b *testing.B, db driver.DB, roundTrip string) {

@@ -25,6 +25,11 @@ func TestTransactionsSQLite(t *testing.T)   { txExercise(t, sqliteTestDB(t)) }
 func TestTransactionsPostgres(t *testing.T) { txExercise(t, pgTestDB(t)) }
 func TestTransactionsMySQL(t *testing.T)    { txExercise(t, mysqlTestDB(t)) }
 
+// TestTransactionsMySQLBatches: the same with batches=on (sql_mysql_batch.go).
+func TestTransactionsMySQLBatches(t *testing.T) {
+	txExercise(t, mysqlBatchesTestDB(t))
+}
+
 // txEnv is a loaded database with one connection for the transactions and one for checking them.
 type txEnv struct {
 	t    *testing.T
