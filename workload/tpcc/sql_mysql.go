@@ -18,10 +18,10 @@ import (
 // count, built once), so the client formats no SQL per transaction and each text is prepared once
 // per connection.
 //
-// These are the statements sent one by one, on engines without batches (Dolt's): round trips
+// These are the statements sent one by one (the default; always on Dolt, which has no batches): round trips
 // (BEGIN and COMMIT included) New-Order 9, Payment 7 (8 by last name), Order-Status 3 (4), Delivery
-// 8 for all ten districts, Stock-Level 3. MySQL, MariaDB and TiDB send them in batches
-// (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
+// 8 for all ten districts, Stock-Level 3. With batches=on in the URL, MySQL, MariaDB and
+// TiDB send them in batches (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
 
 type mysqlTxOps struct{}
 
