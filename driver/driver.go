@@ -35,6 +35,10 @@ type Dialect struct {
 	// Procedures: the engine runs server-side procedures that candor can create (PL/pgSQL on
 	// PostgreSQL, stored procedures on MySQL/MariaDB), which the --procedures mode needs.
 	Procedures bool
+	// Batches: the engine runs several statements sent in one round trip and stops at the first
+	// that fails (driver.Batcher; MySQL's multi-statements on MySQL, MariaDB and TiDB). Dolt's
+	// engine runs the statements after a failed one too, COMMIT included, so it has none.
+	Batches bool
 }
 
 // Isolation is a transaction isolation level; the zero value means the engine's default.
@@ -99,6 +103,28 @@ func RoundTrips(c Conn) (int64, bool) {
 		return rt.RoundTrips(), true
 	}
 	return 0, false
+}
+
+// Batcher is an optional ability of a Conn whose engine runs several statements sent in one round
+// trip (MySQL's multi-statements). The statements carry no parameters: a caller writes into them
+// only values it computed itself (integers, dates, amounts; never text from a user). The statements
+// a pending Begin has not sent yet go in front of the batch, in the same round trip.
+type Batcher interface {
+	// ExecBatch runs stmts (separated by semicolons) and appends the rows each affected to
+	// affected. With commit, COMMIT ends the batch and the transaction, and Commit sends nothing.
+	// The server stops at the first statement that fails; its error is returned.
+	ExecBatch(ctx context.Context, stmts string, commit bool, affected []int64) ([]int64, error)
+	// QueryBatch runs stmts and returns the rows of those that return rows, one result set after
+	// another. The caller reads every set (NextResultSet until false) and then Err, which reports
+	// a later statement's failure, COMMIT's included.
+	QueryBatch(ctx context.Context, stmts string, commit bool) (BatchRows, error)
+}
+
+// BatchRows are the result sets of a batch: Next and Scan read the current one, NextResultSet moves
+// to the next and is false when there is none (or on an error, which Err then returns).
+type BatchRows interface {
+	Rows
+	NextResultSet() bool
 }
 
 // Simulator is an optional ability of a Conn that runs no statements (the null engine,

@@ -3,10 +3,14 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
 	"sync/atomic"
+	"unsafe"
+
+	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/candor-bench/candor/driver"
 )
@@ -33,8 +37,14 @@ type Conn struct {
 	sessIso driver.Isolation
 	// lastIso is the level the previous Begin asked for.
 	lastIso driver.Isolation
-	// inTx: a transaction begun by Begin has not been committed or rolled back yet.
-	inTx bool
+	// tx is the state of a transaction begun by Begin (txNone ... txEnded); pendSet and pendStart
+	// are the statements Begin has not sent yet (SET [SESSION] TRANSACTION ..., or none; START
+	// TRANSACTION [READ ONLY]), and pendSessIso, pendLastIso the levels before it; batch is the
+	// text of the last batch.
+	tx                       int
+	pendSet, pendStart       string
+	batch                    []byte
+	pendSessIso, pendLastIso driver.Isolation
 	// trips counts round trips (driver.RoundTripCounter): every statement, START TRANSACTION,
 	// COMMIT and ROLLBACK included, goes through QueryRow, Query or Exec.
 	trips int64
@@ -43,6 +53,7 @@ type Conn struct {
 var (
 	_ driver.Conn             = (*Conn)(nil)
 	_ driver.RoundTripCounter = (*Conn)(nil)
+	_ driver.Batcher          = (*Conn)(nil)
 )
 
 // RoundTrips is the number of round trips the session has made (driver.RoundTripCounter).
@@ -126,6 +137,10 @@ func isoIndex(iso driver.Isolation) (int, error) {
 // the session's is set for the next transaction only (SET TRANSACTION: Stock-Level at read committed
 // among repeatable-read transactions costs one statement, and the next transaction none); asked for
 // twice in a row, it becomes the session's level.
+//
+// Begin sends nothing itself: the statements are kept and sent in front of the transaction's first
+// batch (ExecBatch, QueryBatch: one round trip for both), or on their own before its first other
+// statement. A transaction that sent nothing commits or rolls back without a round trip.
 func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 	iso := opts.Isolation
 	if iso == driver.IsolationDefault {
@@ -135,45 +150,232 @@ func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 	if err != nil {
 		return err
 	}
+	if c.tx != txNone {
+		return fmt.Errorf("mysql: Begin inside a transaction")
+	}
+	c.pendSessIso, c.pendLastIso = c.sessIso, c.lastIso
 	last := c.lastIso
 	c.lastIso = iso
+	c.pendSet = ""
 	switch {
 	case iso == c.sessIso:
 	case iso == last:
-		if _, err := c.Exec(ctx, setIsoSQL[i]); err != nil {
-			c.sessIso = "" // unknown now
-			return err
-		}
+		c.pendSet = setIsoSQL[i]
 		c.sessIso = iso
 	default:
-		if _, err := c.Exec(ctx, setTxIsoSQL[i]); err != nil {
-			return err
-		}
+		c.pendSet = setTxIsoSQL[i]
 	}
 	ro := 0
 	if opts.ReadOnly {
 		ro = 1
 	}
-	if _, err := c.Exec(ctx, startSQL[ro]); err != nil {
-		// A level set for this transaction only may still be pending: the next Begin states its
-		// level whatever it is.
-		c.sessIso = ""
-		return err
-	}
-	c.inTx = true
+	c.pendStart = startSQL[ro]
+	c.tx = txPending
 	return nil
 }
 
+// Transaction states of a Conn.
+const (
+	txNone    = iota // no transaction begun by Begin
+	txPending        // Begin's statements are not sent yet (c.pending)
+	txOpen           // sent: the server has a transaction open (or failed to open it)
+	txEnded          // ended by a batch's COMMIT: Commit has nothing left to send
+)
+
+// flushBegin sends a pending Begin's statements before a statement that cannot carry them (one
+// with parameters, prepared on the server, or any statement without batches): in one round trip
+// with batches, else each in its own.
+func (c *Conn) flushBegin(ctx context.Context) error {
+	if c.tx != txPending {
+		return nil
+	}
+	c.tx = txOpen
+	qs := [2]string{c.pendSet, c.pendStart}
+	if c.db.cfg.MultiStatements && c.pendSet != "" {
+		qs = [2]string{"", c.pendSet + "; " + c.pendStart}
+	}
+	for _, q := range qs {
+		if q == "" {
+			continue
+		}
+		c.trips++
+		stop := c.watch(ctx)
+		_, err := c.sc.ExecContext(noCancel, q)
+		if stop != nil {
+			stop()
+		}
+		if err != nil {
+			// A level set for this transaction only may still be pending: the next Begin states
+			// its level whatever it is.
+			c.sessIso = ""
+			return failed(ctx, err)
+		}
+	}
+	return nil
+}
+
+// batchText is stmts with a pending Begin's statements in front and COMMIT behind when commit.
+func (c *Conn) batchText(stmts string, commit bool) string {
+	if c.tx != txPending && !commit {
+		return stmts
+	}
+	b := c.batch[:0]
+	if c.tx == txPending {
+		if c.pendSet != "" {
+			b = append(append(b, c.pendSet...), "; "...)
+		}
+		b = append(append(b, c.pendStart...), "; "...)
+	}
+	b = append(b, stmts...)
+	if commit {
+		b = append(b, "; COMMIT"...)
+	}
+	c.batch = b
+	// The text lives in c.batch until the next batch: go-sql-driver copies it into its packet
+	// buffer and neither it nor database/sql keeps it, so it is not copied into a string first.
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// ExecBatch runs stmts, statements without parameters separated by semicolons, in one round trip
+// (the protocol's multi-statements; a pending Begin's statements go in front), and appends the rows
+// each of them affected to affected. With commit, COMMIT ends the batch and the transaction (Commit
+// then sends nothing). The server stops at the first statement that fails and returns its error; the
+// transaction then stays open for Rollback.
+func (c *Conn) ExecBatch(ctx context.Context, stmts string, commit bool, affected []int64) ([]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return affected, err
+	}
+	if err := c.batches(); err != nil {
+		return affected, err
+	}
+	pending := c.tx == txPending
+	text := c.batchText(stmts, commit)
+	if pending {
+		c.tx = txOpen
+	}
+	c.trips++
+	stop := c.watch(ctx)
+	var all []int64
+	err := c.sc.Raw(func(dc any) error {
+		ex, ok := dc.(sqldriver.ExecerContext)
+		if !ok {
+			return fmt.Errorf("mysql: the driver's connection %T runs no statements", dc)
+		}
+		res, err := ex.ExecContext(noCancel, text, nil)
+		if err != nil {
+			return err
+		}
+		mr, ok := res.(gomysql.Result)
+		if !ok {
+			return fmt.Errorf("mysql: the driver's result %T has no affected rows per statement", res)
+		}
+		all = mr.AllRowsAffected()
+		return nil
+	})
+	if stop != nil {
+		stop()
+	}
+	if err != nil {
+		if pending {
+			c.sessIso = ""
+		}
+		return affected, failed(ctx, err)
+	}
+	if commit {
+		c.tx = txEnded
+	}
+	// the pending Begin's statements and COMMIT affect no rows and are not the caller's
+	if pending {
+		n := 1 // START TRANSACTION, and SET TRANSACTION before it
+		if c.pendSet != "" {
+			n = 2
+		}
+		all = all[min(n, len(all)):]
+	}
+	if commit && len(all) > 0 {
+		all = all[:len(all)-1]
+	}
+	return append(affected, all...), nil
+}
+
+// batches refuses a batch on an engine without them (driver.Dialect.Batches).
+func (c *Conn) batches() error {
+	if !c.db.cfg.MultiStatements {
+		return fmt.Errorf("mysql: no batches of statements on %s (the URL's batches=on turns them on; Dolt's engine has none: it goes on after a failing statement): send one statement at a time", c.db.engine.title)
+	}
+	return nil
+}
+
+// QueryBatch runs stmts as ExecBatch does and returns the rows of the statements that return rows,
+// one result set after another (BatchRows.NextResultSet moves to the next); the statements that
+// return none are skipped. With commit, COMMIT ends the batch and the transaction. The caller reads
+// every result set to the end: an error of a later statement (COMMIT's included) shows in Err once
+// NextResultSet reaches it.
+func (c *Conn) QueryBatch(ctx context.Context, stmts string, commit bool) (driver.BatchRows, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := c.batches(); err != nil {
+		return nil, err
+	}
+	pending := c.tx == txPending
+	text := c.batchText(stmts, commit)
+	if pending {
+		c.tx = txOpen
+	}
+	c.trips++
+	stop := c.watch(ctx)
+	rs, err := c.sc.QueryContext(noCancel, text)
+	if err != nil {
+		if stop != nil {
+			stop()
+		}
+		if pending {
+			c.sessIso = ""
+		}
+		return nil, failed(ctx, err)
+	}
+	if commit {
+		// COMMIT is the batch's last statement: if it fails, Err says so and the caller rolls back
+		c.tx = txEnded
+	}
+	if len(c.rowsSlab) == 0 {
+		c.rowsSlab = make([]rows, 64)
+	}
+	r := &c.rowsSlab[0]
+	c.rowsSlab = c.rowsSlab[1:]
+	r.r, r.ctx, r.stop = rs, ctx, stop
+	return r, nil
+}
+
 func (c *Conn) Commit(ctx context.Context) error {
-	c.inTx = false
+	switch c.tx {
+	case txPending:
+		c.endPending()
+		return nil
+	case txEnded:
+		c.tx = txNone
+		return nil
+	}
+	c.tx = txNone
 	_, err := c.Exec(ctx, "COMMIT")
 	return err
+}
+
+// endPending ends a transaction that sent nothing: the session is as it was before its Begin.
+func (c *Conn) endPending() {
+	c.tx = txNone
+	c.sessIso, c.lastIso = c.pendSessIso, c.pendLastIso
 }
 
 // Rollback rolls back the open transaction. It is not an error if the server already rolled it back
 // (InnoDB does after a deadlock).
 func (c *Conn) Rollback(ctx context.Context) error {
-	c.inTx = false
+	if c.tx == txPending {
+		c.endPending()
+		return nil
+	}
+	c.tx = txNone
 	_, err := c.Exec(ctx, "ROLLBACK")
 	return err
 }
@@ -213,6 +415,10 @@ func (c *Conn) QueryRow(ctx context.Context, query string, args ...any) driver.R
 		r.err = err
 		return r
 	}
+	if err := c.flushBegin(ctx); err != nil {
+		r.err = err
+		return r
+	}
 	c.trips++
 	r.ctx, r.stop = ctx, c.watch(ctx)
 	if len(args) == 0 {
@@ -245,6 +451,9 @@ func (r *rows) Err() error             { return failed(r.ctx, r.r.Err()) }
 
 // Columns is the result's column names (workload/script's \gset reads them).
 func (r *rows) Columns() []string { c, _ := r.r.Columns(); return c }
+
+// NextResultSet moves to the next result set of a batch (driver.BatchRows).
+func (r *rows) NextResultSet() bool { return r.r.NextResultSet() }
 func (r *rows) Close() {
 	r.r.Close()
 	if r.stop != nil {
@@ -255,6 +464,9 @@ func (r *rows) Close() {
 
 func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Rows, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := c.flushBegin(ctx); err != nil {
 		return nil, err
 	}
 	c.trips++
@@ -286,6 +498,9 @@ func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Row
 
 func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := c.flushBegin(ctx); err != nil {
 		return 0, err
 	}
 	c.trips++

@@ -52,7 +52,7 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src
 	if len(columns) == 0 {
 		return 0, fmt.Errorf("mysql: CopyFrom into %s with no columns", table)
 	}
-	if !c.inTx {
+	if c.tx == txNone {
 		if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
 			return 0, err
 		}

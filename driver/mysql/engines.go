@@ -21,22 +21,26 @@ type engine struct {
 
 var (
 	// MySQL and MariaDB run the stored procedures of --procedures (workload/tpcc/proc_mysql.go).
-	engineMySQL   = &engine{title: "MySQL", dialect: mysqlDialect("mysql", true)}
-	engineMariaDB = &engine{title: "MariaDB", dialect: mysqlDialect("mariadb", true)}
+	engineMySQL   = &engine{title: "MySQL", dialect: mysqlDialect("mysql", true, true)}
+	engineMariaDB = &engine{title: "MariaDB", dialect: mysqlDialect("mariadb", true, true)}
 	// TiDB does not support stored procedures (CREATE PROCEDURE is not available there).
-	engineTiDB = &engine{title: "TiDB", dialect: mysqlDialect("tidb", false)}
+	engineTiDB = &engine{title: "TiDB", dialect: mysqlDialect("tidb", false, true)}
 	// Dolt supports stored procedures only in part, and candor's procedures have never run on it:
 	// there is no Dolt server to test them against here, so the mode is refused rather than left
 	// to fail half-way through a load or a run.
-	engineDolt = &engine{title: "Dolt", dialect: mysqlDialect("dolt", false)}
+	// Dolt's engine (go-mysql-server on dolthub/vitess) goes on with the statements of a
+	// multi-statement query after one fails (the rest of a batch, its COMMIT included, would run
+	// and commit half a transaction), so it gets no batches: one statement per round trip.
+	engineDolt = &engine{title: "Dolt", dialect: mysqlDialect("dolt", false, false)}
 
 	engines = []*engine{engineMySQL, engineMariaDB, engineTiDB, engineDolt}
 )
 
 // mysqlDialect is the Dialect of an engine of the MySQL family: no array parameters, concurrent
-// writers, stored procedures where the engine runs candor's.
-func mysqlDialect(name string, procedures bool) driver.Dialect {
-	return driver.Dialect{Name: name, Family: driver.FamilyMySQL, Procedures: procedures}
+// writers, stored procedures where the engine runs candor's, batches (multi-statements) where a
+// failing statement ends the batch.
+func mysqlDialect(name string, procedures, batches bool) driver.Dialect {
+	return driver.Dialect{Name: name, Family: driver.FamilyMySQL, Procedures: procedures, Batches: batches}
 }
 
 func init() {

@@ -4,7 +4,7 @@
 //
 // URLs: mysql://user:pass@host:port/db, or mariadb://, tidb://, dolt:// (the scheme names the
 // engine: engines.go), with parameters connect_timeout=SECONDS, socket=PATH,
-// tls=true|false|skip-verify|preferred and bulk=auto|load-data|insert (see url.go).
+// tls=true|false|skip-verify|preferred, bulk=auto|load-data|insert and batches=on|off (see url.go).
 // Open connects once to check the server and reports what is wrong (unreachable, refused
 // credentials, missing database) as a user error; it reads the server's version, default isolation
 // level, max_allowed_packet and local_infile, which choose the bulk path of CopyFrom.
@@ -176,7 +176,11 @@ func (db *DB) Kind() string { return db.engine.dialect.Name }
 
 // Dialect: the MySQL family, no array parameters, concurrent writers; stored procedures (for
 // --procedures) on MySQL and MariaDB only (engines.go).
-func (db *DB) Dialect() driver.Dialect { return db.engine.dialect }
+func (db *DB) Dialect() driver.Dialect {
+	d := db.engine.dialect
+	d.Batches = d.Batches && db.cfg.MultiStatements // only with batches=on in the URL
+	return d
+}
 
 func (db *DB) Redacted() string { return db.redacted }
 

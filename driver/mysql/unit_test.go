@@ -42,6 +42,22 @@ func TestParseURL(t *testing.T) {
 		cfg.MultiStatements || cfg.MaxAllowedPacket != 0 {
 		t.Errorf("fixed settings wrong: %+v", cfg)
 	}
+	// Multi-statements only with batches=on, and never on Dolt's engine, which has no batches.
+	for raw, want := range map[string]bool{
+		"dolt://u:p@127.0.0.1:3306/db":                false,
+		"dolt://u:p@127.0.0.1:3306/db?batches=on":     false,
+		"mariadb://u:p@127.0.0.1:3306/db?batches=off": false,
+		"mariadb://u:p@127.0.0.1:3306/db?batches=on":  true,
+		"tidb://u:p@127.0.0.1:3306/db":                false,
+		"tidb://u:p@127.0.0.1:3306/db?batches=on":     true,
+	} {
+		if cfg, _, err := parse(raw); err != nil || cfg.MultiStatements != want {
+			t.Errorf("%s: multi-statements %v, %v; want %v", raw, cfg != nil && cfg.MultiStatements, err, want)
+		}
+	}
+	if _, _, err := parse("mysql://u:p@127.0.0.1:3306/db?batches=maybe"); err == nil || !strings.Contains(err.Error(), "batches=on or batches=off") {
+		t.Errorf("batches=maybe: %v", err)
+	}
 	cfg, o, err = parse("mariadb://u@/db?socket=/run/m.sock&tls=preferred")
 	if err != nil {
 		t.Fatal(err)

@@ -58,6 +58,9 @@ type Client struct {
 	proc *procState
 
 	my mysqlState // MySQL's scan state (sql_mysql.go)
+	// batches: the engine sends several statements in one round trip (driver.Dialect.Batches;
+	// sql_mysql_batch.go).
+	batches bool
 
 	// Single-statement transactions (see txConn).
 	pg     bool
@@ -94,6 +97,7 @@ func NewClient(db driver.DB) *Client {
 		cl.ops = sqliteTxOps{}
 	case "mysql":
 		cl.ops = mysqlTxOps{}
+		cl.batches = db.Dialect().Batches
 	default:
 		cl.ops = unsupportedTxOps{name: name}
 	}

@@ -18,8 +18,10 @@ import (
 // count, built once), so the client formats no SQL per transaction and each text is prepared once
 // per connection.
 //
-// Round trips (BEGIN and COMMIT included): New-Order 9, Payment 7 (8 by last name), Order-Status 3
-// (4), Delivery 7 for all ten districts, Stock-Level 3.
+// These are the statements sent one by one (the default; always on Dolt, which has no batches): round trips
+// (BEGIN and COMMIT included) New-Order 9, Payment 7 (8 by last name), Order-Status 3 (4), Delivery
+// 8 for all ten districts, Stock-Level 3. With batches=on in the URL, MySQL, MariaDB and
+// TiDB send them in batches (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
 
 type mysqlTxOps struct{}
 
@@ -36,6 +38,9 @@ type mysqlState struct {
 	delD, delO [DistrictsPerWarehouse]int64
 	// New-Order: the text of its stock update (appendNOStockUpdate), reused.
 	stmt []byte
+	// Batches (sql_mysql_batch.go): the text, the rows each statement affected and those expected.
+	text           sqlText
+	affected, want []int64
 }
 
 // mysqlPairs is "(?, ?), (?, ?), ..." with n pairs.
@@ -161,6 +166,9 @@ var mysqlNOLines = func() (s [MaxLines]string) {
 }()
 
 func (mysqlTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) error {
+	if b, ok := cl.batcher(c); ok {
+		return cl.newOrderReadBatch(ctx, b)
+	}
 	st, my := &cl.no, &cl.my
 	in := st.in
 	n, err := c.Exec(ctx, mysqlNODistrict, cl.argList(in.WID, in.DID)...)
@@ -215,6 +223,9 @@ func (mysqlTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) e
 }
 
 func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) error {
+	if b, ok := cl.batcher(c); ok {
+		return cl.newOrderWriteBatch(ctx, b)
+	}
 	st := &cl.no
 	in := st.in
 	var found int
@@ -282,7 +293,10 @@ VALUES (?, ?, ?, ?, ?, ?, ? * 0.01, CONCAT(?, '    ', ?))`
 )
 
 func (mysqlTxOps) payment(ctx context.Context, c driver.Conn, cl *Client) error {
-	st, my := &cl.pay, &cl.my
+	if b, ok := cl.batcher(c); ok {
+		return cl.paymentBatch(ctx, b)
+	}
+	st := &cl.pay
 	in := st.in
 	if n, err := c.Exec(ctx, mysqlPayWarehouse, cl.argList(in.AmountCents, in.WID)...); err != nil {
 		return err
@@ -309,14 +323,7 @@ func (mysqlTxOps) payment(ctx context.Context, c driver.Conn, cl *Client) error 
 	if n != 1 {
 		return errNotFound
 	}
-	if my.payDest == nil {
-		w, d, cu := &st.wAddr, &st.dAddr, &st.c
-		my.payDest = []any{&st.wName, &w.street1, &w.street2, &w.city, &w.state, &w.zip,
-			&st.dName, &d.street1, &d.street2, &d.city, &d.state, &d.zip,
-			&cu.first, &cu.middle, &cu.last, &cu.addr.street1, &cu.addr.street2, &cu.addr.city, &cu.addr.state,
-			&cu.addr.zip, &cu.phone, &cu.since, &cu.credit, &cu.creditLim, &cu.discount, &cu.balance, &cu.data}
-	}
-	if err := c.QueryRow(ctx, mysqlPayRead, cl.argList(in.WID, in.WID, in.DID, in.CWID, in.CDID, cID)...).Scan(my.payDest...); err != nil {
+	if err := c.QueryRow(ctx, mysqlPayRead, cl.argList(in.WID, in.WID, in.DID, in.CWID, in.CDID, cID)...).Scan(cl.payDest()...); err != nil {
 		return notFound(err)
 	}
 	st.c.id = cID
@@ -339,6 +346,9 @@ WHERE c.c_w_id = ? AND c.c_d_id = ? AND c.c_id = ?
 ORDER BY ol.ol_number`
 
 func (mysqlTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) error {
+	if b, ok := cl.batcher(c); ok {
+		return cl.orderStatusBatch(ctx, b)
+	}
 	st, my := &cl.os, &cl.my
 	in := st.in
 	cID := int32(in.CID)
@@ -401,6 +411,9 @@ SET c_balance = c_balance + s.amount, c_delivery_cnt = c_delivery_cnt + 1`
 )
 
 func (mysqlTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error {
+	if b, ok := cl.batcher(c); ok {
+		return cl.deliveryBatch(ctx, c, b)
+	}
 	st, my := &cl.del, &cl.my
 	n, err := scanPairs(ctx, c, mysqlDelOldest, &my.delD, &my.delO, cl.argList(st.w)...)
 	if err != nil {
@@ -424,41 +437,11 @@ func (mysqlTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error
 	if err != nil {
 		return err
 	}
-	if locked < n { // some were delivered meanwhile: lock those districts' oldest orders now
-		m := 0
-		for k := 0; k < n; k++ {
-			if m < locked && lockD[m] == my.delD[k] {
-				my.delO[k] = lockO[m]
-				m++
-				continue
-			}
-			err := c.QueryRow(ctx, mysqlDelOldestLocked, cl.argList(st.w, my.delD[k])...).Scan(&my.delO[k])
-			if err == driver.ErrNoRows {
-				my.delO[k] = 0 // none left: skipped
-			} else if err != nil {
-				return err
-			}
-		}
-		kept := 0
-		for k := 0; k < n; k++ {
-			if my.delO[k] != 0 {
-				my.delD[kept], my.delO[kept] = my.delD[k], my.delO[k]
-				kept++
-			}
-		}
-		if n = kept; n == 0 {
-			st.res.Skipped = DistrictsPerWarehouse
-			return nil
-		}
+	if n, err = cl.deliveryRelock(ctx, c, n, locked, &lockD, &lockO); err != nil || n == 0 {
+		return err
 	}
-	st.res.Delivered, st.res.Skipped = n, DistrictsPerWarehouse-n // clause 2.7.4.2: skipped districts
-	// the O_ID of each district delivered, for the result file
-	for k := 0; k < n; k++ {
-		d := my.delD[k]
-		if d < 1 || d > DistrictsPerWarehouse {
-			return driver.Checkf("tpcc: delivery of warehouse %d: a new_order row of district %d", st.w, d)
-		}
-		st.res.OIDs[d-1] = int32(my.delO[k])
+	if err := cl.deliveryRecord(n); err != nil {
+		return err
 	}
 	check := func(what string, got int64, err error) error {
 		if err != nil {
@@ -488,6 +471,56 @@ func (mysqlTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error
 	return check("updated customer", got, err)
 }
 
+// deliveryRelock takes the oldest orders of the n districts of my.delD, my.delO of which the
+// locking read found only locked (lockD, lockO): a district whose order a concurrent Delivery took
+// meanwhile gets its now oldest order, read and locked alone, or none. It returns the districts
+// left to deliver, in my.delD, my.delO; with none, all are recorded as skipped.
+func (cl *Client) deliveryRelock(ctx context.Context, c driver.Conn, n, locked int, lockD, lockO *[DistrictsPerWarehouse]int64) (int, error) {
+	st, my := &cl.del, &cl.my
+	if locked >= n {
+		return n, nil
+	}
+	m := 0
+	for k := 0; k < n; k++ {
+		if m < locked && lockD[m] == my.delD[k] {
+			my.delO[k] = lockO[m]
+			m++
+			continue
+		}
+		err := c.QueryRow(ctx, mysqlDelOldestLocked, cl.argList(st.w, my.delD[k])...).Scan(&my.delO[k])
+		if err == driver.ErrNoRows {
+			my.delO[k] = 0 // none left: skipped
+		} else if err != nil {
+			return 0, err
+		}
+	}
+	kept := 0
+	for k := 0; k < n; k++ {
+		if my.delO[k] != 0 {
+			my.delD[kept], my.delO[kept] = my.delD[k], my.delO[k]
+			kept++
+		}
+	}
+	if kept == 0 {
+		st.res.Skipped = DistrictsPerWarehouse
+	}
+	return kept, nil
+}
+
+// deliveryRecord records the n districts delivered and the O_ID of each, for the result file.
+func (cl *Client) deliveryRecord(n int) error {
+	st, my := &cl.del, &cl.my
+	st.res.Delivered, st.res.Skipped = n, DistrictsPerWarehouse-n // clause 2.7.4.2: skipped districts
+	for k := 0; k < n; k++ {
+		d := my.delD[k]
+		if d < 1 || d > DistrictsPerWarehouse {
+			return driver.Checkf("tpcc: delivery of warehouse %d: a new_order row of district %d", st.w, d)
+		}
+		st.res.OIDs[d-1] = int32(my.delO[k])
+	}
+	return nil
+}
+
 // scanPairs reads the (d_id, o_id) rows of a query, at most DistrictsPerWarehouse, into d and o.
 func scanPairs(ctx context.Context, c driver.Conn, query string, d, o *[DistrictsPerWarehouse]int64, args ...any) (int, error) {
 	rows, err := c.Query(ctx, query, args...)
@@ -495,6 +528,11 @@ func scanPairs(ctx context.Context, c driver.Conn, query string, d, o *[District
 		return 0, err
 	}
 	defer rows.Close()
+	return scanPairRows(rows, d, o)
+}
+
+// scanPairRows reads (d_id, o_id) rows, at most DistrictsPerWarehouse, into d and o.
+func scanPairRows(rows driver.Rows, d, o *[DistrictsPerWarehouse]int64) (int, error) {
 	n := 0
 	for rows.Next() {
 		if n == DistrictsPerWarehouse {
@@ -516,8 +554,24 @@ JOIN stock ON s_w_id = ? AND s_i_id = ol_i_id
 WHERE d_w_id = ? AND d_id = ? AND s_quantity < ?`
 
 func (mysqlTxOps) stockLevel(ctx context.Context, c driver.Conn, cl *Client) error {
+	if b, ok := cl.batcher(c); ok {
+		return cl.stockLevelBatch(ctx, b)
+	}
 	st := &cl.sl
 	return c.QueryRow(ctx, mysqlStockLevel, cl.argList(st.w, st.d, st.w, st.w, st.d, st.in.Threshold)...).Scan(&st.count)
+}
+
+// payDest is where Payment's read is scanned (built once).
+func (cl *Client) payDest() []any {
+	st, my := &cl.pay, &cl.my
+	if my.payDest == nil {
+		w, d, cu := &st.wAddr, &st.dAddr, &st.c
+		my.payDest = []any{&st.wName, &w.street1, &w.street2, &w.city, &w.state, &w.zip,
+			&st.dName, &d.street1, &d.street2, &d.city, &d.state, &d.zip,
+			&cu.first, &cu.middle, &cu.last, &cu.addr.street1, &cu.addr.street2, &cu.addr.city, &cu.addr.state,
+			&cu.addr.zip, &cu.phone, &cu.since, &cu.credit, &cu.creditLim, &cu.discount, &cu.balance, &cu.data}
+	}
+	return my.payDest
 }
 
 // scanOrderStatus reads Order-Status rows (interactive statement or procedure: the customer, then

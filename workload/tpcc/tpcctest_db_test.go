@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"context"
 	"testing"
 
 	"github.com/candor-bench/candor/driver"
@@ -13,6 +14,20 @@ func pgTestDB(t testing.TB) driver.DB { return dbtest.FreshPostgres(t, "candor_t
 
 // mysqlTestDB creates a fresh database on the MySQL/MariaDB server of CANDOR_TEST_MYSQL_URL.
 func mysqlTestDB(t testing.TB) driver.DB { return dbtest.FreshMySQL(t, "candor_test") }
+
+// mysqlBatchesTestDB is mysqlTestDB with batches=on (several statements per round trip).
+func mysqlBatchesTestDB(t testing.TB) driver.DB {
+	t.Helper()
+	db, err := driver.Open(context.Background(), dbtest.FreshMySQLURL(t, "candor_test")+"?batches=on")
+	if err != nil {
+		t.Fatalf("opening MySQL with batches=on: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if !db.Dialect().Batches {
+		t.Fatalf("batches=on: the dialect %s has no batches", db.Dialect().Name)
+	}
+	return db
+}
 
 // sqliteTestDB opens a new SQLite database file in the test's temporary directory.
 func sqliteTestDB(t testing.TB) driver.DB { return dbtest.SQLite(t) }

@@ -28,6 +28,11 @@ func BenchmarkPostgres(b *testing.B) { txBenchEngine(b, pgTestDB(b), "SELECT $1:
 //	CANDOR_TEST_MYSQL_URL=mysql://... go test -run '^$' -bench MySQL -benchtime 3s ./workload/tpcc/
 func BenchmarkMySQL(b *testing.B) { txBenchEngine(b, mysqlTestDB(b), "SELECT CAST(? AS SIGNED)") }
 
+// BenchmarkMySQLBatches is BenchmarkMySQL with batches=on (sql_mysql_batch.go).
+func BenchmarkMySQLBatches(b *testing.B) {
+	txBenchEngine(b, mysqlBatchesTestDB(b), "SELECT CAST(? AS SIGNED)")
+}
+
 // txBenchEngine loads one warehouse into db and runs the benchmarks of BenchmarkPostgres;
 // roundTrip is a trivial statement of one parameter in the engine's dialect.
 func txBenchEngine(b *testing.B, db driver.DB, roundTrip string) {
@@ -36,7 +41,8 @@ func txBenchEngine(b *testing.B, db driver.DB, roundTrip string) {
 	// The CPU of one round trip of a trivial statement through the same driver: the floor every
 	// statement pays (syscalls, wake-ups), which rises with the load of the machine. It puts the
 	// figures below in proportion: the mix averages 1.9 round trips per transaction on PostgreSQL,
-	// about 8 on MySQL (BEGIN and COMMIT included, see sql_mysql.go).
+	// 2.3 on MySQL and MariaDB with batches, about 8 without (BEGIN and COMMIT included, see
+	// sql_mysql_batch.go); each figure's trips/tx is the connections' own count.
 	b.Run("round_trip", func(b *testing.B) {
 		conn, err := db.Connect(context.Background())
 		if err != nil {
@@ -121,6 +127,15 @@ func txBenchWith(b *testing.B, db driver.DB, c Constants, workers, only int, new
 		server.add(ctx, w.conn)
 	}
 	server0 := server.total()
+	// the round trips of the workers' connections so far (driver.RoundTripCounter)
+	benchTrips := func() (n int64, counted bool) {
+		for _, w := range ws {
+			t, ok := driver.RoundTrips(w.conn)
+			n, counted = n+t, ok
+		}
+		return n, counted
+	}
+	trips0, counted := benchTrips()
 	user0, sys0 := cpuTime(b)
 	wall0 := time.Now()
 	for k, w := range ws {
@@ -170,6 +185,9 @@ func txBenchWith(b *testing.B, db driver.DB, c Constants, workers, only int, new
 	b.ReportMetric(float64(user.Microseconds())/float64(b.N), "user-us/tx")
 	b.ReportMetric(float64(b.N)/wall.Seconds(), "tx/s")
 	b.ReportMetric(float64(retries.Load())/float64(b.N), "retries/tx")
+	if trips1, _ := benchTrips(); counted {
+		b.ReportMetric(float64(trips1-trips0)/float64(b.N), "trips/tx")
+	}
 	if server.ok() {
 		b.ReportMetric(float64((server.total()-server0).Microseconds())/float64(b.N), "server-cpu-us/tx")
 	}

@@ -25,6 +25,11 @@ func TestTransactionsSQLite(t *testing.T)   { txExercise(t, sqliteTestDB(t)) }
 func TestTransactionsPostgres(t *testing.T) { txExercise(t, pgTestDB(t)) }
 func TestTransactionsMySQL(t *testing.T)    { txExercise(t, mysqlTestDB(t)) }
 
+// TestTransactionsMySQLBatches: the same with batches=on (sql_mysql_batch.go).
+func TestTransactionsMySQLBatches(t *testing.T) {
+	txExercise(t, mysqlBatchesTestDB(t))
+}
+
 // txEnv is a loaded database with one connection for the transactions and one for checking them.
 type txEnv struct {
 	t    *testing.T
@@ -195,6 +200,7 @@ func txExerciseWith(t *testing.T, db driver.DB, newClient func(driver.DB) *Clien
 	t.Run("OrderStatus", e.testOrderStatus)
 	t.Run("StockLevel", e.testStockLevel)
 	t.Run("Delivery", e.testDelivery)
+	t.Run("RoundTrips", e.testRoundTrips)
 	t.Run("Concurrent", func(t *testing.T) { e.testConcurrent(t, e.iso, 150) })
 	// explicit transactions on PostgreSQL (read committed sends single statements alone)
 	t.Run("ConcurrentRepeatableRead", func(t *testing.T) { e.testConcurrent(t, driver.IsolationRepeatableRead, 60) })
@@ -812,5 +818,77 @@ func (e *txEnv) testCheck(t *testing.T) {
 	}
 	if len(results) != 12 {
 		t.Errorf("%d conditions checked, want 12", len(results))
+	}
+}
+
+// testRoundTrips: the round trips each transaction takes on the MySQL family, batched (the
+// engine's batches, sql_mysql_batch.go) and one by one (sql_mysql.go, as on Dolt), as the code and
+// README state them; the transactions' effects are checked by the other tests.
+func (e *txEnv) testRoundTrips(t *testing.T) {
+	e.t = t
+	if e.db.Dialect().SQLFamily() != driver.FamilyMySQL || e.cl.Procedures() {
+		return // the MySQL family's interactive transactions only: nothing to count on the others
+	}
+	for _, batched := range []bool{true, false} {
+		if batched && !e.db.Dialect().Batches {
+			continue
+		}
+		cl := e.newClient(e.db)
+		cl.batches = batched
+		want := map[string]int64{"new_order": 9, "payment": 7, "payment_by_name": 8, "order_status": 3,
+			"order_status_by_name": 4, "delivery": 8, "stock_level": 3}
+		if batched {
+			want = map[string]int64{"new_order": 2, "payment": 2, "payment_by_name": 3, "order_status": 1,
+				"order_status_by_name": 2, "delivery": 4, "stock_level": 1}
+		}
+		trips := func(name string, run func() Outcome) {
+			t.Helper()
+			n0, ok := driver.RoundTrips(e.conn)
+			if !ok {
+				t.Fatalf("%T counts no round trips", e.conn)
+			}
+			if out := run(); out.Err != nil || out.RolledBack || out.Retries != 0 {
+				t.Fatalf("batched %v, %s: %+v", batched, name, out)
+			}
+			n1, _ := driver.RoundTrips(e.conn)
+			if n1-n0 != want[name] {
+				t.Errorf("batched %v: %s took %d round trips, want %d", batched, name, n1-n0, want[name])
+			}
+		}
+		var no NewOrderInput
+		for GenNewOrder(e.r, e.c, 1, 1, &no); no.Rollback; GenNewOrder(e.r, e.c, 1, 1, &no) {
+		}
+		trips("new_order", func() Outcome { return cl.NewOrder(e.ctx, e.conn, &no, e.iso) })
+		pay := PaymentInput{WID: 1, DID: 3, CWID: 1, CDID: 3, CID: 7, AmountCents: 1234, Date: time.Now()}
+		trips("payment", func() Outcome { return cl.Payment(e.ctx, e.conn, &pay, e.iso) })
+		pay.ByName, pay.CLast = true, LastName(e.c.LastNameNumber(e.r)%1000)
+		for e.one("SELECT count(*) FROM customer WHERE c_w_id = 1 AND c_d_id = 3 AND c_last = $1", pay.CLast) == 0 {
+			pay.CLast = LastName(e.c.LastNameNumber(e.r) % 1000)
+		}
+		trips("payment_by_name", func() Outcome { return cl.Payment(e.ctx, e.conn, &pay, e.iso) })
+		os := OrderStatusInput{WID: 1, DID: 3, CID: 7}
+		trips("order_status", func() Outcome { return cl.OrderStatus(e.ctx, e.conn, &os, e.iso) })
+		os.ByName, os.CLast = true, pay.CLast
+		trips("order_status_by_name", func() Outcome { return cl.OrderStatus(e.ctx, e.conn, &os, e.iso) })
+		// every district has an undelivered order (the Delivery test before may have taken them all)
+		for d := 1; d <= DistrictsPerWarehouse; d++ {
+			if e.one("SELECT count(*) FROM new_order WHERE no_w_id = 1 AND no_d_id = $1", d) == 0 {
+				no.DID = d
+				if out := cl.NewOrder(e.ctx, e.conn, &no, e.iso); out.Err != nil || out.RolledBack {
+					t.Fatalf("a New-Order for district %d: %+v", d, out)
+				}
+			}
+		}
+		trips("delivery", func() Outcome {
+			out, res := cl.Delivery(e.ctx, e.conn, 1, &DeliveryInput{CarrierID: 3}, e.iso)
+			if res.Delivered != DistrictsPerWarehouse {
+				t.Errorf("delivered %d districts", res.Delivered)
+			}
+			return out
+		})
+		trips("stock_level", func() Outcome {
+			out, _ := cl.StockLevel(e.ctx, e.conn, 1, 3, &StockLevelInput{Threshold: 15}, e.iso)
+			return out
+		})
 	}
 }
