@@ -55,9 +55,9 @@ type SelftestPlan struct {
 	Warmup, Probe time.Duration
 	StartRate     float64
 	RateProbes    int
-	// The spec-mode probes: warm-up (the first New-Orders come 18 to 30 s after the start: keying
-	// time plus a staggered first delay) and measurement, the first warehouse count, the most
-	// warehouses (memory: about 4 KiB per terminal), the most probes.
+	// The spec-mode probes: warm-up (the terminals start in steady state, workload/tpcc/steady.go,
+	// so it covers only the process's own start) and measurement, the first warehouse count, the
+	// most warehouses (memory: about 110 bytes per terminal), the most probes.
 	SpecWarmup, SpecProbe time.Duration
 	StartWarehouses       int
 	MaxWarehouses         int
