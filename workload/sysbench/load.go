@@ -94,23 +94,12 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 			return workload.LoadResult{}, err
 		}
 		rows += n
-		if _, err := ctl.Exec(ctx, indexSQL(t)); err != nil {
-			return workload.LoadResult{}, fmt.Errorf("creating the index k_%d: %w", t, err)
-		}
-		if fam == sqlexec.FamilyPostgres && engine == "postgres" {
-			if _, err := ctl.Exec(ctx, sequenceSQL(t)); err != nil {
-				return workload.LoadResult{}, fmt.Errorf("moving %s's id sequence past the rows loaded: %w", tableName(t), err)
-			}
+		if err := indexTable(ctx, ctl, fam, engine, t); err != nil {
+			return workload.LoadResult{}, err
 		}
 	}
-	// The statistics once every table is in (SQLite's checkpoint PRAGMA would hold the control
-	// connection's next DDL in an open transaction); Finish does the last table's.
-	for t := 1; t < opt.Tables && fam != sqlexec.FamilySQLite; t++ {
-		for _, q := range bulkload.StatsSQL(fam, engine, tableName(t)) {
-			if _, err := ctl.Exec(ctx, q); err != nil {
-				return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
-			}
-		}
+	if err := tableStats(ctx, ctl, fam, engine, opt.Tables); err != nil {
+		return workload.LoadResult{}, err
 	}
 	res, err := bulkload.Finish(ctx, db, ctl, "sysbench", tableName(opt.Tables), rows)
 	if err != nil {
@@ -187,21 +176,12 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 		return workload.LoadResult{}, err
 	}
 	for t := 1; t <= opt.Tables; t++ {
-		if _, err := ctl.Exec(ctx, indexSQL(t)); err != nil {
-			return workload.LoadResult{}, fmt.Errorf("creating the index k_%d: %w", t, err)
-		}
-		if fam == sqlexec.FamilyPostgres && engine == "postgres" {
-			if _, err := ctl.Exec(ctx, sequenceSQL(t)); err != nil {
-				return workload.LoadResult{}, fmt.Errorf("moving %s's id sequence past the rows loaded: %w", tableName(t), err)
-			}
+		if err := indexTable(ctx, ctl, fam, engine, t); err != nil {
+			return workload.LoadResult{}, err
 		}
 	}
-	for t := 1; t < opt.Tables && fam != sqlexec.FamilySQLite; t++ {
-		for _, q := range bulkload.StatsSQL(fam, engine, tableName(t)) {
-			if _, err := ctl.Exec(ctx, q); err != nil {
-				return workload.LoadResult{}, fmt.Errorf("after the load (%s): %w", q, err)
-			}
-		}
+	if err := tableStats(ctx, ctl, fam, engine, opt.Tables); err != nil {
+		return workload.LoadResult{}, err
 	}
 	res, err := bulkload.Finish(ctx, db, ctl, "sysbench", tableName(opt.Tables), rows)
 	if err != nil {
@@ -327,4 +307,32 @@ func readRecord(ctx context.Context, db driver.DB) (loadstate.State, record, err
 		return loadstate.State{}, record{}, err
 	}
 	return loadstate.ReadRecord[record](ctx, db, "sysbench")
+}
+
+// indexTable builds table t's k index once its rows are in and, on PostgreSQL, moves its id
+// sequence past the rows loaded.
+func indexTable(ctx context.Context, ctl driver.Conn, fam, engine string, t int) error {
+	if _, err := ctl.Exec(ctx, indexSQL(t)); err != nil {
+		return fmt.Errorf("creating the index k_%d: %w", t, err)
+	}
+	if fam == sqlexec.FamilyPostgres && engine == "postgres" {
+		if _, err := ctl.Exec(ctx, sequenceSQL(t)); err != nil {
+			return fmt.Errorf("moving %s's id sequence past the rows loaded: %w", tableName(t), err)
+		}
+	}
+	return nil
+}
+
+// tableStats gathers the statistics of every table but the last (bulkload.Finish does the last's);
+// none on SQLite, whose checkpoint PRAGMA would hold the control connection's next DDL in an open
+// transaction.
+func tableStats(ctx context.Context, ctl driver.Conn, fam, engine string, tables int) error {
+	for t := 1; t < tables && fam != sqlexec.FamilySQLite; t++ {
+		for _, q := range bulkload.StatsSQL(fam, engine, tableName(t)) {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return fmt.Errorf("after the load (%s): %w", q, err)
+			}
+		}
+	}
+	return nil
 }
