@@ -236,27 +236,38 @@ func (c *Conn) batchText(stmts string, commit bool) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
+// batchStart is what every batch does first: it checks the context and that batches are on, builds
+// the batch's text (a pending Begin in front, COMMIT behind with commit), marks the transaction
+// open and counts the round trip. pending says a held-back Begin went in front.
+func (c *Conn) batchStart(ctx context.Context, stmts string, commit bool) (text string, pending bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", false, err
+	}
+	if err := c.batches(); err != nil {
+		return "", false, err
+	}
+	pending = c.tx == txPending
+	text = c.batchText(stmts, commit)
+	if pending {
+		c.tx = txOpen
+	}
+	c.trips++
+	return text, pending, nil
+}
+
 // ExecBatch runs stmts, statements without parameters separated by semicolons, in one round trip
 // (the protocol's multi-statements; a pending Begin's statements go in front), and appends the rows
 // each of them affected to affected. With commit, COMMIT ends the batch and the transaction (Commit
 // then sends nothing). The server stops at the first statement that fails and returns its error; the
 // transaction then stays open for Rollback.
 func (c *Conn) ExecBatch(ctx context.Context, stmts string, commit bool, affected []int64) ([]int64, error) {
-	if err := ctx.Err(); err != nil {
+	text, pending, err := c.batchStart(ctx, stmts, commit)
+	if err != nil {
 		return affected, err
 	}
-	if err := c.batches(); err != nil {
-		return affected, err
-	}
-	pending := c.tx == txPending
-	text := c.batchText(stmts, commit)
-	if pending {
-		c.tx = txOpen
-	}
-	c.trips++
 	stop := c.watch(ctx)
 	var all []int64
-	err := c.sc.Raw(func(dc any) error {
+	err = c.sc.Raw(func(dc any) error {
 		ex, ok := dc.(sqldriver.ExecerContext)
 		if !ok {
 			return fmt.Errorf("mysql: the driver's connection %T runs no statements", dc)
@@ -312,18 +323,10 @@ func (c *Conn) batches() error {
 // every result set to the end: an error of a later statement (COMMIT's included) shows in Err once
 // NextResultSet reaches it.
 func (c *Conn) QueryBatch(ctx context.Context, stmts string, commit bool) (driver.BatchRows, error) {
-	if err := ctx.Err(); err != nil {
+	text, pending, err := c.batchStart(ctx, stmts, commit)
+	if err != nil {
 		return nil, err
 	}
-	if err := c.batches(); err != nil {
-		return nil, err
-	}
-	pending := c.tx == txPending
-	text := c.batchText(stmts, commit)
-	if pending {
-		c.tx = txOpen
-	}
-	c.trips++
 	stop := c.watch(ctx)
 	rs, err := c.sc.QueryContext(noCancel, text)
 	if err != nil {
