@@ -317,3 +317,43 @@ func DefaultOut(name string, now time.Time) string {
 	}
 	return dir
 }
+
+// removeStaleProbes removes, after a search with --replace saved its search.json into dir, the
+// probe directories an earlier search left there (probe-NN-RATE[-confirm]) that this one's probes do
+// not name, so that the directory holds one search only. A directory is removed only when it holds
+// nothing but a run's files (runFiles, and a workload's plans/); any other is left, and said.
+func removeStaleProbes(dir string, res *report.SearchResult, warn io.Writer) {
+	keep := map[string]bool{}
+	for _, p := range res.Probes {
+		keep[p.Dir] = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	own := map[string]bool{"plans": true}
+	for _, n := range runFiles {
+		own[n] = true
+	}
+	for _, e := range entries {
+		if !e.IsDir() || keep[e.Name()] || !strings.HasPrefix(e.Name(), "probe-") {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		files, err := os.ReadDir(sub)
+		if err != nil {
+			continue
+		}
+		ours := true
+		for _, f := range files {
+			ours = ours && own[f.Name()]
+		}
+		if !ours {
+			fmt.Fprintf(warn, "%s is an earlier search's probe holding files candor did not write: left as it is\n", sub)
+			continue
+		}
+		if err := os.RemoveAll(sub); err != nil {
+			fmt.Fprintf(warn, "cannot remove the earlier search's probe %s: %v\n", sub, err)
+		}
+	}
+}

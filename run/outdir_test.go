@@ -100,3 +100,39 @@ func TestCheckOut(t *testing.T) {
 		t.Errorf("a run's --out beside other runs' directories: %v", err)
 	}
 }
+
+// A search with --replace leaves one search in its directory: the earlier search's probes it does
+// not name go, unless they hold a file candor did not write.
+func TestRemoveStaleProbes(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(sub string, files ...string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, sub, f)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, sub, f), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mk("probe-01-100", report.ResultFile, report.LogFile)                       // this search's: kept
+	mk("probe-02-200", report.ResultFile, report.LogFile, report.ResourcesFile) // the earlier one's: removed
+	mk("probe-03-400-confirm", report.ResultFile, "plans/q1.txt")               // the earlier one's: removed
+	mk("probe-04-800", report.ResultFile, "notes.txt")                          // a file of the user's: kept
+	mk("other", report.ResultFile)                                              // not a probe: kept
+	var warn strings.Builder
+	removeStaleProbes(dir, &report.SearchResult{Probes: []report.SearchProbe{{Dir: "probe-01-100"}}}, &warn)
+	for sub, want := range map[string]bool{"probe-01-100": true, "probe-02-200": false, "probe-03-400-confirm": false, "probe-04-800": true, "other": true} {
+		_, err := os.Stat(filepath.Join(dir, sub))
+		if got := err == nil; got != want {
+			t.Errorf("%s: exists %v, want %v", sub, got, want)
+		}
+	}
+	if !strings.Contains(warn.String(), "probe-04-800") || strings.Contains(warn.String(), "probe-02") {
+		t.Errorf("warnings: %q, want one naming probe-04-800 only", warn.String())
+	}
+}

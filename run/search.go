@@ -156,6 +156,10 @@ func Search(ctx context.Context, sp SearchPlan, out Out) (*report.SearchResult, 
 	if err := report.WriteSearch(sp.Out, res); err != nil {
 		return res, userr.Errorf("cannot write %s into %s: %v: choose another --out", report.SearchFile, sp.Out, err)
 	}
+	if sp.Base.Replace {
+		// This search's search.json is saved: an earlier search's probes it replaced go now (outdir.go).
+		removeStaleProbes(sp.Out, res, out.Stderr)
+	}
 	if sp.Base.Check && ferr == nil && len(res.Probes) > 0 && ctx.Err() == nil {
 		// search.json is already saved with the probes: a check interrupted for good keeps them.
 		checkSearch(ctx, &sp, res, out)
