@@ -40,21 +40,47 @@ func TestMetricWorkedExample(t *testing.T) {
 	}
 }
 
-// The floor applies only past the ratio: a longest/shortest ratio of exactly 1000 raises nothing,
-// and the refresh functions are never raised (a 0.001 s RF1 stays in the product as it is).
+// Clause 5.3.7.5: each interval reported rounded to the nearest 0.1 s, 23.74 as 23.7 and 23.75 as
+// 23.8 (the clause's own examples), below 0.05 s as 0.1 s so that none is zero.
+func TestInterval(t *testing.T) {
+	for _, c := range []struct{ in, want float64 }{
+		{23.74, 23.7}, {23.75, 23.8}, {23.7499, 23.7}, {0.0001, 0.1}, {0.049, 0.1}, {0.05, 0.1},
+		{0.149, 0.1}, {0.15, 0.2}, {0.96, 1}, {1, 1}, {1000.04, 1000}, {3599.95, 3600}, {0, 0}, {-1, 0},
+	} {
+		if got := Interval(c.in); got != c.want {
+			t.Errorf("Interval(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+// The floor applies only past the ratio, on the intervals as clause 5.3.7.5 reports them (so at
+// least 0.1 s: the floor matters only past a longest of 100 s), and max/1000 is itself rounded as
+// an interval (clause 5.4.1.4); the refresh functions are never raised.
 func TestMetricFloorBounds(t *testing.T) {
-	qi := []float64{10, 0.01}
-	if _, raised := Floor(qi); raised != 0 {
+	if _, raised := Floor([]float64{100, 0.1}); raised != 0 {
 		t.Fatalf("ratio 1000 raised %d, want 0", raised)
 	}
-	qi = []float64{10, 0.001}
-	if adj, raised := Floor(qi); raised != 1 || adj[1] != 0.01 {
-		t.Fatalf("ratio 10000: %v, %d raised; want [10 0.01], 1", adj, raised)
+	// 10 s and 1 ms: the 1 ms counts as 0.1 s (clause 5.3.7.5), a ratio of 100, nothing raised.
+	if adj, raised := Floor([]float64{10, 0.001}); raised != 0 || adj[1] != 0.1 || adj[0] != 10 {
+		t.Fatalf("10 s and 1 ms: %v, %d raised; want [10 0.1], 0", adj, raised)
 	}
-	// A query of 0 s is raised by the floor like any other; a refresh function of 0 s gives no figure.
-	// SF 10, queries 2 s and 8 s, refresh 0.001 s and 1000 s: (2·8·0.001·1000)^(1/4) = 16^(1/4) = 2
-	if p := Power(10, []float64{2, 8}, []float64{0.001, 1000}); !near(p, 18000, 1e-9) {
+	// 150 s: max/1000 = 0.15 s, an interval of 0.2 s; 0.12 s reported as 0.1 s is raised to it.
+	if adj, raised := Floor([]float64{150, 0.12, 0.2, 3.04}); raised != 1 || adj[1] != 0.2 || adj[2] != 0.2 || adj[3] != 3 {
+		t.Fatalf("longest 150 s: %v, %d raised; want [150 0.2 0.2 3], 1", adj, raised)
+	}
+	// 120 s: max/1000 = 0.12 s is reported as 0.1 s, so a 0.1 s query stays and is not counted.
+	if adj, raised := Floor([]float64{120.04, 0.1}); raised != 0 || adj[0] != 120 || adj[1] != 0.1 {
+		t.Fatalf("longest 120 s: %v, %d raised; want [120 0.1], 0", adj, raised)
+	}
+	// The refresh functions are rounded too but never floored; a measured 0 gives no figure.
+	// SF 10, queries 1.6 s and 10 s, refresh 0.04 s (reported 0.1 s) and 10 s:
+	// (1.6·10·0.1·10)^(1/4) = 16^(1/4) = 2, Power@10 = 3600·10/2 = 18000.
+	if p := Power(10, []float64{1.6, 10}, []float64{0.04, 10}); !near(p, 18000, 1e-9) {
 		t.Fatalf("Power@10 = %v, want 3600·10/2 = 18000", p)
+	}
+	// Intervals measured a little off the tenth count as the tenth: the same figure.
+	if p := Power(10, []float64{1.6321, 9.96}, []float64{0.0001, 10.049}); !near(p, 18000, 1e-9) {
+		t.Fatalf("Power@10 of unrounded intervals = %v, want 18000 (each rounded to 0.1 s first)", p)
 	}
 	if Power(1, []float64{0, 0}, nil) != 0 || Power(1, []float64{1}, []float64{0}) != 0 || Throughput(1, 2, 0) != 0 || QphH(0, 5) != 0 {
 		t.Fatal("a zero interval must give no figure (0)")

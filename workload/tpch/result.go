@@ -36,23 +36,29 @@ type Details struct {
 }
 
 // PowerTest is one power test: each query's and refresh function's timing interval in seconds
-// (QI(i,0), RI(j,0); zero when it did not complete), Power@Size (0 when incomplete), and the
-// queries clause 5.4.1.4 raised.
+// (QI(i,0), RI(j,0); zero when it did not complete) as clause 5.3.7.5 reports them and the metric
+// uses them (Interval: to 0.1 s, at least 0.1 s), the same as measured (to the nanosecond),
+// Power@Size (0 when incomplete), and the queries clause 5.4.1.4 raised.
 type PowerTest struct {
-	QuerySeconds   [queries.Count]float64 `json:"query_seconds"`
-	RefreshSeconds []float64              `json:"refresh_seconds,omitempty"`
-	Complete       bool                   `json:"complete"`
-	PowerAtSize    float64                `json:"power_at_size"`
-	Floored        int                    `json:"floored"`
+	QuerySeconds           [queries.Count]float64 `json:"query_seconds"`
+	RefreshSeconds         []float64              `json:"refresh_seconds,omitempty"`
+	MeasuredQuerySeconds   [queries.Count]float64 `json:"measured_query_seconds"`
+	MeasuredRefreshSeconds []float64              `json:"measured_refresh_seconds,omitempty"`
+	Complete               bool                   `json:"complete"`
+	PowerAtSize            float64                `json:"power_at_size"`
+	Floored                int                    `json:"floored"`
 }
 
 // ThroughputTest is the throughput test: Ts (clause 5.3.7.6) and each stream's figures.
 type ThroughputTest struct {
-	Streams  int                  `json:"streams"`
-	Seconds  float64              `json:"ts_seconds"`
-	Complete bool                 `json:"complete"`
-	Stream   []StreamOutcome      `json:"stream"`
-	PerQuery map[string][]float64 `json:"per_query_seconds"` // q1..q22: each query stream's interval
+	Streams  int             `json:"streams"`
+	Seconds  float64         `json:"ts_seconds"`
+	Complete bool            `json:"complete"`
+	Stream   []StreamOutcome `json:"stream"`
+	// PerQuery is q1..q22: each query stream's interval as clause 5.3.7.5 reports it (Interval),
+	// PerQueryMeasured the same as measured.
+	PerQuery         map[string][]float64 `json:"per_query_seconds"`
+	PerQueryMeasured map[string][]float64 `json:"per_query_measured_seconds"`
 }
 
 // StreamOutcome is one stream of the throughput test.
@@ -130,6 +136,7 @@ func (s *session) details() *Details {
 			pt := PowerTest{}
 			if refresh {
 				pt.RefreshSeconds = make([]float64, 2)
+				pt.MeasuredRefreshSeconds = make([]float64, 2)
 			}
 			done := 0
 			for i := range p.times {
@@ -137,13 +144,13 @@ func (s *session) details() *Details {
 				if tm.repeat != rep || tm.err != "" {
 					continue
 				}
-				switch {
+				switch v := tm.seconds(); {
 				case tm.q > 0:
-					pt.QuerySeconds[tm.q-1] = tm.seconds()
+					pt.QuerySeconds[tm.q-1], pt.MeasuredQuerySeconds[tm.q-1] = Interval(v), v
 				case tm.op == OpRF1:
-					pt.RefreshSeconds[0] = tm.seconds()
+					pt.RefreshSeconds[0], pt.MeasuredRefreshSeconds[0] = Interval(v), v
 				case tm.op == OpRF2:
-					pt.RefreshSeconds[1] = tm.seconds()
+					pt.RefreshSeconds[1], pt.MeasuredRefreshSeconds[1] = Interval(v), v
 				}
 				done++
 			}
@@ -163,7 +170,7 @@ func (s *session) details() *Details {
 		}
 	}
 	if len(s.plan.streams) > 0 {
-		tt := &ThroughputTest{Streams: len(s.plan.streams), Complete: true, PerQuery: map[string][]float64{}}
+		tt := &ThroughputTest{Streams: len(s.plan.streams), Complete: true, PerQuery: map[string][]float64{}, PerQueryMeasured: map[string][]float64{}}
 		all := append(slices.Clone(s.plan.streams), s.plan.refresh)
 		if s.plan.refresh == nil {
 			all = all[:len(all)-1]
@@ -200,15 +207,17 @@ func (s *session) details() *Details {
 			tt.Stream = append(tt.Stream, so)
 		}
 		for q := 1; q <= queries.Count; q++ {
-			per := make([]float64, len(s.plan.streams))
+			per, measured := make([]float64, len(s.plan.streams)), make([]float64, len(s.plan.streams))
 			for i, st := range s.plan.streams {
 				for j := range st.times {
 					if st.times[j].q == q && st.times[j].err == "" {
-						per[i] = st.times[j].seconds()
+						measured[i] = st.times[j].seconds()
+						per[i] = Interval(measured[i])
 					}
 				}
 			}
 			tt.PerQuery["q"+strconv.Itoa(q)] = per
+			tt.PerQueryMeasured["q"+strconv.Itoa(q)] = measured
 		}
 		if !first.IsZero() {
 			tt.Seconds = last.Sub(first).Seconds()
@@ -309,7 +318,7 @@ func (s *session) powerSection(d *Details) []report.Section {
 		return nil
 	}
 	rep := s.o.Repeat
-	cols := []string{"query", "parameters", "seconds"}
+	cols := []string{"query", "parameters", "seconds", "measured s"}
 	if rep > 1 {
 		cols = []string{"query", "parameters", "median s", "min s", "max s", "spread"}
 	}
@@ -372,9 +381,9 @@ func (s *session) powerSection(d *Details) []report.Section {
 				row = append(row, secs(med), secs(sorted[0]), secs(sorted[len(sorted)-1]), spread)
 			}
 		} else if len(a.secs) == 0 {
-			row = append(row, "failed")
+			row = append(row, "failed", "")
 		} else {
-			row = append(row, secs(a.secs[0]))
+			row = append(row, interval(a.secs[0]), secs(a.secs[0]))
 		}
 		row = append(row, strconv.FormatInt(a.rows, 10))
 		if s.o.Validate {
@@ -384,7 +393,9 @@ func (s *session) powerSection(d *Details) []report.Section {
 	}
 	notes := []string{"Each timing interval runs from the query's submission to its last row (clause 5.3.7.2); the rows are in the power test's order of execution (stream 0: RF1, Q14, Q2, ..., Q12, RF2). Each query is also an operation of the latency table (response = service: one stream per connection, no waits)."}
 	if rep > 1 {
-		notes = append(notes, fmt.Sprintf("%d power tests in a row: the median, least and greatest interval of each query, and the spread (half the range, in percent of the median).", rep))
+		notes = append(notes, fmt.Sprintf("%d power tests in a row: the median, least and greatest measured interval of each query, and the spread (half the range, in percent of the median); result.json holds each test's intervals to 0.1 s (clause 5.3.7.5), which Power@Size uses.", rep))
+	} else {
+		notes = append(notes, "seconds: the interval as clause 5.3.7.5 reports it, rounded to the nearest 0.1 s (below 0.05 s: 0.1 s), which Power@Size uses; measured s: the same interval as measured.")
 	}
 	if s.explained > 0 {
 		notes = append(notes, fmt.Sprintf("Each query's plan (the engine's EXPLAIN, with the parameters above) is saved in plans/qN.txt (%d plans).", s.explained))
@@ -425,6 +436,9 @@ func median(sorted []float64) float64 {
 // secs is seconds to the tenth of a millisecond (result.json holds them in full).
 func secs(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
+// interval is a measured interval as clause 5.3.7.5 reports it (Interval): "23.8".
+func interval(v float64) string { return strconv.FormatFloat(Interval(v), 'f', 1, 64) }
+
 // throughputSections are the per-stream table and the per-query, per-stream table.
 func (s *session) throughputSections(d *Details) []report.Section {
 	tt := d.Throughput
@@ -445,13 +459,13 @@ func (s *session) throughputSections(d *Details) []report.Section {
 			if v == 0 {
 				row = append(row, "-")
 			} else {
-				row = append(row, secs(v))
+				row = append(row, strconv.FormatFloat(v, 'f', 1, 64))
 			}
 		}
 		qrows = append(qrows, row)
 	}
 	per := report.Section{Title: "TPC-H: throughput test, per query and stream", Columns: cols, Rows: qrows,
-		Notes: []string{"Each query stream runs the 22 queries in its own order (Appendix A) with its own parameters; \"-\" is a query that did not complete."}}
+		Notes: []string{"Each query stream runs the 22 queries in its own order (Appendix A) with its own parameters; each interval as clause 5.3.7.5 reports it (to 0.1 s, at least 0.1 s; result.json also holds them as measured); \"-\" is a query that did not complete."}}
 	return []report.Section{streams, per}
 }
 
@@ -485,7 +499,7 @@ func (s *session) metricSection(d *Details) report.Section {
 	if d.QphH > 0 {
 		rows = append(rows, []string{"QphH@Size", fmt.Sprintf("%.1f", d.QphH), "sqrt(Power@Size × Throughput@Size)"})
 	}
-	notes := []string{"Clause 5.4: Power@Size = 3600·SF / (∏ QI(i,0) · ∏ RI(j,0))^(1/24); Throughput@Size = S·22·3600/Ts·SF; QphH@Size = sqrt(Power@Size · Throughput@Size). Intervals in seconds."}
+	notes := []string{"Clause 5.4: Power@Size = 3600·SF / (∏ QI(i,0) · ∏ RI(j,0))^(1/24); Throughput@Size = S·22·3600/Ts·SF; QphH@Size = sqrt(Power@Size · Throughput@Size). Intervals in seconds, QI and RI as clause 5.3.7.5 reports them (to the nearest 0.1 s, at least 0.1 s; the floor of clause 5.4.1.4 rounded alike), Ts as measured."}
 	if d.Compliant {
 		notes = append(notes, "The run follows the standard's rules that candor can check; it is not audited (clause 8), so it is no TPC-H result.")
 	} else {

@@ -3,6 +3,7 @@ package tpch
 import (
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,6 +149,27 @@ func TestRun(t *testing.T) {
 			d = r.Details.(*Details)
 			if d.PowerAtSize <= 0 || d.ThroughputAtSize <= 0 || d.QphH <= 0 || d.Throughput == nil || !d.Throughput.Complete {
 				t.Fatalf("details %+v: want Power, Throughput and QphH", d)
+			}
+			// Clause 5.3.7.5: the intervals reported and used by the metric are the measured ones
+			// rounded to the nearest 0.1 s, at least 0.1 s; Power@Size is computed from them.
+			pt := d.Power[0]
+			reported := append(pt.QuerySeconds[:], pt.RefreshSeconds...)
+			measured := append(pt.MeasuredQuerySeconds[:], pt.MeasuredRefreshSeconds...)
+			for i, v := range reported {
+				m := measured[i]
+				if m <= 0 || v < 0.1 || v != Interval(m) || math.Abs(v*10-math.Round(v*10)) > 1e-9 || m >= 0.05 && math.Abs(v-m) > 0.05+1e-9 {
+					t.Errorf("power test interval %d: reported %v, measured %v; want the measured rounded to 0.1 s, at least 0.1 s", i, v, m)
+				}
+			}
+			if p := Power(testSF, pt.MeasuredQuerySeconds[:], pt.MeasuredRefreshSeconds); p != pt.PowerAtSize || d.PowerAtSize != p {
+				t.Errorf("Power@Size %v, details %v; want %v from the intervals", pt.PowerAtSize, d.PowerAtSize, p)
+			}
+			for q, per := range d.Throughput.PerQuery {
+				for i, v := range per {
+					if m := d.Throughput.PerQueryMeasured[q][i]; m <= 0 || v != Interval(m) {
+						t.Errorf("throughput %s stream %d: reported %v, measured %v", q, i+1, v, m)
+					}
+				}
 			}
 			if d.FirstRefreshSet != 1 || d.RefreshSets != 3 {
 				t.Errorf("refresh sets %d..+%d, want 1..3", d.FirstRefreshSet, d.RefreshSets)
