@@ -38,6 +38,18 @@ type Conn struct {
 	trips int64
 	// watch is the connection's own watch of the caller's context (see enter).
 	watch ctxWatch
+
+	// The direct path (direct.go): statements prepared by SQL text, the parameters of the statement
+	// being sent (values sliced from buf at offs, their formats), and the results handed out.
+	stmts     map[string]*pstmt
+	stmtSeq   int
+	vals      [][]byte
+	fmts      []int16
+	offs      []int32
+	buf       []byte
+	dRowSlab  []directRow
+	dRowsSlab []directRows
+	dExec     direct
 }
 
 // ctxWatch interrupts a connection's statement when the caller's context ends, registered once per
@@ -370,12 +382,17 @@ func (r *row) Scan(dest ...any) error {
 }
 
 func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) driver.Row {
+	pctx, err := c.enter(ctx)
+	if err == nil && len(args) > 0 {
+		if dr := c.queryRowDirect(ctx, sql, args); dr != nil {
+			return dr
+		}
+	}
 	if len(c.rowSlab) == 0 {
 		c.rowSlab = make([]row, 64)
 	}
 	r := &c.rowSlab[0]
 	c.rowSlab = c.rowSlab[1:]
-	pctx, err := c.enter(ctx)
 	if err != nil {
 		r.err = err
 		return r
@@ -402,6 +419,11 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows,
 	pctx, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if len(args) > 0 {
+		if rows, ok, err := c.queryDirect(ctx, sql, args); ok {
+			return rows, err
+		}
 	}
 	if carry, err := c.carriesBegin(pctx, args); err != nil {
 		return nil, c.leave(ctx, err)
@@ -481,6 +503,11 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 }
 
 func (c *Conn) exec(ctx context.Context, sql string, args []any) (int64, error) {
+	if len(args) > 0 {
+		if n, ok, err := c.execDirect(sql, args); ok {
+			return n, err
+		}
+	}
 	if carry, err := c.carriesBegin(ctx, args); err != nil {
 		return 0, err
 	} else if carry || c.carriesCommit(args) {
