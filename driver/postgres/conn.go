@@ -40,13 +40,10 @@ type Conn struct {
 	watch ctxWatch
 
 	// The direct path (direct.go): statements prepared by SQL text, the parameters of the statement
-	// being sent (values sliced from buf at offs, their formats), and the results handed out.
+	// being sent, and the results handed out.
 	stmts     map[string]*pstmt
 	stmtSeq   int
-	vals      [][]byte
-	fmts      []int16
-	offs      []int32
-	buf       []byte
+	params    params
 	dRowSlab  []directRow
 	dRowsSlab []directRows
 	dExec     direct

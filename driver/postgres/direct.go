@@ -96,7 +96,7 @@ func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok boo
 		return false
 	}
 	d.st = st
-	if err := c.encodeArgs(st, args); err != nil {
+	if err := c.params.encode(c.pc.TypeMap(), st.sd.ParamOIDs, args); err != nil {
 		d.err, d.done = err, true
 		return true
 	}
@@ -125,7 +125,7 @@ func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok boo
 	c.trips++ // all in one write, answered together
 	pc := c.pc.PgConn()
 	if beginSt == nil && commitSt == nil {
-		d.rr = pc.ExecStatement(context.Background(), st.sd, c.vals, c.fmts, st.rfmts)
+		d.rr = pc.ExecStatement(context.Background(), st.sd, c.params.vals, c.params.fmts, st.rfmts)
 		return true
 	}
 	p := pc.StartPipeline(context.Background())
@@ -133,7 +133,7 @@ func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok boo
 	if beginSt != nil {
 		p.SendQueryStatement(beginSt.sd, nil, nil, nil)
 	}
-	p.SendQueryStatement(st.sd, c.vals, c.fmts, st.rfmts)
+	p.SendQueryStatement(st.sd, c.params.vals, c.params.fmts, st.rfmts)
 	if commitSt != nil {
 		p.SendQueryStatement(commitSt.sd, nil, nil, nil)
 	}

@@ -22,40 +22,51 @@ const (
 	microsecFromUnixEpochToY2K = 946684800 * 1_000_000
 )
 
-// encodeArgs fills c.vals and c.fmts with the parameters of st from args.
-func (c *Conn) encodeArgs(st *pstmt, args []any) error {
-	oids := st.sd.ParamOIDs
+// params are the encoded parameters of the statement being sent: values sliced from buf (nil for
+// a NULL), their formats. One per connection, reused by every statement.
+type params struct {
+	vals [][]byte
+	fmts []int16
+	offs []int32 // start and end of each value in buf, -1 for a NULL
+	buf  []byte
+}
+
+// encode fills p with the parameters of types oids from args.
+func (p *params) encode(m *pgtype.Map, oids []uint32, args []any) error {
 	if len(args) != len(oids) {
 		return fmt.Errorf("postgres: the statement takes %d arguments, %d given", len(oids), len(args))
 	}
-	buf := c.buf[:0]
-	c.fmts = c.fmts[:0]
-	c.offs = c.offs[:0]
+	if p.buf == nil {
+		p.buf = make([]byte, 0, 256) // never nil: an empty value sliced from it is not a NULL
+	}
+	buf := p.buf[:0]
+	p.fmts = p.fmts[:0]
+	p.offs = p.offs[:0]
 	for i, arg := range args {
 		start := len(buf)
 		var format int16
 		var null bool
 		var err error
-		buf, format, null, err = appendParam(c.pc.TypeMap(), oids[i], arg, buf)
+		buf, format, null, err = appendParam(m, oids[i], arg, buf)
 		if err != nil {
 			return fmt.Errorf("failed to encode args[%d]: %w", i, err)
 		}
 		if null {
 			buf = buf[:start]
-			c.offs = append(c.offs, -1, -1)
+			p.offs = append(p.offs, -1, -1)
 		} else {
-			c.offs = append(c.offs, int32(start), int32(len(buf)))
+			p.offs = append(p.offs, int32(start), int32(len(buf)))
 		}
-		c.fmts = append(c.fmts, format)
+		p.fmts = append(p.fmts, format)
 	}
-	c.buf = buf
-	c.vals = c.vals[:0]
-	for i := 0; i < len(c.offs); i += 2 {
-		if c.offs[i] < 0 {
-			c.vals = append(c.vals, nil)
+	p.buf = buf
+	p.vals = p.vals[:0]
+	for i := 0; i < len(p.offs); i += 2 {
+		if p.offs[i] < 0 {
+			p.vals = append(p.vals, nil)
 			continue
 		}
-		c.vals = append(c.vals, buf[c.offs[i]:c.offs[i+1]:c.offs[i+1]])
+		p.vals = append(p.vals, buf[p.offs[i]:p.offs[i+1]:p.offs[i+1]])
 	}
 	return nil
 }
