@@ -42,7 +42,7 @@ func TestDirectRoundTrip(t *testing.T) {
 		{"SELECT $1::int4", 7, func() any { return new(int64) }},
 		{"SELECT $1::int8", int64(math.MinInt64), func() any { return new(int64) }},
 		{"SELECT $1::int8", math.MaxInt64, func() any { return new(int) }},
-		{"SELECT $1::int8", int64(1) << 40, func() any { return new(int32) }}, // out of range: both fail
+		{"SELECT $1::int8", int64(1) << 40, func() any { return new(int32) }},    // out of range: both fail
 		{"SELECT $1::int4", math.MaxInt32 + 1, func() any { return new(int64) }}, // likewise
 		{"SELECT $1::float8", 0.1, func() any { return new(float64) }},
 		{"SELECT $1::float8", math.Inf(-1), func() any { return new(float64) }},
