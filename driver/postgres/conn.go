@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/candor-bench/candor/driver"
 )
@@ -210,8 +211,19 @@ func (c *Conn) sendBegin(ctx context.Context) error {
 	sql := c.begin
 	c.begin = ""
 	c.trips++
-	_, err := c.pc.Exec(ctx, sql) // no arguments: one round trip of the simple protocol
+	_, err := c.simple(ctx, sql) // no arguments: one round trip of the simple protocol
 	return err
+}
+
+// simple runs sql, without arguments, with the simple protocol straight on pgconn: what pgx's Exec
+// sends for a statement without arguments, without its per-statement checks.
+func (c *Conn) simple(ctx context.Context, sql string) (pgconn.CommandTag, error) {
+	mrr := c.pc.PgConn().Exec(ctx, sql)
+	var tag pgconn.CommandTag
+	for mrr.NextResult() {
+		tag, _ = mrr.ResultReader().Close()
+	}
+	return tag, mrr.Close()
 }
 
 // carriesBegin reports whether the next statement, of args, should carry the pending BEGIN. A
@@ -320,7 +332,7 @@ func (c *Conn) Commit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tag, err := c.pc.Exec(pctx, "COMMIT")
+	tag, err := c.simple(pctx, "COMMIT")
 	if err = c.leave(ctx, err); err != nil {
 		return err
 	}
@@ -345,7 +357,7 @@ func (c *Conn) Rollback(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.pc.Exec(pctx, "ROLLBACK")
+	_, err = c.simple(pctx, "ROLLBACK")
 	return c.leave(ctx, err)
 }
 
