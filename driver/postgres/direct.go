@@ -26,8 +26,9 @@ import (
 
 // pstmt is a statement prepared on the connection for the direct path.
 type pstmt struct {
-	sd    *pgconn.StatementDescription
-	rfmts []int16 // result formats: pgx's choice for each column's type
+	sd     *pgconn.StatementDescription
+	rfmts  []int16                   // result formats: pgx's choice for each column's type
+	fields []pgconn.FieldDescription // the columns as its rows describe them (formats included)
 }
 
 // directStmt returns sql's prepared statement, preparing it on first use; nil (and no error) when
@@ -49,10 +50,12 @@ func (c *Conn) directStmt(sql string) (*pstmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &pstmt{sd: sd, rfmts: make([]int16, len(sd.Fields))}
+	st := &pstmt{sd: sd, rfmts: make([]int16, len(sd.Fields)), fields: make([]pgconn.FieldDescription, len(sd.Fields))}
 	m := c.pc.TypeMap()
+	copy(st.fields, sd.Fields)
 	for i := range sd.Fields {
 		st.rfmts[i] = m.FormatCodeForOID(sd.Fields[i].DataTypeOID)
+		st.fields[i].Format = st.rfmts[i]
 	}
 	c.stmts[sql] = st
 	return st, nil
@@ -283,7 +286,12 @@ type directRows struct {
 	ctx    context.Context
 	err    error
 	closed bool
+	fields []pgconn.FieldDescription
 }
+
+// FieldDescriptions describes the columns, as pgx.Rows does (workloads read the column names and
+// count from it).
+func (r *directRows) FieldDescriptions() []pgconn.FieldDescription { return r.fields }
 
 func (r *directRows) Next() bool {
 	if r.closed {
@@ -341,6 +349,9 @@ func (c *Conn) queryDirect(ctx context.Context, sql string, args []any) (_ drive
 	}
 	c.dRowsSlab = c.dRowsSlab[1:]
 	r.ctx = ctx
+	if r.d.st != nil {
+		r.fields = r.d.st.fields
+	}
 	if r.d.done { // failed before any row: the error now, as pgx's Query reports it
 		err := c.leave(ctx, r.d.err)
 		r.d = direct{}

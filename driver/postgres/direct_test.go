@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/candor-bench/candor/driver"
@@ -97,6 +98,15 @@ func TestDirectRoundTrip(t *testing.T) {
 	rows, err := c.Query(ctx, "SELECT g, g::text, CASE WHEN g = 2 THEN NULL ELSE g * 0.5 END::float8 FROM generate_series(1, $1::int) g", 3)
 	if err != nil {
 		t.Fatal(err)
+	}
+	fd, ok := rows.(interface {
+		FieldDescriptions() []pgconn.FieldDescription
+	})
+	if !ok {
+		t.Fatalf("%T has no FieldDescriptions (workload/script and workload/tpch read the columns from it)", rows)
+	}
+	if f := fd.FieldDescriptions(); len(f) != 3 || f[0].Name != "g" || f[1].DataTypeOID != pgtype.TextOID {
+		t.Fatalf("field descriptions %+v", f)
 	}
 	var n int32
 	var txt string
