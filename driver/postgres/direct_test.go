@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -165,5 +166,37 @@ func TestDirectStatementReprepared(t *testing.T) {
 	}
 	if err := c.QueryRow(ctx, q, 1).Scan(&id, &v, &s, &extra); err != nil || extra != 5 {
 		t.Fatalf("after re-preparing: %d, %v", extra, err)
+	}
+}
+
+// TestDirectCacheFull: once a connection holds statementCacheSize statements of its own, further
+// SQL texts take pgx's path (its cache evicts), inside a transaction as well, and give the same
+// answers.
+func TestDirectCacheFull(t *testing.T) {
+	ctx := testCtx(t)
+	c := connect(t, openDB(t)).(*Conn)
+	var n int64
+	for i := 0; i < statementCacheSize+3; i++ {
+		if i == statementCacheSize+1 {
+			if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sql := "SELECT $1::int8 + " + strconv.Itoa(i)
+		if err := c.QueryRow(ctx, sql, int64(1000)).Scan(&n); err != nil || n != int64(1000+i) {
+			t.Fatalf("statement %d: %d, %v", i, n, err)
+		}
+		if i >= statementCacheSize && c.stmts[sql] != nil {
+			t.Fatalf("statement %d prepared on the direct path beyond its %d", i, statementCacheSize)
+		}
+	}
+	if len(c.stmts) != statementCacheSize {
+		t.Fatalf("%d statements on the direct path, want %d", len(c.stmts), statementCacheSize)
+	}
+	if err := c.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.QueryRow(ctx, "SELECT $1::int8", int64(5)).Scan(&n); err != nil || n != 5 {
+		t.Fatalf("after the transaction: %d, %v", n, err)
 	}
 }
