@@ -32,13 +32,14 @@ type pstmt struct {
 }
 
 // directStmt returns sql's prepared statement, preparing it on first use; nil (and no error) when
-// the connection holds statementCacheSize of them already (sql then takes pgx's path, whose cache
-// evicts).
-func (c *Conn) directStmt(sql string) (*pstmt, error) {
+// the connection holds statementCacheSize of them already and sql is not a BEGIN or COMMIT (sql
+// then takes pgx's path, whose cache evicts; the seven BEGIN and COMMIT texts are always taken, so
+// a statement already prepared can carry them).
+func (c *Conn) directStmt(sql string, control bool) (*pstmt, error) {
 	if st := c.stmts[sql]; st != nil {
 		return st, nil
 	}
-	if len(c.stmts) >= statementCacheSize {
+	if len(c.stmts) >= statementCacheSize && !control {
 		return nil, nil
 	}
 	if c.stmts == nil {
@@ -90,7 +91,7 @@ type direct struct {
 // (the connection's statement cache is full). On success d.rr reads sql's rows.
 func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok bool) {
 	*d = direct{c: c, sql: sql}
-	st, err := c.directStmt(sql)
+	st, err := c.directStmt(sql, false)
 	if err != nil {
 		d.err, d.done = err, true
 		return true
@@ -110,14 +111,10 @@ func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok boo
 	}
 	var beginSt, commitSt *pstmt
 	if begin != "" {
-		if beginSt, err = c.directStmt(begin); err == nil && beginSt == nil {
-			err = errors.New("postgres: no room to prepare BEGIN")
-		}
+		beginSt, err = c.directStmt(begin, true)
 	}
 	if err == nil && commit {
-		if commitSt, err = c.directStmt("COMMIT"); err == nil && commitSt == nil {
-			err = errors.New("postgres: no room to prepare COMMIT")
-		}
+		commitSt, err = c.directStmt("COMMIT", true)
 	}
 	if err != nil {
 		c.carry = false

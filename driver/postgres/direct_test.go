@@ -196,6 +196,22 @@ func TestDirectCacheFull(t *testing.T) {
 	if err := c.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// a statement of the full cache still carries BEGIN and COMMIT (prepared beyond the bound)
+	for _, iso := range []driver.Isolation{driver.IsolationReadCommitted, driver.IsolationSerializable} {
+		if err := c.Begin(ctx, driver.TxOptions{Isolation: iso}); err != nil {
+			t.Fatal(err)
+		}
+		c.CarryCommit()
+		if err := c.QueryRow(ctx, "SELECT $1::int8 + 0", int64(7)).Scan(&n); err != nil || n != 7 {
+			t.Fatalf("%s, the cache full: %d, %v", iso, n, err)
+		}
+		if err := c.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if s := c.pc.PgConn().TxStatus(); s != 'I' {
+			t.Fatalf("%s: transaction status %c after the carried COMMIT", iso, s)
+		}
+	}
 	if err := c.QueryRow(ctx, "SELECT $1::int8", int64(5)).Scan(&n); err != nil || n != 5 {
 		t.Fatalf("after the transaction: %d, %v", n, err)
 	}
