@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/candor-bench/candor/driver"
 )
@@ -38,6 +39,15 @@ type Conn struct {
 	trips int64
 	// watch is the connection's own watch of the caller's context (see enter).
 	watch ctxWatch
+
+	// The direct path (direct.go): statements prepared by SQL text, the parameters of the statement
+	// being sent, and the results handed out.
+	stmts     map[string]*pstmt
+	stmtSeq   int
+	params    params
+	dRowSlab  []directRow
+	dRowsSlab []directRows
+	dExec     direct
 }
 
 // ctxWatch interrupts a connection's statement when the caller's context ends, registered once per
@@ -201,8 +211,19 @@ func (c *Conn) sendBegin(ctx context.Context) error {
 	sql := c.begin
 	c.begin = ""
 	c.trips++
-	_, err := c.pc.Exec(ctx, sql) // no arguments: one round trip of the simple protocol
+	_, err := c.simple(ctx, sql) // no arguments: one round trip of the simple protocol
 	return err
+}
+
+// simple runs sql, without arguments, with the simple protocol straight on pgconn: what pgx's Exec
+// sends for a statement without arguments, without its per-statement checks.
+func (c *Conn) simple(ctx context.Context, sql string) (pgconn.CommandTag, error) {
+	mrr := c.pc.PgConn().Exec(ctx, sql)
+	var tag pgconn.CommandTag
+	for mrr.NextResult() {
+		tag, _ = mrr.ResultReader().Close()
+	}
+	return tag, mrr.Close()
 }
 
 // carriesBegin reports whether the next statement, of args, should carry the pending BEGIN. A
@@ -311,7 +332,7 @@ func (c *Conn) Commit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tag, err := c.pc.Exec(pctx, "COMMIT")
+	tag, err := c.simple(pctx, "COMMIT")
 	if err = c.leave(ctx, err); err != nil {
 		return err
 	}
@@ -336,7 +357,7 @@ func (c *Conn) Rollback(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.pc.Exec(pctx, "ROLLBACK")
+	_, err = c.simple(pctx, "ROLLBACK")
 	return c.leave(ctx, err)
 }
 
@@ -370,12 +391,17 @@ func (r *row) Scan(dest ...any) error {
 }
 
 func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) driver.Row {
+	pctx, err := c.enter(ctx)
+	if err == nil && len(args) > 0 {
+		if dr := c.queryRowDirect(ctx, sql, args); dr != nil {
+			return dr
+		}
+	}
 	if len(c.rowSlab) == 0 {
 		c.rowSlab = make([]row, 64)
 	}
 	r := &c.rowSlab[0]
 	c.rowSlab = c.rowSlab[1:]
-	pctx, err := c.enter(ctx)
 	if err != nil {
 		r.err = err
 		return r
@@ -402,6 +428,11 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows,
 	pctx, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if len(args) > 0 {
+		if rows, ok, err := c.queryDirect(ctx, sql, args); ok {
+			return rows, err
+		}
 	}
 	if carry, err := c.carriesBegin(pctx, args); err != nil {
 		return nil, c.leave(ctx, err)
@@ -481,6 +512,11 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 }
 
 func (c *Conn) exec(ctx context.Context, sql string, args []any) (int64, error) {
+	if len(args) > 0 {
+		if n, ok, err := c.execDirect(sql, args); ok {
+			return n, err
+		}
+	}
 	if carry, err := c.carriesBegin(ctx, args); err != nil {
 		return 0, err
 	} else if carry || c.carriesCommit(args) {

@@ -1,5 +1,6 @@
 // Package postgres is candor's PostgreSQL engine: pgx v5 directly, one *pgx.Conn per Connect, no pool
-// and no database/sql in between. Statements are prepared on first use and cached by their SQL text.
+// and no database/sql in between. Statements are prepared on first use and cached by their SQL text;
+// those with arguments run straight on pgconn, pgx's low-level layer (direct.go).
 //
 // URLs: postgres://user:pass@host:port/db (or postgresql://...), with pgx's query parameters
 // (sslmode, connect_timeout, ...). Open connects once to check the server and reports what is wrong

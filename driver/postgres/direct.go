@@ -1,0 +1,372 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/candor-bench/candor/driver"
+)
+
+// The direct path: statements with arguments go to pgconn (pgx's low-level layer) without pgx.Conn
+// in between. Each SQL text is prepared once per connection (Parse + Describe, as pgx's statement
+// cache does), its arguments are encoded by encode.go straight into one reused buffer (pgx's type
+// map only for the types it does not know), and its rows are decoded by decode.go straight from the
+// bytes the server sent. What the server sees is what pgx sent: the same prepared statement executed
+// with Bind and Execute, the same parameter and result formats (pgx's choice for every type),
+// BEGIN and COMMIT as prepared statements in the same pipeline with one Sync. A statement without
+// arguments still goes through pgx (the simple protocol: DDL, several statements in one text).
+//
+// Measured against pgx's path (BenchmarkPointSelectCPU, scripts/bench section 3): pgx's generic
+// encode and scan plans, its ExtendedQueryBuilder and its batch and rows wrappers cost about a
+// quarter of the driver's CPU per TPC-C transaction.
+
+// pstmt is a statement prepared on the connection for the direct path.
+type pstmt struct {
+	sd     *pgconn.StatementDescription
+	rfmts  []int16                   // result formats: pgx's choice for each column's type
+	fields []pgconn.FieldDescription // the columns as its rows describe them (formats included)
+}
+
+// directStmt returns sql's prepared statement, preparing it on first use; nil (and no error) when
+// the connection holds statementCacheSize of them already and sql is not a BEGIN or COMMIT (sql
+// then takes pgx's path, whose cache evicts; the seven BEGIN and COMMIT texts are always taken, so
+// a statement already prepared can carry them).
+func (c *Conn) directStmt(sql string, control bool) (*pstmt, error) {
+	if st := c.stmts[sql]; st != nil {
+		return st, nil
+	}
+	if len(c.stmts) >= statementCacheSize && !control {
+		return nil, nil
+	}
+	if c.stmts == nil {
+		c.stmts = make(map[string]*pstmt)
+	}
+	c.stmtSeq++
+	name := "candor_" + strconv.Itoa(c.stmtSeq)
+	sd, err := c.pc.PgConn().Prepare(context.Background(), name, sql, nil)
+	if err != nil {
+		return nil, err
+	}
+	st := &pstmt{sd: sd, rfmts: make([]int16, len(sd.Fields)), fields: make([]pgconn.FieldDescription, len(sd.Fields))}
+	m := c.pc.TypeMap()
+	copy(st.fields, sd.Fields)
+	for i := range sd.Fields {
+		st.rfmts[i] = m.FormatCodeForOID(sd.Fields[i].DataTypeOID)
+		st.fields[i].Format = st.rfmts[i]
+	}
+	c.stmts[sql] = st
+	return st, nil
+}
+
+// forget drops sql's statement when err says the server no longer holds it as prepared (a schema
+// change: "cached plan must not change result type"), so that its next use prepares it again, as
+// pgx's cache does.
+func (c *Conn) forget(sql string, err error) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == "0A000" || pgErr.Code == "26000") {
+		delete(c.stmts, sql)
+	}
+}
+
+// direct is one statement sent on the direct path, maybe with BEGIN before it and COMMIT after it
+// in one pipeline. Its rows are read through rr; finish reads what follows them and frees the
+// connection.
+type direct struct {
+	c      *Conn
+	sql    string
+	st     *pstmt
+	rr     *pgconn.ResultReader
+	p      *pgconn.Pipeline // nil when the statement went alone
+	commit bool             // a COMMIT follows in p
+	err    error            // the statement's failure (or BEGIN's)
+	done   bool
+}
+
+// send sends sql with args on the direct path: alone, or after the pending BEGIN and before a
+// carried COMMIT (carriesCommit) in one pipeline. ok is false when sql must take pgx's path instead
+// (the connection's statement cache is full). On success d.rr reads sql's rows.
+func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok bool) {
+	*d = direct{c: c, sql: sql}
+	st, err := c.directStmt(sql, false)
+	if err != nil {
+		d.err, d.done = err, true
+		return true
+	}
+	if st == nil {
+		return false
+	}
+	d.st = st
+	if err := c.params.encode(c.pc.TypeMap(), st.sd.ParamOIDs, args); err != nil {
+		d.err, d.done = err, true
+		return true
+	}
+	begin := c.begin
+	commit := allowCommit && c.carriesCommit(args)
+	if !commit {
+		c.carry = false
+	}
+	var beginSt, commitSt *pstmt
+	if begin != "" {
+		beginSt, err = c.directStmt(begin, true)
+	}
+	if err == nil && commit {
+		commitSt, err = c.directStmt("COMMIT", true)
+	}
+	if err != nil {
+		c.carry = false
+		d.err, d.done = err, true
+		return true
+	}
+	c.begin = ""
+	c.trips++ // all in one write, answered together
+	pc := c.pc.PgConn()
+	if beginSt == nil && commitSt == nil {
+		d.rr = pc.ExecStatement(context.Background(), st.sd, c.params.vals, c.params.fmts, st.rfmts)
+		return true
+	}
+	p := pc.StartPipeline(context.Background())
+	d.p, d.commit = p, commit
+	if beginSt != nil {
+		p.SendQueryStatement(beginSt.sd, nil, nil, nil)
+	}
+	p.SendQueryStatement(st.sd, c.params.vals, c.params.fmts, st.rfmts)
+	if commitSt != nil {
+		p.SendQueryStatement(commitSt.sd, nil, nil, nil)
+	}
+	if err := p.Sync(); err != nil {
+		c.carry = false
+		d.err, d.done = err, true
+		p.Close()
+		return true
+	}
+	if beginSt != nil {
+		if _, err := pipelineExec(p); err != nil {
+			c.carry = false
+			d.err, d.done = err, true
+			p.Close()
+			return true
+		}
+	}
+	res, err := p.GetResults()
+	if err != nil {
+		d.fail(err)
+		return true
+	}
+	rr, isRR := res.(*pgconn.ResultReader)
+	if !isRR {
+		d.fail(fmt.Errorf("postgres: expected the statement's result in the pipeline, got %T", res))
+		return true
+	}
+	d.rr = rr
+	return true
+}
+
+// pipelineExec reads the next result of p as a statement without rows.
+func pipelineExec(p *pgconn.Pipeline) (pgconn.CommandTag, error) {
+	res, err := p.GetResults()
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	rr, ok := res.(*pgconn.ResultReader)
+	if !ok {
+		return pgconn.CommandTag{}, fmt.Errorf("postgres: expected a statement's result in the pipeline, got %T", res)
+	}
+	return rr.Close()
+}
+
+// fail ends d with err before its rows were read.
+func (d *direct) fail(err error) {
+	d.err = err
+	d.finish()
+}
+
+// finish reads the rest of d's results (the statement's remaining rows, a carried COMMIT, the
+// pipeline's end) and returns the statement's tag and its outcome: the statement's failure first,
+// then COMMIT's. Whether a carried COMMIT ended the transaction is the server's word, as in
+// endBatch.
+func (d *direct) finish() (pgconn.CommandTag, error) {
+	if d.done {
+		return pgconn.CommandTag{}, d.err
+	}
+	d.done = true
+	c := d.c
+	var tag pgconn.CommandTag
+	if d.rr != nil {
+		var err error
+		tag, err = d.rr.Close()
+		if d.err == nil {
+			d.err = err
+		}
+		d.rr = nil
+	}
+	if d.p == nil {
+		if d.err != nil {
+			c.forget(d.sql, d.err)
+		}
+		return tag, d.err
+	}
+	if d.commit {
+		c.carry = false
+		var cerr error
+		var ctag pgconn.CommandTag
+		if d.err == nil {
+			ctag, cerr = pipelineExec(d.p)
+		}
+		perr := d.p.Close()
+		if cerr == nil {
+			cerr = perr
+		}
+		c.ended = c.pc.PgConn().TxStatus() == 'I'
+		switch {
+		case d.err != nil:
+		case cerr != nil:
+			d.err = cerr
+		case ctag.String() == "ROLLBACK":
+			d.err = errCommitRolledBack
+		}
+	} else if err := d.p.Close(); d.err == nil {
+		d.err = err
+	}
+	d.p = nil
+	if d.err != nil {
+		c.forget(d.sql, d.err)
+	}
+	return tag, d.err
+}
+
+// next moves to the statement's next row.
+func (d *direct) next() bool {
+	if d.done || d.rr == nil {
+		return false
+	}
+	return d.rr.NextRow()
+}
+
+// scan decodes the current row into dest.
+func (d *direct) scan(dest []any) error {
+	if d.rr == nil {
+		return errors.New("postgres: Scan without a row")
+	}
+	return d.c.decodeRow(d.rr.FieldDescriptions(), d.rr.Values(), dest)
+}
+
+// directRow is QueryRow's result on the direct path.
+type directRow struct {
+	d   direct
+	ctx context.Context
+}
+
+func (r *directRow) Scan(dest ...any) error {
+	d := &r.d
+	var err error
+	if d.next() {
+		err = d.scan(dest)
+		if _, ferr := d.finish(); err == nil {
+			err = ferr
+		}
+	} else if _, err = d.finish(); err == nil {
+		err = driver.ErrNoRows
+	}
+	err = d.c.leave(r.ctx, err)
+	r.d = direct{}
+	return err
+}
+
+// directRows is Query's result on the direct path: the connection is free for the next statement
+// once the last row is read, or at Close.
+type directRows struct {
+	d      direct
+	ctx    context.Context
+	err    error
+	closed bool
+	fields []pgconn.FieldDescription
+}
+
+// FieldDescriptions describes the columns, as pgx.Rows does (workloads read the column names and
+// count from it).
+func (r *directRows) FieldDescriptions() []pgconn.FieldDescription { return r.fields }
+
+func (r *directRows) Next() bool {
+	if r.closed {
+		return false
+	}
+	if r.d.next() {
+		return true
+	}
+	r.Close()
+	return false
+}
+
+func (r *directRows) Scan(dest ...any) error {
+	if r.closed {
+		return errors.New("postgres: Scan on closed rows")
+	}
+	return r.d.scan(dest)
+}
+
+func (r *directRows) Close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	_, r.err = r.d.finish()
+	c := r.d.c
+	r.err = c.leave(r.ctx, r.err)
+	r.d = direct{}
+}
+
+func (r *directRows) Err() error { return r.err }
+
+// queryRowDirect is QueryRow on the direct path (after enter); nil when sql takes pgx's path.
+func (c *Conn) queryRowDirect(ctx context.Context, sql string, args []any) driver.Row {
+	if len(c.dRowSlab) == 0 {
+		c.dRowSlab = make([]directRow, 32)
+	}
+	r := &c.dRowSlab[0]
+	if !c.send(&r.d, sql, args, true) {
+		return nil
+	}
+	c.dRowSlab = c.dRowSlab[1:]
+	r.ctx = ctx
+	return r
+}
+
+// queryDirect is Query on the direct path (after enter); ok is false when sql takes pgx's path.
+func (c *Conn) queryDirect(ctx context.Context, sql string, args []any) (_ driver.Rows, ok bool, err error) {
+	if len(c.dRowsSlab) == 0 {
+		c.dRowsSlab = make([]directRows, 32)
+	}
+	r := &c.dRowsSlab[0]
+	if !c.send(&r.d, sql, args, false) {
+		return nil, false, nil
+	}
+	c.dRowsSlab = c.dRowsSlab[1:]
+	r.ctx = ctx
+	if r.d.st != nil {
+		r.fields = r.d.st.fields
+	}
+	if r.d.done { // failed before any row: the error now, as pgx's Query reports it
+		err := c.leave(ctx, r.d.err)
+		r.d = direct{}
+		return nil, true, err
+	}
+	return r, true, nil
+}
+
+// execDirect is Exec on the direct path (after enter); ok is false when sql takes pgx's path.
+func (c *Conn) execDirect(sql string, args []any) (n int64, ok bool, err error) {
+	d := &c.dExec
+	if !c.send(d, sql, args, true) {
+		return 0, false, nil
+	}
+	tag, err := d.finish()
+	*d = direct{}
+	if err != nil {
+		return 0, true, err
+	}
+	return tag.RowsAffected(), true, nil
+}
