@@ -75,7 +75,7 @@ func (r *record) wrote(lo, hi int) {
 // Load creates the table and loads --insert-count rows. It refuses a database that already holds
 // kv's table or record, unless o.Drop. A sharded load (o.Shard) writes the shard's chunks only
 // (shardChunks), the same rows byte for byte as an unsharded load's chunks: shard 0 makes the
-// room, the table and the records (loadstate.BeginShards), the others wait for them and load with
+// room, the table and the records (parts.BeginShards), the others wait for them and load with
 // the load's seed; shard 0 finishes once every part is complete (loadstate's shards.go).
 func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (workload.LoadResult, error) {
 	opt := k.resolve()
@@ -85,7 +85,7 @@ func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (wo
 	}
 	rec := loadRecord(opt)
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
-		st, err := loadstate.WaitBegun(ctx, db, "kv", o.Shard, o.ShardWait, o.Note)
+		st, err := parts.WaitBegun(ctx, db, o.Shard, o.Drop, o.ShardWait, o.Note)
 		if err != nil {
 			return workload.LoadResult{}, err
 		}
@@ -100,7 +100,7 @@ func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (wo
 		if err != nil {
 			return workload.LoadResult{}, err
 		}
-		if err := loadstate.CompleteShard(ctx, db, "kv", o.Shard); err != nil {
+		if err := parts.Complete(ctx, db, o.Shard); err != nil {
 			return workload.LoadResult{}, err
 		}
 		return workload.LoadResult{Rows: rows, Summary: "shard " + o.Shard.String() + "'s part of " + loadSummary(opt)}, nil
@@ -111,7 +111,7 @@ func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (wo
 	}
 	defer ctl.Close()
 	if o.Shard.Sharded() {
-		_, err = loadstate.BeginShards(ctx, db, "kv", o.Shard, rec, o.Seed, o.ToolVersion)
+		_, err = parts.BeginShards(ctx, db, o.Shard, rec, o.Seed, o.ToolVersion)
 	} else {
 		_, err = loadstate.Begin(ctx, db, "kv", rec, o.Seed, o.ToolVersion)
 	}
@@ -126,10 +126,10 @@ func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (wo
 		return workload.LoadResult{}, err
 	}
 	if o.Shard.Sharded() {
-		if err := loadstate.CompleteShard(ctx, db, "kv", o.Shard); err != nil {
+		if err := parts.Complete(ctx, db, o.Shard); err != nil {
 			return workload.LoadResult{}, err
 		}
-		if err := loadstate.WaitShards(ctx, db, "kv", o.Shard.Count, o.ShardWait, o.Note); err != nil {
+		if err := parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note); err != nil {
 			return workload.LoadResult{}, err
 		}
 	}
@@ -172,10 +172,13 @@ func (k *KV) MissingShards(ctx context.Context, db driver.DB, count int) ([]int,
 	if _, _, err := sqlexec.Dialect(db, "kv"); err != nil {
 		return nil, err
 	}
-	return loadstate.MissingShards(ctx, db, "kv", count)
+	return parts.Missing(ctx, db, count)
 }
 
 var _ workload.Sharder = (*KV)(nil)
+
+// parts is the bookkeeping of a sharded kv load (loadstate's shards.go).
+var parts = loadstate.Parts{Name: "kv"}
 
 // loadRows copies the rows of this process's chunks (all of them unless sharded).
 func (k *KV) loadRows(ctx context.Context, db driver.DB, o workload.LoadOptions, opt Options, fam string) (int64, error) {

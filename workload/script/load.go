@@ -97,7 +97,7 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 		// A sharded load (o.Shard): shard 0 makes the room, the records and the tables, and writes
 		// the branches and tellers; every shard writes its chunks of the accounts (the same rows as
 		// one process's); shard 0 adds the keys and statistics once every part is complete.
-		st, err := loadstate.WaitBegun(ctx, db, "script", o.Shard, o.ShardWait, o.Note)
+		st, err := parts.WaitBegun(ctx, db, o.Shard, o.Drop, o.ShardWait, o.Note)
 		if err != nil {
 			return workload.LoadResult{}, err
 		}
@@ -114,7 +114,7 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 		}
 		defer ctl.Close()
 		if o.Shard.Sharded() {
-			_, err = loadstate.BeginShards(ctx, db, "script", o.Shard, record{Scale: scale}, o.Seed, o.ToolVersion)
+			_, err = parts.BeginShards(ctx, db, o.Shard, record{Scale: scale}, o.Seed, o.ToolVersion)
 		} else {
 			_, err = loadstate.Begin(ctx, db, "script", record{Scale: scale}, o.Seed, o.ToolVersion)
 		}
@@ -162,14 +162,14 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	}
 	summary := fmt.Sprintf("pgbench's tables at scale %d (%s accounts)", scale, textfmt.Thousands(sc*accountsPerBranch))
 	if o.Shard.Sharded() {
-		if err := loadstate.CompleteShard(ctx, db, "script", o.Shard); err != nil {
+		if err := parts.Complete(ctx, db, o.Shard); err != nil {
 			return workload.LoadResult{}, err
 		}
 		summary = "shard " + o.Shard.String() + "'s part of " + summary
 		if o.Shard.Index > 0 {
 			return workload.LoadResult{Rows: rows, Summary: summary}, nil
 		}
-		if err := loadstate.WaitShards(ctx, db, "script", o.Shard.Count, o.ShardWait, o.Note); err != nil {
+		if err := parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note); err != nil {
 			return workload.LoadResult{}, err
 		}
 		summary += ", and the whole load completed"
@@ -217,6 +217,9 @@ func chunkRows(first, chunks, n int64) int64 {
 
 var _ workload.Sharder = (*Script)(nil)
 
+// parts is the bookkeeping of a sharded script load (loadstate's shards.go).
+var parts = loadstate.Parts{Name: "script"}
+
 // ShardRows is the rows shard s's part of the load writes (workload.Sharder): its accounts, and
 // shard 0 the branches and tellers too.
 func (s *Script) ShardRows(sh workload.Shard) int64 {
@@ -235,7 +238,7 @@ func (s *Script) MissingShards(ctx context.Context, db driver.DB, count int) ([]
 	if _, _, err := sqlexec.Dialect(db, "script"); err != nil {
 		return nil, err
 	}
-	return loadstate.MissingShards(ctx, db, "script", count)
+	return parts.Missing(ctx, db, count)
 }
 
 // genRows is one chunk of generated rows as a driver.RowSource.

@@ -111,14 +111,14 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 
 // A sharded load (o.Shard): the chunks of every table, numbered table after table, split by
 // workload.Shard.Range, so shard i loads the same rows (by table, id and chunk stream) an unsharded
-// load writes. Shard 0 makes the room, the records (loadstate.BeginShards) and every table; the
+// load writes. Shard 0 makes the room, the records (parts.BeginShards) and every table; the
 // others wait for them; shard 0 builds the k indexes, moves the id sequences and runs the
 // statistics once every part is complete, then marks the load complete.
 func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadOptions, opt Options, fam, engine string) (workload.LoadResult, error) {
 	rec := record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}
 	var ctl driver.Conn
 	if o.Shard.Index > 0 {
-		st, err := loadstate.WaitBegun(ctx, db, "sysbench", o.Shard, o.ShardWait, o.Note)
+		st, err := parts.WaitBegun(ctx, db, o.Shard, o.Drop, o.ShardWait, o.Note)
 		if err != nil {
 			return workload.LoadResult{}, err
 		}
@@ -135,7 +135,7 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 			return workload.LoadResult{}, err
 		}
 		defer ctl.Close()
-		if _, err := loadstate.BeginShards(ctx, db, "sysbench", o.Shard, rec, o.Seed, o.ToolVersion); err != nil {
+		if _, err := parts.BeginShards(ctx, db, o.Shard, rec, o.Seed, o.ToolVersion); err != nil {
 			return workload.LoadResult{}, err
 		}
 		for t := 1; t <= opt.Tables; t++ {
@@ -165,14 +165,14 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 		}
 		rows += got
 	}
-	if err := loadstate.CompleteShard(ctx, db, "sysbench", o.Shard); err != nil {
+	if err := parts.Complete(ctx, db, o.Shard); err != nil {
 		return workload.LoadResult{}, err
 	}
 	summary := fmt.Sprintf("shard %s's part of %d table%s of %s rows (k: %s)", o.Shard, opt.Tables, plural(opt.Tables), textfmt.Thousands(int64(opt.TableSize)), opt.RandType)
 	if o.Shard.Index > 0 {
 		return workload.LoadResult{Rows: rows, Summary: summary}, nil
 	}
-	if err := loadstate.WaitShards(ctx, db, "sysbench", o.Shard.Count, o.ShardWait, o.Note); err != nil {
+	if err := parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note); err != nil {
 		return workload.LoadResult{}, err
 	}
 	for t := 1; t <= opt.Tables; t++ {
@@ -205,6 +205,9 @@ func shardChunks(s workload.Shard, tables int, per int64, t int) (first, n int64
 
 var _ workload.Sharder = (*Sysbench)(nil)
 
+// parts is the bookkeeping of a sharded sysbench load (loadstate's shards.go).
+var parts = loadstate.Parts{Name: "sysbench"}
+
 // ShardRows is the rows shard s's part of the load writes (workload.Sharder).
 func (s *Sysbench) ShardRows(sh workload.Shard) int64 {
 	opt := s.resolve()
@@ -225,7 +228,7 @@ func (s *Sysbench) MissingShards(ctx context.Context, db driver.DB, count int) (
 	if _, _, err := sqlexec.Dialect(db, "sysbench"); err != nil {
 		return nil, err
 	}
-	return loadstate.MissingShards(ctx, db, "sysbench", count)
+	return parts.Missing(ctx, db, count)
 }
 
 func plural(n int) string {

@@ -113,7 +113,7 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 	rec := record{Properties: dataOf(cfg), Workload: opts.builtin, NextInsert: cfg.RecordCount}
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
 		// Shard i's part: the load shard 0 began, with its seed and properties.
-		st, err := loadstate.WaitBegun(ctx, db, recordName, o.Shard, o.ShardWait, o.Note)
+		st, err := parts.WaitBegun(ctx, db, o.Shard, o.Drop, o.ShardWait, o.Note)
 		if err != nil {
 			return workload.LoadResult{}, err
 		}
@@ -128,7 +128,7 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 		if err != nil {
 			return workload.LoadResult{}, err
 		}
-		if err := loadstate.CompleteShard(ctx, db, recordName, o.Shard); err != nil {
+		if err := parts.Complete(ctx, db, o.Shard); err != nil {
 			return workload.LoadResult{}, err
 		}
 		return workload.LoadResult{Rows: rows, Summary: "shard " + o.Shard.String() + "'s part of " + loadSummary(cfg, opts.builtin)}, nil
@@ -139,7 +139,7 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 	}
 	defer ctl.Close()
 	if o.Shard.Sharded() {
-		_, err = loadstate.BeginShards(ctx, db, recordName, o.Shard, rec, o.Seed, o.ToolVersion)
+		_, err = parts.BeginShards(ctx, db, o.Shard, rec, o.Seed, o.ToolVersion)
 	} else {
 		_, err = loadstate.Begin(ctx, db, recordName, rec, o.Seed, o.ToolVersion)
 	}
@@ -159,10 +159,10 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 		return workload.LoadResult{}, err
 	}
 	if o.Shard.Sharded() {
-		if err := loadstate.CompleteShard(ctx, db, recordName, o.Shard); err != nil {
+		if err := parts.Complete(ctx, db, o.Shard); err != nil {
 			return workload.LoadResult{}, err
 		}
-		if err := loadstate.WaitShards(ctx, db, recordName, o.Shard.Count, o.ShardWait, o.Note); err != nil {
+		if err := parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note); err != nil {
 			return workload.LoadResult{}, err
 		}
 	}
@@ -214,6 +214,9 @@ func (s *loadSpec) shardRecords(first, n int64) int64 {
 
 var _ workload.Sharder = (*YCSB)(nil)
 
+// parts is the bookkeeping of a sharded ycsb load (loadstate's shards.go).
+var parts = loadstate.Parts{Name: recordName}
+
 // ShardRows is the records shard s's part of the load writes (workload.Sharder).
 func (y *YCSB) ShardRows(sh workload.Shard) int64 {
 	spec, err := newLoadSpec(y.options().cfg, 0)
@@ -229,7 +232,7 @@ func (y *YCSB) MissingShards(ctx context.Context, db driver.DB, count int) ([]in
 	if _, _, err := sqlexec.Dialect(db, recordName); err != nil {
 		return nil, err
 	}
-	return loadstate.MissingShards(ctx, db, recordName, count)
+	return parts.Missing(ctx, db, count)
 }
 
 // room is what a load into table replaces: the table, the table of the recorded load (when it is
