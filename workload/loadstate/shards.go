@@ -206,41 +206,59 @@ func PartsText(parts []int, count int) string {
 	return strings.Join(s, ", ")
 }
 
+// Begun reads the rows of the workload's sharded load: count is their N (0 when the load is not
+// sharded), missing the parts not complete.
+func (p Parts) Begun(ctx context.Context, db driver.DB) (count int, missing []int, err error) {
+	fam, c, err := connect(ctx, db)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer c.Close()
+	if ok, err := TableExists(ctx, c, fam, Table); err != nil || !ok {
+		return 0, nil, err
+	}
+	rows, err := c.Query(ctx, sqlexec.Placeholders(fam, "SELECT workload, completed_at FROM "+Table+" WHERE workload LIKE $1"), p.Name+":shard:%")
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rows.Close()
+	done := map[int]bool{}
+	for rows.Next() {
+		var w string
+		var at *time.Time
+		if err := rows.Scan(&w, &at); err != nil {
+			return 0, nil, err
+		}
+		i, n, _ := strings.Cut(strings.TrimPrefix(w, p.Name+":shard:"), "/")
+		k, err1 := strconv.Atoi(i)
+		m, err2 := strconv.Atoi(n)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		count, done[k] = m, at != nil
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, err
+	}
+	for i := range count {
+		if !done[i] {
+			missing = append(missing, i)
+		}
+	}
+	return count, missing, nil
+}
+
 // Note names what a half-loaded, sharded load still lacks: the parts not complete, or shard 0's
 // finish once every part is in ("" when the load is not sharded).
 func (p Parts) Note(ctx context.Context, db driver.DB) string {
-	fam, c, err := connect(ctx, db)
-	if err != nil {
+	count, missing, err := p.Begun(ctx, db)
+	switch {
+	case err != nil || count == 0:
 		return ""
+	case len(missing) == 0:
+		return fmt.Sprintf(" (a sharded load: every part is in, but shard 0 has not finished it: start shard 0 again, `candor %s load --shard 0/%d` without --drop, which finishes it)", p.Name, count)
 	}
-	defer c.Close()
-	rows, err := c.Query(ctx, sqlexec.Placeholders(fam, "SELECT workload, completed_at FROM "+Table+" WHERE workload LIKE $1"), p.Name+":shard:%")
-	if err != nil {
-		return ""
-	}
-	defer rows.Close()
-	var missing []string
-	n, count := 0, ""
-	for rows.Next() {
-		var w string
-		var done *time.Time
-		if rows.Scan(&w, &done) != nil {
-			return ""
-		}
-		n++
-		part := strings.TrimPrefix(w, p.Name+":shard:")
-		_, count, _ = strings.Cut(part, "/")
-		if done == nil {
-			missing = append(missing, part)
-		}
-	}
-	if n == 0 {
-		return ""
-	}
-	if len(missing) == 0 {
-		return fmt.Sprintf(" (a sharded load: every part is in, but shard 0 has not finished it; start shard 0 again, `candor %s load --shard 0/%s` without --drop, which finishes it)", p.Name, count)
-	}
-	return fmt.Sprintf(" (a sharded load: the parts of shards %s are not complete; start them with --shard, or reload)", strings.Join(missing, ", "))
+	return fmt.Sprintf(" (a sharded load: the parts of shards %s are not complete; start them with --shard, or reload)", PartsText(missing, count))
 }
 
 // poll calls done every second until it reports true, saying what and its state through note every

@@ -188,6 +188,9 @@ func (w *Workload) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 		if o.Shard.Index == 0 {
 			summary += " and ITEM"
 		}
+		if info.Resumed {
+			summary += " (in already: this start waited for the other parts and finished the load)"
+		}
 	}
 	built := "keys and indexes built"
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
@@ -233,6 +236,9 @@ func (w *Workload) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 	W := w.loadWarehouses()
 	switch {
 	case !info.Completed:
+		if err := shardsIncomplete(ctx, db); err != nil { // shard.go: name what is missing
+			return false, err
+		}
 		return false, userr.Errorf("the load of %s never completed (it was interrupted): reload it with candor tpcc load --drop --db %s --warehouses %d", db.Redacted(), db.Redacted(), W)
 	case w.Warehouses != 0 && info.Warehouses != W:
 		return false, userr.Errorf("%s holds %d warehouses, not %d: pass --warehouses %d, or reload with candor tpcc load --drop --db %s --warehouses %d", db.Redacted(), info.Warehouses, W, info.Warehouses, db.Redacted(), W)
