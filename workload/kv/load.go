@@ -74,7 +74,7 @@ func (r *record) wrote(lo, hi int) {
 
 // Load creates the table and loads --insert-count rows. It refuses a database that already holds
 // kv's table or record, unless o.Drop. A sharded load (o.Shard) writes the shard's chunks only
-// (shardChunks), the same rows byte for byte as an unsharded load's chunks: shard 0 makes the
+// (workload.Shard.Chunks), the same rows byte for byte as an unsharded load's chunks: shard 0 makes the
 // room, the table and the records (parts.BeginShards), the others wait for them and load with
 // the load's seed; shard 0 finishes once every part is complete (loadstate's shards.go).
 func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (workload.LoadResult, error) {
@@ -144,26 +144,10 @@ func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (wo
 	return res, nil
 }
 
-// shardChunks is the chunks of count rows shard s loads: [first, first+n).
-func shardChunks(s workload.Shard, count int64) (first, n int64) {
-	chunks := (count + loadChunk - 1) / loadChunk
-	if !s.Sharded() {
-		return 0, chunks
-	}
-	lo, hi := s.Range(int(chunks))
-	return int64(lo - 1), int64(max(0, hi-lo+1))
-}
-
-// shardRows is the rows of the chunks [first, first+n) of count rows.
-func shardRows(first, n, count int64) int64 {
-	return max(0, min(count, (first+n)*loadChunk)-first*loadChunk)
-}
-
 // ShardRows is the rows shard s's part of the load writes (workload.Sharder).
 func (k *KV) ShardRows(s workload.Shard) int64 {
-	count := k.resolve().InsertCount
-	first, n := shardChunks(s, count)
-	return shardRows(first, n, count)
+	_, _, rows := s.Chunks(k.resolve().InsertCount, loadChunk)
+	return rows
 }
 
 // MissingShards is the parts of a kv load split over count shards not complete yet
@@ -184,9 +168,9 @@ var parts = loadstate.Parts{Name: "kv"}
 func (k *KV) loadRows(ctx context.Context, db driver.DB, o workload.LoadOptions, opt Options, fam string) (int64, error) {
 	spec := loadSpec{dist: opt.Distribution, seed: o.Seed, count: opt.InsertCount, minBytes: opt.MinBlockBytes,
 		maxBytes: opt.MaxBlockBytes, blob: fam == sqlexec.FamilySQLite}
-	first, n := shardChunks(o.Shard, spec.count)
+	first, n, rows := o.Shard.Chunks(spec.count, loadChunk)
 	return bulkload.Run(ctx, db, o, bulkload.Copy{Workload: "kv", Table: table, Columns: []string{"k", "v"},
-		Chunks: n, Rows: shardRows(first, n, spec.count),
+		Chunks: n, Rows: rows,
 		Chunk: func(c int64) driver.RowSource { return makeChunk(spec, first+c) },
 		Failed: func(c int64, src driver.RowSource, err error) error {
 			c += first

@@ -129,9 +129,9 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	}
 	var rows int64
 	copyTable := func(table string, cols []string, n int64, sh workload.Shard, row func(i int64, v []any)) error {
-		first, chunks := shardChunks(sh, n)
+		first, chunks, held := sh.Chunks(n, loadChunk)
 		written, err := bulkload.Run(ctx, db, o, bulkload.Copy{Workload: "script", Table: table, Columns: cols,
-			Chunks: chunks, Rows: chunkRows(first, chunks, n),
+			Chunks: chunks, Rows: held,
 			Chunk: func(c int64) driver.RowSource {
 				first := (first + c) * loadChunk
 				return &genRows{Cursor: bulkload.Cursor{N: int(min(loadChunk, n-first))}, first: first, row: row, v: make([]any, len(cols))}
@@ -199,22 +199,6 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	return res, nil
 }
 
-// shardChunks is the chunks of a table of n rows that shard s loads, [first, first+chunks) (all
-// of them unsharded).
-func shardChunks(s workload.Shard, n int64) (first, chunks int64) {
-	all := (n + loadChunk - 1) / loadChunk
-	if !s.Sharded() {
-		return 0, all
-	}
-	lo, hi := s.Range(int(all))
-	return int64(lo - 1), int64(max(0, hi-lo+1))
-}
-
-// chunkRows is the rows of the chunks [first, first+chunks) of a table of n rows.
-func chunkRows(first, chunks, n int64) int64 {
-	return max(0, min(n, (first+chunks)*loadChunk)-first*loadChunk)
-}
-
 var _ workload.Sharder = (*Script)(nil)
 
 // parts is the bookkeeping of a sharded script load (loadstate's shards.go).
@@ -224,8 +208,7 @@ var parts = loadstate.Parts{Name: "script"}
 // shard 0 the branches and tellers too.
 func (s *Script) ShardRows(sh workload.Shard) int64 {
 	sc := int64(s.o.Scale)
-	first, n := shardChunks(sh, sc*accountsPerBranch)
-	rows := chunkRows(first, n, sc*accountsPerBranch)
+	_, _, rows := sh.Chunks(sc*accountsPerBranch, loadChunk)
 	if sh.Index == 0 {
 		rows += sc + sc*tellersPerBranch
 	}

@@ -178,7 +178,7 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 }
 
 // loadRecords copies the records of this process's chunks: all of them, or a shard's
-// (shardChunks), the same records byte for byte as an unsharded load's chunks.
+// (workload.Shard.Chunks), the same records byte for byte as an unsharded load's chunks.
 func loadRecords(ctx context.Context, db driver.DB, o workload.LoadOptions, cfg Config, fam string) (int64, error) {
 	spec, err := newLoadSpec(cfg, o.Seed)
 	if err != nil {
@@ -188,28 +188,14 @@ func loadRecords(ctx context.Context, db driver.DB, o workload.LoadOptions, cfg 
 	for _, c := range columnNames(cfg) {
 		cols = append(cols, storedName(fam, c))
 	}
-	first, n := spec.shardChunks(o.Shard)
+	first, n, records := o.Shard.Chunks(cfg.InsertCount, spec.chunk)
 	return bulkload.Run(ctx, db, o, bulkload.Copy{Workload: recordName, Table: storedName(fam, cfg.Table), Columns: cols,
-		Chunks: n, Rows: spec.shardRecords(first, n),
+		Chunks: n, Rows: records,
 		Chunk: func(c int64) driver.RowSource { return makeChunk(spec, first+c) },
 		Failed: func(c int64, src driver.RowSource, err error) error {
 			from := cfg.InsertStart + (first+c)*spec.chunk
 			return fmt.Errorf("loading records %d to %d: %w", from, from+int64(src.(*chunkRows).N)-1, err)
 		}})
-}
-
-// shardChunks is the chunks shard s loads: [first, first+n) (all of them unsharded).
-func (s *loadSpec) shardChunks(sh workload.Shard) (first, n int64) {
-	if !sh.Sharded() {
-		return 0, s.chunks()
-	}
-	lo, hi := sh.Range(int(s.chunks()))
-	return int64(lo - 1), int64(max(0, hi-lo+1))
-}
-
-// shardRecords is the records of the chunks [first, first+n).
-func (s *loadSpec) shardRecords(first, n int64) int64 {
-	return max(0, min(s.cfg.InsertCount, (first+n)*s.chunk)-first*s.chunk)
 }
 
 var _ workload.Sharder = (*YCSB)(nil)
@@ -223,7 +209,8 @@ func (y *YCSB) ShardRows(sh workload.Shard) int64 {
 	if err != nil {
 		return 0
 	}
-	return spec.shardRecords(spec.shardChunks(sh))
+	_, _, records := sh.Chunks(spec.cfg.InsertCount, spec.chunk)
+	return records
 }
 
 // MissingShards is the parts of a ycsb load split over count shards not complete yet
