@@ -84,62 +84,47 @@ func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (wo
 		return workload.LoadResult{}, err
 	}
 	rec := loadRecord(opt)
+	var ctl driver.Conn
+	resumed := false
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
-		st, err := parts.WaitBegun(ctx, db, o.Shard, o.Drop, o.ShardWait, o.Note)
+		st, got, err := loadstate.Joined[record](ctx, db, parts, o)
 		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		var got record
-		if err := st.Decode(&got); err != nil {
 			return workload.LoadResult{}, err
 		}
 		if got.InsertCount != rec.InsertCount || got.Keys != rec.Keys || got.MinBlockBytes != rec.MinBlockBytes || got.MaxBlockBytes != rec.MaxBlockBytes || st.Seed != o.Seed {
 			return workload.LoadResult{}, userr.Errorf("shard 0 began a kv load with other options (%s, seed %d): give every shard the same load flags and --seed", loadSummary(Options{InsertCount: got.InsertCount, Distribution: got.Distribution, MinBlockBytes: got.MinBlockBytes, MaxBlockBytes: got.MaxBlockBytes}), st.Seed)
 		}
-		rows, err := k.loadRows(ctx, db, o, opt, fam)
-		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		if err := parts.Complete(ctx, db, o.Shard); err != nil {
-			return workload.LoadResult{}, err
-		}
-		return workload.LoadResult{Rows: rows, Summary: "shard " + o.Shard.String() + "'s part of " + loadSummary(opt)}, nil
-	}
-	ctl, err := room.Open(ctx, db, o.Drop)
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
-	defer ctl.Close()
-	if o.Shard.Sharded() {
-		_, err = parts.BeginShards(ctx, db, o.Shard, rec, o.Seed, o.ToolVersion)
 	} else {
-		_, err = loadstate.Begin(ctx, db, "kv", rec, o.Seed, o.ToolVersion)
+		if ctl, resumed, err = room.Begin(ctx, db, o, rec); err != nil {
+			return workload.LoadResult{}, err
+		}
+		defer ctl.Close()
+		if !resumed {
+			if _, err := ctl.Exec(ctx, createSQL(fam)); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("creating the kv table: %w", err)
+			}
+		}
 	}
-	if err != nil {
-		return workload.LoadResult{}, err
+	var rows int64
+	if !resumed {
+		if rows, err = k.loadRows(ctx, db, o, opt, fam); err != nil {
+			return workload.LoadResult{}, err
+		}
 	}
-	if _, err := ctl.Exec(ctx, createSQL(fam)); err != nil {
-		return workload.LoadResult{}, fmt.Errorf("creating the kv table: %w", err)
-	}
-	rows, err := k.loadRows(ctx, db, o, opt, fam)
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
+	summary := loadSummary(opt)
 	if o.Shard.Sharded() {
-		if err := parts.Complete(ctx, db, o.Shard); err != nil {
-			return workload.LoadResult{}, err
-		}
-		if err := parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note); err != nil {
-			return workload.LoadResult{}, err
-		}
+		summary = "shard " + o.Shard.String() + "'s part of " + summary + bulkload.ResumedNote(resumed)
+	}
+	if finish, err := parts.Done(ctx, db, o); err != nil || !finish {
+		return workload.LoadResult{Rows: rows, Summary: summary}, err // shard i > 0: shard 0 finishes
 	}
 	res, err := bulkload.Finish(ctx, db, ctl, "kv", table, rows)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	res.Summary = loadSummary(opt)
+	res.Summary = summary
 	if o.Shard.Sharded() {
-		res.Summary = "shard " + o.Shard.String() + "'s part of " + res.Summary + ", and the whole load completed"
+		res.Summary += ", and the whole load completed"
 	}
 	return res, nil
 }

@@ -179,6 +179,33 @@ func (p Parts) WaitBegun(ctx context.Context, db driver.DB, s workload.Shard, dr
 	return st, err
 }
 
+// Joined is shard o.Shard (Index > 0) joining the load shard 0 began (WaitBegun): the load's
+// record and its options decoded into R, which the shard compares with its own.
+func Joined[R any](ctx context.Context, db driver.DB, p Parts, o workload.LoadOptions) (State, R, error) {
+	var rec R
+	st, err := p.WaitBegun(ctx, db, o.Shard, o.Drop, o.ShardWait, o.Note)
+	if err == nil {
+		err = st.Decode(&rec)
+	}
+	return st, rec, err
+}
+
+// Done is the end of a process's part of a load: it records shard o.Shard's part complete and, in
+// shard 0, waits for every other part. It reports whether this process finishes the load (shard
+// 0, or an unsharded load, which records nothing here).
+func (p Parts) Done(ctx context.Context, db driver.DB, o workload.LoadOptions) (bool, error) {
+	if !o.Shard.Sharded() {
+		return true, nil
+	}
+	if err := p.Complete(ctx, db, o.Shard); err != nil {
+		return false, err
+	}
+	if o.Shard.Index > 0 {
+		return false, nil
+	}
+	return true, p.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note)
+}
+
 // Wait is shard 0 waiting until every other part of a load split over count shards is complete,
 // for at most limit.
 func (p Parts) Wait(ctx context.Context, db driver.DB, count int, limit time.Duration, note func(string)) error {

@@ -93,35 +93,27 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	scale := s.o.Scale
 	sc := int64(scale)
 	var ctl driver.Conn
+	resumed := false
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
 		// A sharded load (o.Shard): shard 0 makes the room, the records and the tables, and writes
 		// the branches and tellers; every shard writes its chunks of the accounts (the same rows as
 		// one process's); shard 0 adds the keys and statistics once every part is complete.
-		st, err := parts.WaitBegun(ctx, db, o.Shard, o.Drop, o.ShardWait, o.Note)
+		_, got, err := loadstate.Joined[record](ctx, db, parts, o)
 		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		var got record
-		if err := st.Decode(&got); err != nil {
 			return workload.LoadResult{}, err
 		}
 		if got.Scale != scale {
 			return workload.LoadResult{}, userr.Errorf("shard 0 began a script load at scale %d, not %d: give every shard the same --scale", got.Scale, scale)
 		}
 	} else {
-		if ctl, err = room.Open(ctx, db, o.Drop); err != nil {
+		if ctl, resumed, err = room.Begin(ctx, db, o, record{Scale: scale}); err != nil {
 			return workload.LoadResult{}, err
 		}
 		defer ctl.Close()
-		if o.Shard.Sharded() {
-			_, err = parts.BeginShards(ctx, db, o.Shard, record{Scale: scale}, o.Seed, o.ToolVersion)
-		} else {
-			_, err = loadstate.Begin(ctx, db, "script", record{Scale: scale}, o.Seed, o.ToolVersion)
-		}
-		if err != nil {
-			return workload.LoadResult{}, err
-		}
 		for _, q := range createSQL(fam) {
+			if resumed {
+				break // the tables and shard 0's rows are there
+			}
 			if _, err := ctl.Exec(ctx, q); err != nil {
 				return workload.LoadResult{}, fmt.Errorf("creating pgbench's tables (%s): %w", q, err)
 			}
@@ -129,6 +121,9 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	}
 	var rows int64
 	copyTable := func(table string, cols []string, n int64, sh workload.Shard, row func(i int64, v []any)) error {
+		if resumed {
+			return nil // shard 0's rows are in already
+		}
 		first, chunks, held := sh.Chunks(n, loadChunk)
 		written, err := bulkload.Run(ctx, db, o, bulkload.Copy{Workload: "script", Table: table, Columns: cols,
 			Chunks: chunks, Rows: held,
@@ -162,16 +157,12 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	}
 	summary := fmt.Sprintf("pgbench's tables at scale %d (%s accounts)", scale, textfmt.Thousands(sc*accountsPerBranch))
 	if o.Shard.Sharded() {
-		if err := parts.Complete(ctx, db, o.Shard); err != nil {
-			return workload.LoadResult{}, err
-		}
-		summary = "shard " + o.Shard.String() + "'s part of " + summary
-		if o.Shard.Index > 0 {
-			return workload.LoadResult{Rows: rows, Summary: summary}, nil
-		}
-		if err := parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note); err != nil {
-			return workload.LoadResult{}, err
-		}
+		summary = "shard " + o.Shard.String() + "'s part of " + summary + bulkload.ResumedNote(resumed)
+	}
+	if finish, err := parts.Done(ctx, db, o); err != nil || !finish {
+		return workload.LoadResult{Rows: rows, Summary: summary}, err // shard i > 0: shard 0 finishes
+	}
+	if o.Shard.Sharded() {
 		summary += ", and the whole load completed"
 	}
 	if fam == sqlexec.FamilyPostgres {

@@ -67,15 +67,11 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 	if o.Shard.Sharded() {
 		return s.loadShard(ctx, db, o, opt, fam, engine)
 	}
-	ctl, err := room.Open(ctx, db, o.Drop)
+	ctl, _, err := room.Begin(ctx, db, o, record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType})
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
 	defer ctl.Close()
-	rec := record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}
-	if _, err := loadstate.Begin(ctx, db, "sysbench", rec, o.Seed, o.ToolVersion); err != nil {
-		return workload.LoadResult{}, err
-	}
 	d := newDist(&opt)
 	var rows int64
 	for t := 1; t <= opt.Tables; t++ {
@@ -117,13 +113,10 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadOptions, opt Options, fam, engine string) (workload.LoadResult, error) {
 	rec := record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}
 	var ctl driver.Conn
+	resumed := false
 	if o.Shard.Index > 0 {
-		st, err := parts.WaitBegun(ctx, db, o.Shard, o.Drop, o.ShardWait, o.Note)
+		st, got, err := loadstate.Joined[record](ctx, db, parts, o)
 		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		var got record
-		if err := st.Decode(&got); err != nil {
 			return workload.LoadResult{}, err
 		}
 		if got != rec || st.Seed != o.Seed {
@@ -131,14 +124,11 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 		}
 	} else {
 		var err error
-		if ctl, err = room.Open(ctx, db, o.Drop); err != nil {
+		if ctl, resumed, err = room.Begin(ctx, db, o, rec); err != nil {
 			return workload.LoadResult{}, err
 		}
 		defer ctl.Close()
-		if _, err := parts.BeginShards(ctx, db, o.Shard, rec, o.Seed, o.ToolVersion); err != nil {
-			return workload.LoadResult{}, err
-		}
-		for t := 1; t <= opt.Tables; t++ {
+		for t := 1; t <= opt.Tables && !resumed; t++ {
 			if _, err := ctl.Exec(ctx, createSQL(fam, t)); err != nil {
 				return workload.LoadResult{}, fmt.Errorf("creating %s: %w", tableName(t), err)
 			}
@@ -147,7 +137,7 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 	d := newDist(&opt)
 	per := (int64(opt.TableSize) + loadChunk - 1) / loadChunk
 	var rows int64
-	for t := 1; t <= opt.Tables; t++ {
+	for t := 1; t <= opt.Tables && !resumed; t++ { // resumed: shard 0's rows are in already
 		first, n := shardChunks(o.Shard, opt.Tables, per, t)
 		if n == 0 {
 			continue
@@ -165,15 +155,9 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 		}
 		rows += got
 	}
-	if err := parts.Complete(ctx, db, o.Shard); err != nil {
-		return workload.LoadResult{}, err
-	}
-	summary := fmt.Sprintf("shard %s's part of %d table%s of %s rows (k: %s)", o.Shard, opt.Tables, plural(opt.Tables), textfmt.Thousands(int64(opt.TableSize)), opt.RandType)
-	if o.Shard.Index > 0 {
-		return workload.LoadResult{Rows: rows, Summary: summary}, nil
-	}
-	if err := parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note); err != nil {
-		return workload.LoadResult{}, err
+	summary := fmt.Sprintf("shard %s's part of %d table%s of %s rows (k: %s)%s", o.Shard, opt.Tables, plural(opt.Tables), textfmt.Thousands(int64(opt.TableSize)), opt.RandType, bulkload.ResumedNote(resumed))
+	if finish, err := parts.Done(ctx, db, o); err != nil || !finish {
+		return workload.LoadResult{Rows: rows, Summary: summary}, err // shard i > 0: shard 0 finishes
 	}
 	for t := 1; t <= opt.Tables; t++ {
 		if err := indexTable(ctx, ctl, fam, engine, t); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/loadstate"
 )
 
@@ -188,9 +189,7 @@ func (w *Workload) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 		if o.Shard.Index == 0 {
 			summary += " and ITEM"
 		}
-		if info.Resumed {
-			summary += " (in already: this start waited for the other parts and finished the load)"
-		}
+		summary += bulkload.ResumedNote(info.Resumed)
 	}
 	built := "keys and indexes built"
 	if o.Shard.Sharded() && o.Shard.Index > 0 {

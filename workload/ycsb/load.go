@@ -111,68 +111,53 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 		return workload.LoadResult{}, err
 	}
 	rec := record{Properties: dataOf(cfg), Workload: opts.builtin, NextInsert: cfg.RecordCount}
+	var ctl driver.Conn
+	resumed := false
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
 		// Shard i's part: the load shard 0 began, with its seed and properties.
-		st, err := parts.WaitBegun(ctx, db, o.Shard, o.Drop, o.ShardWait, o.Note)
+		st, got, err := loadstate.Joined[record](ctx, db, parts, o)
 		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		var got record
-		if err := st.Decode(&got); err != nil {
 			return workload.LoadResult{}, err
 		}
 		if !reflect.DeepEqual(got.Properties, rec.Properties) || st.Seed != o.Seed {
 			return workload.LoadResult{}, userr.Errorf("shard 0 began a ycsb load with other properties or seed (seed %d): give every shard the same load flags and --seed", st.Seed)
 		}
-		rows, err := loadRecords(ctx, db, o, cfg, fam)
-		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		if err := parts.Complete(ctx, db, o.Shard); err != nil {
-			return workload.LoadResult{}, err
-		}
-		return workload.LoadResult{Rows: rows, Summary: "shard " + o.Shard.String() + "'s part of " + loadSummary(cfg, opts.builtin)}, nil
-	}
-	ctl, err := room(fam, cfg.Table).Open(ctx, db, o.Drop)
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
-	defer ctl.Close()
-	if o.Shard.Sharded() {
-		_, err = parts.BeginShards(ctx, db, o.Shard, rec, o.Seed, o.ToolVersion)
 	} else {
-		_, err = loadstate.Begin(ctx, db, recordName, rec, o.Seed, o.ToolVersion)
-	}
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
-	if _, err := ctl.Exec(ctx, createSQL(fam, cfg)); err != nil {
-		return workload.LoadResult{}, fmt.Errorf("creating the table %s: %w", cfg.Table, err)
-	}
-	if o.Note != nil {
-		for _, l := range loadNotes(opts) {
-			o.Note(l)
+		if ctl, resumed, err = room(fam, cfg.Table).Begin(ctx, db, o, rec); err != nil {
+			return workload.LoadResult{}, err
+		}
+		defer ctl.Close()
+		if !resumed {
+			if _, err := ctl.Exec(ctx, createSQL(fam, cfg)); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("creating the table %s: %w", cfg.Table, err)
+			}
+			if o.Note != nil {
+				for _, l := range loadNotes(opts) {
+					o.Note(l)
+				}
+			}
 		}
 	}
-	rows, err := loadRecords(ctx, db, o, cfg, fam)
-	if err != nil {
-		return workload.LoadResult{}, err
+	var rows int64
+	if !resumed {
+		if rows, err = loadRecords(ctx, db, o, cfg, fam); err != nil {
+			return workload.LoadResult{}, err
+		}
 	}
+	summary := loadSummary(cfg, opts.builtin)
 	if o.Shard.Sharded() {
-		if err := parts.Complete(ctx, db, o.Shard); err != nil {
-			return workload.LoadResult{}, err
-		}
-		if err := parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note); err != nil {
-			return workload.LoadResult{}, err
-		}
+		summary = "shard " + o.Shard.String() + "'s part of " + summary + bulkload.ResumedNote(resumed)
+	}
+	if finish, err := parts.Done(ctx, db, o); err != nil || !finish {
+		return workload.LoadResult{Rows: rows, Summary: summary}, err // shard i > 0: shard 0 finishes
 	}
 	res, err := bulkload.Finish(ctx, db, ctl, recordName, cfg.Table, rows)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	res.Summary = loadSummary(cfg, opts.builtin)
+	res.Summary = summary
 	if o.Shard.Sharded() {
-		res.Summary = "shard " + o.Shard.String() + "'s part of " + res.Summary + ", and the whole load completed"
+		res.Summary += ", and the whole load completed"
 	}
 	return res, nil
 }
