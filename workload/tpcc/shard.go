@@ -178,7 +178,7 @@ func shardsIncomplete(ctx context.Context, db driver.DB) error {
 	var msg string
 	switch len(missing) {
 	case 0:
-		msg = fmt.Sprintf("every shard's part is in, but shard 0/%d has not built the keys and marked the load complete: start it again (candor tpcc load --shard 0/%d, without --drop), which finishes the load", count, count)
+		return userr.Errorf("the load of %s in %d shards is not complete: every shard's part is in, but shard 0/%d has not built the keys and marked the load complete: start it again (candor tpcc load --shard 0/%d, without --drop), which finishes the load", db.Redacted(), count, count, count)
 	case 1:
 		msg = "shard " + loadstate.PartsText(missing, count) + " has not completed its part (shard 0 builds the keys once every part is in)"
 	default:
