@@ -93,6 +93,19 @@ func (r Room) Begin(ctx context.Context, db driver.DB, o workload.LoadOptions, r
 	return ctl, false, nil
 }
 
+// Usable is what a workload's Loaded makes of its record st: a completed load is usable; none
+// recorded is not loaded (Unrecorded: or a table candor did not record loading, a user error), and
+// a half-loaded one is a user error (loadstate.HalfLoadedError).
+func (r Room) Usable(ctx context.Context, db driver.DB, st loadstate.State) (bool, error) {
+	switch st.Status {
+	case loadstate.NotFound:
+		return false, r.Unrecorded(ctx, db)
+	case loadstate.HalfLoaded:
+		return false, loadstate.HalfLoadedError(db, st)
+	}
+	return true, nil
+}
+
 // ResumedNote ends a resumed shard 0's summary (Begin's resumed), "" otherwise.
 func ResumedNote(resumed bool) string {
 	if !resumed {

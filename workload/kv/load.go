@@ -270,11 +270,8 @@ func (k *KV) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	switch st.Status {
-	case loadstate.NotFound:
-		return false, room.Unrecorded(ctx, db)
-	case loadstate.HalfLoaded:
-		return false, loadstate.HalfLoadedError(db, st)
+	if ok, err := room.Usable(ctx, db, st); !ok {
+		return false, err
 	}
 	o := k.resolve()
 	var diff []string

@@ -152,7 +152,7 @@ func (p Parts) Resumes(ctx context.Context, db driver.DB, s workload.Shard) (boo
 // begin the load anew.
 func (p Parts) WaitBegun(ctx context.Context, db driver.DB, s workload.Shard, drop bool, limit time.Duration, note func(string)) (State, error) {
 	var st State
-	err := poll(ctx, limit, note, fmt.Sprintf("shard %s: waiting for shard 0 to begin the %s load", s, p.Name), func() (string, bool, error) {
+	err := Poll(ctx, limit, note, fmt.Sprintf("shard %s: waiting for shard 0 to begin the %s load", s, p.Name), func() (string, bool, error) {
 		var err error
 		if st, err = p.record(ctx, db); err != nil {
 			return "", false, err
@@ -209,7 +209,7 @@ func (p Parts) Done(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 // Wait is shard 0 waiting until every other part of a load split over count shards is complete,
 // for at most limit.
 func (p Parts) Wait(ctx context.Context, db driver.DB, count int, limit time.Duration, note func(string)) error {
-	return poll(ctx, limit, note, fmt.Sprintf("shard 0/%d: waiting for the other shards' parts of the %s load", count, p.Name), func() (string, bool, error) {
+	return Poll(ctx, limit, note, fmt.Sprintf("shard 0/%d: waiting for the other shards' parts of the %s load", count, p.Name), func() (string, bool, error) {
 		var missing []int
 		for i := 1; i < count; i++ {
 			r, err := p.part(ctx, db, i, count)
@@ -288,9 +288,9 @@ func (p Parts) Note(ctx context.Context, db driver.DB) string {
 	return fmt.Sprintf(" (a sharded load: the parts of shards %s are not complete; start them with --shard, or reload)", PartsText(missing, count))
 }
 
-// poll calls done every second until it reports true, saying what and its state through note every
-// 10 s, for at most limit (30 minutes when 0).
-func poll(ctx context.Context, limit time.Duration, note func(string), what string, done func() (string, bool, error)) error {
+// Poll calls done every second until it reports true, saying what and its state through note every
+// 10 s, for at most limit (30 minutes when 0): the shards' waits (and run.ShardLoad's).
+func Poll(ctx context.Context, limit time.Duration, note func(string), what string, done func() (string, bool, error)) error {
 	if limit <= 0 {
 		limit = 30 * time.Minute
 	}

@@ -238,11 +238,8 @@ func (s *Script) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	switch st.Status {
-	case loadstate.NotFound:
-		return false, room.Unrecorded(ctx, db)
-	case loadstate.HalfLoaded:
-		return false, loadstate.HalfLoadedError(db, st)
+	if ok, err := room.Usable(ctx, db, st); !ok {
+		return false, err
 	}
 	if s.given("scale") && rec.Scale != s.o.Scale {
 		return false, userr.Errorf("pgbench's tables at %s were loaded at scale %d, not %d: drop --scale to use them, or reload with candor script load --drop --scale %d", db.Redacted(), rec.Scale, s.o.Scale, s.o.Scale)

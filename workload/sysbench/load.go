@@ -263,11 +263,8 @@ func (s *Sysbench) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	switch st.Status {
-	case loadstate.NotFound:
-		return false, room.Unrecorded(ctx, db)
-	case loadstate.HalfLoaded:
-		return false, loadstate.HalfLoadedError(db, st)
+	if ok, err := room.Usable(ctx, db, st); !ok {
+		return false, err
 	}
 	if d := s.differs(rec); len(d) > 0 {
 		return false, userr.Errorf("the sysbench data at %s was loaded with other options: %s; drop those flags to use the loaded data, or reload with candor sysbench load --drop --db %s", db.Redacted(), textfmt.List(d), db.Redacted())
