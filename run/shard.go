@@ -13,6 +13,7 @@ import (
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
 )
 
 // Shards (issue 10, section 3): N processes, each given `--shard i/N`, split one load or run.
@@ -226,7 +227,7 @@ func ShardLoad(ctx context.Context, lp LoadPlan, s workload.Shard, wait bool, ou
 			if err != nil {
 				return "", false, err
 			}
-			return "not complete yet: " + shardList(m, s.Count), len(m) == 0, nil
+			return "not complete yet: " + loadstate.PartsText(m, s.Count), len(m) == 0, nil
 		})
 	}
 	loaded, lerr := w.Loaded(ctx, db)
@@ -252,42 +253,7 @@ func ShardLoad(ctx context.Context, lp LoadPlan, s workload.Shard, wait bool, ou
 	})
 }
 
-// pollShards calls done every second until it reports true, printing what and its state every 10 s,
-// for at most limit.
+// pollShards is loadstate.Poll saying its notes on out's standard error.
 func pollShards(ctx context.Context, limit time.Duration, out Out, what string, done func() (state string, ok bool, err error)) error {
-	t0 := time.Now()
-	var said time.Time
-	for {
-		state, ok, err := done()
-		if err != nil {
-			return err
-		}
-		if ok {
-			if !said.IsZero() {
-				fmt.Fprintf(out.Stderr, "%s: done after %s\n", what, time.Since(t0).Round(time.Second))
-			}
-			return nil
-		}
-		if time.Since(t0) > limit {
-			return userr.Errorf("%s: gave up after %s (%s): start the missing shards, or give a longer --shard-wait", what, limit, state)
-		}
-		if said.IsZero() || time.Since(said) >= 10*time.Second {
-			fmt.Fprintf(out.Stderr, "%s (%s, %s so far, giving up after --shard-wait %s)\n", what, state, time.Since(t0).Round(time.Second), limit)
-			said = time.Now()
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s: interrupted", what)
-		case <-time.After(time.Second):
-		}
-	}
-}
-
-// shardList names shards ("0/3, 2/3").
-func shardList(v []int, n int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x) + "/" + strconv.Itoa(n)
-	}
-	return strings.Join(s, ", ")
+	return loadstate.Poll(ctx, limit, func(s string) { fmt.Fprintln(out.Stderr, s) }, what, done)
 }

@@ -31,6 +31,19 @@ func (s Shard) Range(n int) (lo, hi int) {
 	return s.Index*n/s.Count + 1, (s.Index + 1) * n / s.Count
 }
 
+// Chunks is the part of a table of rows rows, cut into chunks of size rows each, that shard s
+// loads: the chunks [first, first+n) (split by Range; all of them unsharded), holding held rows.
+// So a shard writes the same chunks, row for row, as an unsharded load's.
+func (s Shard) Chunks(rows, size int64) (first, n, held int64) {
+	all := (rows + size - 1) / size
+	first, n = 0, all
+	if s.Sharded() {
+		lo, hi := s.Range(int(all))
+		first, n = int64(lo-1), int64(max(0, hi-lo+1))
+	}
+	return first, n, max(0, min(rows, (first+n)*size)-first*size)
+}
+
 // Sharder is an optional ability of a workload whose load splits by shard: Load honours
 // LoadOptions.Shard (writing only that shard's part, the shared parts by shard 0), and
 // MissingShards tells which parts of a load split over count shards are not complete yet (all of

@@ -34,3 +34,34 @@ func TestShardRangesCoverEveryWarehouseOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestShardChunks: the shards' chunks of a table follow each other, and their rows add up to the
+// table's, whatever the last chunk's remainder; unsharded it is every chunk.
+func TestShardChunks(t *testing.T) {
+	for _, rows := range []int64{0, 1, 9999, 10000, 10001, 25000, 123457} {
+		for _, size := range []int64{1, 7, 10000} {
+			for N := 1; N <= 5; N++ {
+				var next, sum int64
+				for i := range N {
+					first, n, held := Shard{Index: i, Count: N}.Chunks(rows, size)
+					if first != next || n < 0 || held < 0 || held > n*size {
+						t.Fatalf("%d rows by %d, shard %d/%d: chunks [%d, +%d) holding %d, want from %d", rows, size, i, N, first, n, held, next)
+					}
+					next, sum = first+n, sum+held
+				}
+				if all := (rows + size - 1) / size; next != all || sum != rows {
+					t.Fatalf("%d rows by %d in %d shards: %d chunks, %d rows; want %d chunks, %d rows", rows, size, N, next, sum, all, rows)
+				}
+			}
+			if first, n, held := (Shard{}).Chunks(rows, size); first != 0 || n != (rows+size-1)/size || held != rows {
+				t.Fatalf("%d rows by %d unsharded: [%d, +%d) holding %d", rows, size, first, n, held)
+			}
+		}
+	}
+	// 25,000 rows by 10,000 in 3 shards: one chunk each, the last one's 5,000 rows.
+	for i, want := range []int64{10000, 10000, 5000} {
+		if _, _, held := (Shard{Index: i, Count: 3}).Chunks(25000, 10000); held != want {
+			t.Fatalf("shard %d/3 of 25,000 rows: %d rows, want %d", i, held, want)
+		}
+	}
+}

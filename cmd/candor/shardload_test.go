@@ -29,7 +29,10 @@ var shardLoads = []struct {
 // TestShardedLoadWorkloadsPostgres and ...SQLite: kv, ycsb, sysbench and script loaded as 3
 // shards (three processes, `load --shard i/3`) write exactly the rows one unsharded load writes
 // (every table's rows digested in key order), each shard its own part; while a part is missing
-// the run is refused naming it, and once every part is in the run works.
+// the run is refused naming it, and once every part is in the run works. Shard 0 gives up waiting
+// for the others first (a short --shard-wait) and, started again without --drop once they are
+// in, resumes: it finishes the load without writing its part again (the bug fixed: it needed
+// --drop); shard 1 started again says its part is complete and ends.
 func TestShardedLoadWorkloadsPostgres(t *testing.T) {
 	for _, w := range shardLoads {
 		t.Run(w.name, func(t *testing.T) {
@@ -50,31 +53,34 @@ func TestShardedLoadWorkloadsSQLite(t *testing.T) {
 func testShardedLoad(t *testing.T, name string, load []string, tables map[string]string, sharded, one string) {
 	dir := t.TempDir()
 	args := append([]string{name, "load", "--db", sharded, "--seed", "7", "--shard-wait", "2m"}, load...)
-	// Shard 0 and shard 1 first: shard 0 begins the load and waits for shard 2's part.
-	var procs []interface{ Wait() error }
-	for _, i := range []int{0, 1} {
-		procs = append(procs, startChildCLI(t, filepath.Join(dir, fmt.Sprintf("shard-%d.log", i)), nil, append(args, "--shard", fmt.Sprintf("%d/3", i))...))
+	// Shard 0 first: it begins the load, writes its part and gives up waiting for the others.
+	code, out := runCLI(t, append(args, "--shard", "0/3", "--shard-wait", "2s")...)
+	if code != 2 || !strings.Contains(out, "gave up") || !strings.Contains(out, "1/3, 2/3") {
+		t.Fatalf("shard 0 alone: exit %d, want 2 giving up on 1/3, 2/3\n%s", code, out)
 	}
-	for i, p := range procs[1:] {
-		if err := p.Wait(); err != nil {
-			t.Fatalf("shard %d: %v\n%s", i+1, err, readFile(t, filepath.Join(dir, fmt.Sprintf("shard-%d.log", i+1))))
-		}
+	// Shard 1 next; then shard 1's part is in, shard 2's is not: a run is refused naming it.
+	p := startChildCLI(t, filepath.Join(dir, "shard-1.log"), nil, append(args, "--shard", "1/3")...)
+	if err := p.Wait(); err != nil {
+		t.Fatalf("shard 1: %v\n%s", err, readFile(t, filepath.Join(dir, "shard-1.log")))
 	}
-	// Shard 1's part is in, shard 2's is not: a run is refused (shard 0 holds candor's shared lock,
-	// or, once it let go, the load is incomplete), exit 2.
-	code, out := runCLI(t, name, "run", "--db", sharded, "--duration", "1s", "--warmup", "0s", "--no-check", "--out", filepath.Join(dir, "refused"))
+	code, out = runCLI(t, name, "run", "--db", sharded, "--duration", "1s", "--warmup", "0s", "--no-check", "--out", filepath.Join(dir, "refused"))
 	t.Logf("the run before shard 2/3: exit %d: %s", code, strings.TrimSpace(out))
-	if code != 2 || !strings.Contains(out, "lock") && !strings.Contains(out, "2/3") {
-		t.Errorf("a run before every part is in: exit %d, want 2 saying the load is not complete\n%s", code, out)
+	if code != 2 || !strings.Contains(out, "2/3") {
+		t.Errorf("a run before every part is in: exit %d, want 2 saying the part 2/3 is not complete\n%s", code, out)
 	}
 	if code, out := runCLI(t, append(args, "--shard", "2/3")...); code != 0 || !strings.Contains(out, "shard 2/3's part") {
 		t.Fatalf("shard 2: exit %d\n%s", code, out)
 	}
-	if err := procs[0].Wait(); err != nil {
-		t.Fatalf("shard 0: %v\n%s", err, readFile(t, filepath.Join(dir, "shard-0.log")))
+	if code, out := runCLI(t, append(args, "--shard", "1/3")...); code != 0 || !strings.Contains(out, "complete already") {
+		t.Errorf("shard 1 again: exit %d, want 0 saying its part is complete already\n%s", code, out)
 	}
-	if log := readFile(t, filepath.Join(dir, "shard-0.log")); !strings.Contains(log, "and the whole load completed") {
-		t.Errorf("shard 0 did not say the whole load completed:\n%s", log)
+	// Every part is in; shard 0 has not finished: a run says so, and shard 0 started again does.
+	code, out = runCLI(t, name, "run", "--db", sharded, "--duration", "1s", "--warmup", "0s", "--no-check", "--out", filepath.Join(dir, "refused0"))
+	if code != 2 || !strings.Contains(out, "shard 0 has not finished") {
+		t.Errorf("a run before shard 0 finished: exit %d, want 2 saying shard 0 has not finished\n%s", code, out)
+	}
+	if code, out := runCLI(t, append(args, "--shard", "0/3")...); code != 0 || !strings.Contains(out, "and the whole load completed") || !strings.Contains(out, "in already") {
+		t.Fatalf("shard 0 again: exit %d, want it to resume and complete the load\n%s", code, out)
 	}
 	if code, out := runCLI(t, append([]string{name, "load", "--db", one, "--seed", "7"}, load...)...); code != 0 {
 		t.Fatalf("the unsharded load: exit %d\n%s", code, out)

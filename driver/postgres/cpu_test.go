@@ -53,73 +53,45 @@ func BenchmarkPointSelectCPU(b *testing.B) {
 	b.Cleanup(func() { setup.Exec(context.Background(), "DROP TABLE "+table) })
 	query := "SELECT v FROM " + table + " WHERE id = $1"
 
+	// A path connects one session and returns its point select.
+	type session = func(id int32) (int64, error)
+	onCandor := func(c driver.Conn) session {
+		return func(id int32) (v int64, err error) {
+			err = c.QueryRow(ctx, query, id).Scan(&v)
+			return v, err
+		}
+	}
+	// onPgx is a bare *pgx.Conn of config's, its statements under qctx.
+	onPgx := func(config func(*testing.B, *DB) *pgx.ConnConfig, qctx context.Context) func(*testing.B) session {
+		return func(b *testing.B) session {
+			pc, err := pgx.ConnectConfig(ctx, config(b, db))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { pc.Close(context.Background()) })
+			return func(id int32) (v int64, err error) {
+				err = pc.QueryRow(qctx, query, id).Scan(&v)
+				return v, err
+			}
+		}
+	}
 	paths := []struct {
 		name    string
-		connect func(b *testing.B) func(id int32) (int64, error)
+		connect func(b *testing.B) session
 	}{
-		{"candor", func(b *testing.B) func(int32) (int64, error) {
-			c := drivertest.Connect(b, db)
-			return func(id int32) (v int64, err error) {
-				err = c.QueryRow(ctx, query, id).Scan(&v)
-				return v, err
-			}
-		}},
-		{"candor-blocking", func(b *testing.B) func(int32) (int64, error) {
+		{"candor", func(b *testing.B) session { return onCandor(drivertest.Connect(b, db)) }},
+		{"candor-blocking", func(b *testing.B) session {
 			b.Setenv(SocketEnv, "blocking")
-			c := drivertest.Connect(b, drivertest.Open(b, raw))
-			return func(id int32) (v int64, err error) {
-				err = c.QueryRow(ctx, query, id).Scan(&v)
-				return v, err
-			}
+			return onCandor(drivertest.Connect(b, drivertest.Open(b, raw)))
 		}},
-		{"pgx", func(b *testing.B) func(int32) (int64, error) {
-			pc, err := pgx.ConnectConfig(ctx, netpollConfig(b, db))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { pc.Close(context.Background()) })
-			return func(id int32) (v int64, err error) {
-				err = pc.QueryRow(ctx, query, id).Scan(&v)
-				return v, err
-			}
-		}},
-		{"pgx-background", func(b *testing.B) func(int32) (int64, error) {
-			pc, err := pgx.ConnectConfig(ctx, netpollConfig(b, db))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { pc.Close(context.Background()) })
-			return func(id int32) (v int64, err error) {
-				err = pc.QueryRow(context.Background(), query, id).Scan(&v)
-				return v, err
-			}
-		}},
-		{"pgx-blocking", func(b *testing.B) func(int32) (int64, error) {
-			pc, err := pgx.ConnectConfig(ctx, blockingConfig(b, db))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { pc.Close(context.Background()) })
-			return func(id int32) (v int64, err error) {
-				err = pc.QueryRow(ctx, query, id).Scan(&v)
-				return v, err
-			}
-		}},
-		{"pgx-blocking-background", func(b *testing.B) func(int32) (int64, error) {
-			pc, err := pgx.ConnectConfig(ctx, blockingConfig(b, db))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { pc.Close(context.Background()) })
-			return func(id int32) (v int64, err error) {
-				err = pc.QueryRow(context.Background(), query, id).Scan(&v)
-				return v, err
-			}
-		}},
+		{"pgx", onPgx(netpollConfig, ctx)},
+		{"pgx-background", onPgx(netpollConfig, context.Background())},
+		{"pgx-blocking", onPgx(blockingConfig, ctx)},
+		{"pgx-blocking-background", onPgx(blockingConfig, context.Background())},
 	}
 	for _, p := range paths {
 		b.Run(p.name, func(b *testing.B) {
-			var sessions []func(int32) (int64, error)
+			var sessions []session
 			for range pointSelectClients {
 				sessions = append(sessions, p.connect(b))
 			}
@@ -157,7 +129,6 @@ func BenchmarkPointSelectCPU(b *testing.B) {
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "statements/s")
 		})
 	}
-	_ = driver.ErrNoRows
 }
 
 // netpollConfig is db's configuration with pgconn's own dialer: connections on Go's netpoller.

@@ -6,6 +6,7 @@ package bulkload
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -47,6 +48,70 @@ func (r Room) Open(ctx context.Context, db driver.DB, drop bool) (driver.Conn, e
 		return nil, err
 	}
 	return ctl, nil
+}
+
+// Begin opens the load's control connection (the caller closes it), makes room (Open) and records
+// the load's start: its record, and in shard 0 of a sharded load every part's row
+// (loadstate.Parts.BeginShards). Shard 0 restarted without --drop on a half-loaded load whose
+// part is complete resumes it instead (loadstate.Parts.Resumes): resumed, the tables and its rows
+// are there already, and the load goes on to wait for the other parts and finish. rec is the
+// load's options, which a resumed load must have been begun with, as its seed.
+func (r Room) Begin(ctx context.Context, db driver.DB, o workload.LoadOptions, rec any) (ctl driver.Conn, resumed bool, err error) {
+	parts := loadstate.Parts{Name: r.Workload}
+	if !o.Drop {
+		ok, st, err := parts.Resumes(ctx, db, o.Shard)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			want, err := json.Marshal(rec)
+			if err != nil {
+				return nil, false, err
+			}
+			if string(want) != string(st.Options) || st.Seed != o.Seed {
+				return nil, false, userr.Errorf("shard %s's part of the %s load in %s (begun %s UTC) is in, but with other load options or seed (%d): give shard 0 the options and --seed of that load to finish it, or reload every shard with --drop", o.Shard, r.Workload, db.Redacted(), st.StartedAt.Format(time.DateTime), st.Seed)
+			}
+			if o.Note != nil {
+				o.Note(fmt.Sprintf("shard %s: its part of the %s load begun %s UTC is in already; going on to wait for the other parts and finish", o.Shard, r.Workload, st.StartedAt.Format(time.DateTime)))
+			}
+			ctl, err := db.Connect(ctx)
+			return ctl, err == nil, err
+		}
+	}
+	if ctl, err = r.Open(ctx, db, o.Drop); err != nil {
+		return nil, false, err
+	}
+	if o.Shard.Sharded() {
+		_, err = parts.BeginShards(ctx, db, o.Shard, rec, o.Seed, o.ToolVersion)
+	} else {
+		_, err = loadstate.Begin(ctx, db, r.Workload, rec, o.Seed, o.ToolVersion)
+	}
+	if err != nil {
+		ctl.Close()
+		return nil, false, err
+	}
+	return ctl, false, nil
+}
+
+// Usable is what a workload's Loaded makes of its record st: a completed load is usable; none
+// recorded is not loaded (Unrecorded: or a table candor did not record loading, a user error), and
+// a half-loaded one is a user error (loadstate.HalfLoadedError).
+func (r Room) Usable(ctx context.Context, db driver.DB, st loadstate.State) (bool, error) {
+	switch st.Status {
+	case loadstate.NotFound:
+		return false, r.Unrecorded(ctx, db)
+	case loadstate.HalfLoaded:
+		return false, loadstate.HalfLoadedError(db, st)
+	}
+	return true, nil
+}
+
+// ResumedNote ends a resumed shard 0's summary (Begin's resumed), "" otherwise.
+func ResumedNote(resumed bool) string {
+	if !resumed {
+		return ""
+	}
+	return " (in already: this start waited for the other parts and finished the load)"
 }
 
 func (r Room) make(ctx context.Context, db driver.DB, ctl driver.Conn, drop bool) error {

@@ -74,8 +74,8 @@ func (r *record) wrote(lo, hi int) {
 
 // Load creates the table and loads --insert-count rows. It refuses a database that already holds
 // kv's table or record, unless o.Drop. A sharded load (o.Shard) writes the shard's chunks only
-// (shardChunks), the same rows byte for byte as an unsharded load's chunks: shard 0 makes the
-// room, the table and the records (loadstate.BeginShards), the others wait for them and load with
+// (workload.Shard.Chunks), the same rows byte for byte as an unsharded load's chunks: shard 0 makes the
+// room, the table and the records (parts.BeginShards), the others wait for them and load with
 // the load's seed; shard 0 finishes once every part is complete (loadstate's shards.go).
 func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (workload.LoadResult, error) {
 	opt := k.resolve()
@@ -84,86 +84,55 @@ func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (wo
 		return workload.LoadResult{}, err
 	}
 	rec := loadRecord(opt)
+	var ctl driver.Conn
+	resumed := false
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
-		st, err := loadstate.WaitBegun(ctx, db, "kv", o.Shard, o.ShardWait, o.Note)
+		st, got, err := loadstate.Joined[record](ctx, db, parts, o)
 		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		var got record
-		if err := st.Decode(&got); err != nil {
 			return workload.LoadResult{}, err
 		}
 		if got.InsertCount != rec.InsertCount || got.Keys != rec.Keys || got.MinBlockBytes != rec.MinBlockBytes || got.MaxBlockBytes != rec.MaxBlockBytes || st.Seed != o.Seed {
 			return workload.LoadResult{}, userr.Errorf("shard 0 began a kv load with other options (%s, seed %d): give every shard the same load flags and --seed", loadSummary(Options{InsertCount: got.InsertCount, Distribution: got.Distribution, MinBlockBytes: got.MinBlockBytes, MaxBlockBytes: got.MaxBlockBytes}), st.Seed)
 		}
-		rows, err := k.loadRows(ctx, db, o, opt, fam)
-		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		if err := loadstate.CompleteShard(ctx, db, "kv", o.Shard); err != nil {
-			return workload.LoadResult{}, err
-		}
-		return workload.LoadResult{Rows: rows, Summary: "shard " + o.Shard.String() + "'s part of " + loadSummary(opt)}, nil
-	}
-	ctl, err := room.Open(ctx, db, o.Drop)
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
-	defer ctl.Close()
-	if o.Shard.Sharded() {
-		_, err = loadstate.BeginShards(ctx, db, "kv", o.Shard, rec, o.Seed, o.ToolVersion)
 	} else {
-		_, err = loadstate.Begin(ctx, db, "kv", rec, o.Seed, o.ToolVersion)
+		if ctl, resumed, err = room.Begin(ctx, db, o, rec); err != nil {
+			return workload.LoadResult{}, err
+		}
+		defer ctl.Close()
+		if !resumed {
+			if _, err := ctl.Exec(ctx, createSQL(fam)); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("creating the kv table: %w", err)
+			}
+		}
 	}
-	if err != nil {
-		return workload.LoadResult{}, err
+	var rows int64
+	if !resumed {
+		if rows, err = k.loadRows(ctx, db, o, opt, fam); err != nil {
+			return workload.LoadResult{}, err
+		}
 	}
-	if _, err := ctl.Exec(ctx, createSQL(fam)); err != nil {
-		return workload.LoadResult{}, fmt.Errorf("creating the kv table: %w", err)
-	}
-	rows, err := k.loadRows(ctx, db, o, opt, fam)
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
+	summary := loadSummary(opt)
 	if o.Shard.Sharded() {
-		if err := loadstate.CompleteShard(ctx, db, "kv", o.Shard); err != nil {
-			return workload.LoadResult{}, err
-		}
-		if err := loadstate.WaitShards(ctx, db, "kv", o.Shard.Count, o.ShardWait, o.Note); err != nil {
-			return workload.LoadResult{}, err
-		}
+		summary = "shard " + o.Shard.String() + "'s part of " + summary + bulkload.ResumedNote(resumed)
+	}
+	if finish, err := parts.Done(ctx, db, o); err != nil || !finish {
+		return workload.LoadResult{Rows: rows, Summary: summary}, err // shard i > 0: shard 0 finishes
 	}
 	res, err := bulkload.Finish(ctx, db, ctl, "kv", table, rows)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	res.Summary = loadSummary(opt)
+	res.Summary = summary
 	if o.Shard.Sharded() {
-		res.Summary = "shard " + o.Shard.String() + "'s part of " + res.Summary + ", and the whole load completed"
+		res.Summary += ", and the whole load completed"
 	}
 	return res, nil
 }
 
-// shardChunks is the chunks of count rows shard s loads: [first, first+n).
-func shardChunks(s workload.Shard, count int64) (first, n int64) {
-	chunks := (count + loadChunk - 1) / loadChunk
-	if !s.Sharded() {
-		return 0, chunks
-	}
-	lo, hi := s.Range(int(chunks))
-	return int64(lo - 1), int64(max(0, hi-lo+1))
-}
-
-// shardRows is the rows of the chunks [first, first+n) of count rows.
-func shardRows(first, n, count int64) int64 {
-	return max(0, min(count, (first+n)*loadChunk)-first*loadChunk)
-}
-
 // ShardRows is the rows shard s's part of the load writes (workload.Sharder).
 func (k *KV) ShardRows(s workload.Shard) int64 {
-	count := k.resolve().InsertCount
-	first, n := shardChunks(s, count)
-	return shardRows(first, n, count)
+	_, _, rows := s.Chunks(k.resolve().InsertCount, loadChunk)
+	return rows
 }
 
 // MissingShards is the parts of a kv load split over count shards not complete yet
@@ -172,18 +141,21 @@ func (k *KV) MissingShards(ctx context.Context, db driver.DB, count int) ([]int,
 	if _, _, err := sqlexec.Dialect(db, "kv"); err != nil {
 		return nil, err
 	}
-	return loadstate.MissingShards(ctx, db, "kv", count)
+	return parts.Missing(ctx, db, count)
 }
 
 var _ workload.Sharder = (*KV)(nil)
+
+// parts is the bookkeeping of a sharded kv load (loadstate's shards.go).
+var parts = loadstate.Parts{Name: "kv"}
 
 // loadRows copies the rows of this process's chunks (all of them unless sharded).
 func (k *KV) loadRows(ctx context.Context, db driver.DB, o workload.LoadOptions, opt Options, fam string) (int64, error) {
 	spec := loadSpec{dist: opt.Distribution, seed: o.Seed, count: opt.InsertCount, minBytes: opt.MinBlockBytes,
 		maxBytes: opt.MaxBlockBytes, blob: fam == sqlexec.FamilySQLite}
-	first, n := shardChunks(o.Shard, spec.count)
+	first, n, rows := o.Shard.Chunks(spec.count, loadChunk)
 	return bulkload.Run(ctx, db, o, bulkload.Copy{Workload: "kv", Table: table, Columns: []string{"k", "v"},
-		Chunks: n, Rows: shardRows(first, n, spec.count),
+		Chunks: n, Rows: rows,
 		Chunk: func(c int64) driver.RowSource { return makeChunk(spec, first+c) },
 		Failed: func(c int64, src driver.RowSource, err error) error {
 			c += first
@@ -298,11 +270,8 @@ func (k *KV) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	switch st.Status {
-	case loadstate.NotFound:
-		return false, room.Unrecorded(ctx, db)
-	case loadstate.HalfLoaded:
-		return false, loadstate.HalfLoadedError(db, st)
+	if ok, err := room.Usable(ctx, db, st); !ok {
+		return false, err
 	}
 	o := k.resolve()
 	var diff []string

@@ -4,8 +4,9 @@
 // is in), and how many runs have used the data since. A workload's `load` writes it (Begin, then
 // Complete); `run` and `check` read it (Read) and refuse half-loaded data; Drop forgets a load.
 //
-// TPC-C keeps its own table, candor_load (workload/tpcc/meta.go), with columns of its own; this
-// table is for the workloads after it.
+// TPC-C keeps its load's record in its own table, candor_load (workload/tpcc/meta.go), with columns
+// of its own; this table is for the workloads after it, and holds every workload's sharded-load
+// rows, TPC-C's too (shards.go).
 //
 // Options are the workload's own, stored as JSON text: loadstate never looks inside them. The seed
 // is stored as decimal text (a uint64 does not fit a signed 64-bit column, and should read the same

@@ -41,7 +41,7 @@ func NotLoadedError(db driver.DB, workload, what string) error {
 func HalfLoadedError(db driver.DB, st State) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if note := ShardsNote(ctx, db, st.Workload); note != "" {
+	if note := (Parts{Name: st.Workload}).Note(ctx, db); note != "" {
 		return userr.Errorf("the %s load of %s is not complete (started %s UTC)%s: a run waits for every part",
 			st.Workload, db.Redacted(), st.StartedAt.Format(time.DateTime), note)
 	}

@@ -93,35 +93,27 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	scale := s.o.Scale
 	sc := int64(scale)
 	var ctl driver.Conn
+	resumed := false
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
 		// A sharded load (o.Shard): shard 0 makes the room, the records and the tables, and writes
 		// the branches and tellers; every shard writes its chunks of the accounts (the same rows as
 		// one process's); shard 0 adds the keys and statistics once every part is complete.
-		st, err := loadstate.WaitBegun(ctx, db, "script", o.Shard, o.ShardWait, o.Note)
+		_, got, err := loadstate.Joined[record](ctx, db, parts, o)
 		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		var got record
-		if err := st.Decode(&got); err != nil {
 			return workload.LoadResult{}, err
 		}
 		if got.Scale != scale {
 			return workload.LoadResult{}, userr.Errorf("shard 0 began a script load at scale %d, not %d: give every shard the same --scale", got.Scale, scale)
 		}
 	} else {
-		if ctl, err = room.Open(ctx, db, o.Drop); err != nil {
+		if ctl, resumed, err = room.Begin(ctx, db, o, record{Scale: scale}); err != nil {
 			return workload.LoadResult{}, err
 		}
 		defer ctl.Close()
-		if o.Shard.Sharded() {
-			_, err = loadstate.BeginShards(ctx, db, "script", o.Shard, record{Scale: scale}, o.Seed, o.ToolVersion)
-		} else {
-			_, err = loadstate.Begin(ctx, db, "script", record{Scale: scale}, o.Seed, o.ToolVersion)
-		}
-		if err != nil {
-			return workload.LoadResult{}, err
-		}
 		for _, q := range createSQL(fam) {
+			if resumed {
+				break // the tables and shard 0's rows are there
+			}
 			if _, err := ctl.Exec(ctx, q); err != nil {
 				return workload.LoadResult{}, fmt.Errorf("creating pgbench's tables (%s): %w", q, err)
 			}
@@ -129,9 +121,12 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	}
 	var rows int64
 	copyTable := func(table string, cols []string, n int64, sh workload.Shard, row func(i int64, v []any)) error {
-		first, chunks := shardChunks(sh, n)
+		if resumed {
+			return nil // shard 0's rows are in already
+		}
+		first, chunks, held := sh.Chunks(n, loadChunk)
 		written, err := bulkload.Run(ctx, db, o, bulkload.Copy{Workload: "script", Table: table, Columns: cols,
-			Chunks: chunks, Rows: chunkRows(first, chunks, n),
+			Chunks: chunks, Rows: held,
 			Chunk: func(c int64) driver.RowSource {
 				first := (first + c) * loadChunk
 				return &genRows{Cursor: bulkload.Cursor{N: int(min(loadChunk, n-first))}, first: first, row: row, v: make([]any, len(cols))}
@@ -162,16 +157,12 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	}
 	summary := fmt.Sprintf("pgbench's tables at scale %d (%s accounts)", scale, textfmt.Thousands(sc*accountsPerBranch))
 	if o.Shard.Sharded() {
-		if err := loadstate.CompleteShard(ctx, db, "script", o.Shard); err != nil {
-			return workload.LoadResult{}, err
-		}
-		summary = "shard " + o.Shard.String() + "'s part of " + summary
-		if o.Shard.Index > 0 {
-			return workload.LoadResult{Rows: rows, Summary: summary}, nil
-		}
-		if err := loadstate.WaitShards(ctx, db, "script", o.Shard.Count, o.ShardWait, o.Note); err != nil {
-			return workload.LoadResult{}, err
-		}
+		summary = "shard " + o.Shard.String() + "'s part of " + summary + bulkload.ResumedNote(resumed)
+	}
+	if finish, err := parts.Done(ctx, db, o); err != nil || !finish {
+		return workload.LoadResult{Rows: rows, Summary: summary}, err // shard i > 0: shard 0 finishes
+	}
+	if o.Shard.Sharded() {
 		summary += ", and the whole load completed"
 	}
 	if fam == sqlexec.FamilyPostgres {
@@ -199,30 +190,16 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 	return res, nil
 }
 
-// shardChunks is the chunks of a table of n rows that shard s loads, [first, first+chunks) (all
-// of them unsharded).
-func shardChunks(s workload.Shard, n int64) (first, chunks int64) {
-	all := (n + loadChunk - 1) / loadChunk
-	if !s.Sharded() {
-		return 0, all
-	}
-	lo, hi := s.Range(int(all))
-	return int64(lo - 1), int64(max(0, hi-lo+1))
-}
-
-// chunkRows is the rows of the chunks [first, first+chunks) of a table of n rows.
-func chunkRows(first, chunks, n int64) int64 {
-	return max(0, min(n, (first+chunks)*loadChunk)-first*loadChunk)
-}
-
 var _ workload.Sharder = (*Script)(nil)
+
+// parts is the bookkeeping of a sharded script load (loadstate's shards.go).
+var parts = loadstate.Parts{Name: "script"}
 
 // ShardRows is the rows shard s's part of the load writes (workload.Sharder): its accounts, and
 // shard 0 the branches and tellers too.
 func (s *Script) ShardRows(sh workload.Shard) int64 {
 	sc := int64(s.o.Scale)
-	first, n := shardChunks(sh, sc*accountsPerBranch)
-	rows := chunkRows(first, n, sc*accountsPerBranch)
+	_, _, rows := sh.Chunks(sc*accountsPerBranch, loadChunk)
 	if sh.Index == 0 {
 		rows += sc + sc*tellersPerBranch
 	}
@@ -235,7 +212,7 @@ func (s *Script) MissingShards(ctx context.Context, db driver.DB, count int) ([]
 	if _, _, err := sqlexec.Dialect(db, "script"); err != nil {
 		return nil, err
 	}
-	return loadstate.MissingShards(ctx, db, "script", count)
+	return parts.Missing(ctx, db, count)
 }
 
 // genRows is one chunk of generated rows as a driver.RowSource.
@@ -261,11 +238,8 @@ func (s *Script) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	switch st.Status {
-	case loadstate.NotFound:
-		return false, room.Unrecorded(ctx, db)
-	case loadstate.HalfLoaded:
-		return false, loadstate.HalfLoadedError(db, st)
+	if ok, err := room.Usable(ctx, db, st); !ok {
+		return false, err
 	}
 	if s.given("scale") && rec.Scale != s.o.Scale {
 		return false, userr.Errorf("pgbench's tables at %s were loaded at scale %d, not %d: drop --scale to use them, or reload with candor script load --drop --scale %d", db.Redacted(), rec.Scale, s.o.Scale, s.o.Scale)

@@ -67,15 +67,11 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 	if o.Shard.Sharded() {
 		return s.loadShard(ctx, db, o, opt, fam, engine)
 	}
-	ctl, err := room.Open(ctx, db, o.Drop)
+	ctl, _, err := room.Begin(ctx, db, o, record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType})
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
 	defer ctl.Close()
-	rec := record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}
-	if _, err := loadstate.Begin(ctx, db, "sysbench", rec, o.Seed, o.ToolVersion); err != nil {
-		return workload.LoadResult{}, err
-	}
 	d := newDist(&opt)
 	var rows int64
 	for t := 1; t <= opt.Tables; t++ {
@@ -111,19 +107,16 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 
 // A sharded load (o.Shard): the chunks of every table, numbered table after table, split by
 // workload.Shard.Range, so shard i loads the same rows (by table, id and chunk stream) an unsharded
-// load writes. Shard 0 makes the room, the records (loadstate.BeginShards) and every table; the
+// load writes. Shard 0 makes the room, the records (parts.BeginShards) and every table; the
 // others wait for them; shard 0 builds the k indexes, moves the id sequences and runs the
 // statistics once every part is complete, then marks the load complete.
 func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadOptions, opt Options, fam, engine string) (workload.LoadResult, error) {
 	rec := record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}
 	var ctl driver.Conn
+	resumed := false
 	if o.Shard.Index > 0 {
-		st, err := loadstate.WaitBegun(ctx, db, "sysbench", o.Shard, o.ShardWait, o.Note)
+		st, got, err := loadstate.Joined[record](ctx, db, parts, o)
 		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		var got record
-		if err := st.Decode(&got); err != nil {
 			return workload.LoadResult{}, err
 		}
 		if got != rec || st.Seed != o.Seed {
@@ -131,14 +124,11 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 		}
 	} else {
 		var err error
-		if ctl, err = room.Open(ctx, db, o.Drop); err != nil {
+		if ctl, resumed, err = room.Begin(ctx, db, o, rec); err != nil {
 			return workload.LoadResult{}, err
 		}
 		defer ctl.Close()
-		if _, err := loadstate.BeginShards(ctx, db, "sysbench", o.Shard, rec, o.Seed, o.ToolVersion); err != nil {
-			return workload.LoadResult{}, err
-		}
-		for t := 1; t <= opt.Tables; t++ {
+		for t := 1; t <= opt.Tables && !resumed; t++ {
 			if _, err := ctl.Exec(ctx, createSQL(fam, t)); err != nil {
 				return workload.LoadResult{}, fmt.Errorf("creating %s: %w", tableName(t), err)
 			}
@@ -147,7 +137,7 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 	d := newDist(&opt)
 	per := (int64(opt.TableSize) + loadChunk - 1) / loadChunk
 	var rows int64
-	for t := 1; t <= opt.Tables; t++ {
+	for t := 1; t <= opt.Tables && !resumed; t++ { // resumed: shard 0's rows are in already
 		first, n := shardChunks(o.Shard, opt.Tables, per, t)
 		if n == 0 {
 			continue
@@ -165,15 +155,9 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 		}
 		rows += got
 	}
-	if err := loadstate.CompleteShard(ctx, db, "sysbench", o.Shard); err != nil {
-		return workload.LoadResult{}, err
-	}
-	summary := fmt.Sprintf("shard %s's part of %d table%s of %s rows (k: %s)", o.Shard, opt.Tables, plural(opt.Tables), textfmt.Thousands(int64(opt.TableSize)), opt.RandType)
-	if o.Shard.Index > 0 {
-		return workload.LoadResult{Rows: rows, Summary: summary}, nil
-	}
-	if err := loadstate.WaitShards(ctx, db, "sysbench", o.Shard.Count, o.ShardWait, o.Note); err != nil {
-		return workload.LoadResult{}, err
+	summary := fmt.Sprintf("shard %s's part of %d table%s of %s rows (k: %s)%s", o.Shard, opt.Tables, plural(opt.Tables), textfmt.Thousands(int64(opt.TableSize)), opt.RandType, bulkload.ResumedNote(resumed))
+	if finish, err := parts.Done(ctx, db, o); err != nil || !finish {
+		return workload.LoadResult{Rows: rows, Summary: summary}, err // shard i > 0: shard 0 finishes
 	}
 	for t := 1; t <= opt.Tables; t++ {
 		if err := indexTable(ctx, ctl, fam, engine, t); err != nil {
@@ -205,6 +189,9 @@ func shardChunks(s workload.Shard, tables int, per int64, t int) (first, n int64
 
 var _ workload.Sharder = (*Sysbench)(nil)
 
+// parts is the bookkeeping of a sharded sysbench load (loadstate's shards.go).
+var parts = loadstate.Parts{Name: "sysbench"}
+
 // ShardRows is the rows shard s's part of the load writes (workload.Sharder).
 func (s *Sysbench) ShardRows(sh workload.Shard) int64 {
 	opt := s.resolve()
@@ -225,7 +212,7 @@ func (s *Sysbench) MissingShards(ctx context.Context, db driver.DB, count int) (
 	if _, _, err := sqlexec.Dialect(db, "sysbench"); err != nil {
 		return nil, err
 	}
-	return loadstate.MissingShards(ctx, db, "sysbench", count)
+	return parts.Missing(ctx, db, count)
 }
 
 func plural(n int) string {
@@ -276,11 +263,8 @@ func (s *Sysbench) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	switch st.Status {
-	case loadstate.NotFound:
-		return false, room.Unrecorded(ctx, db)
-	case loadstate.HalfLoaded:
-		return false, loadstate.HalfLoadedError(db, st)
+	if ok, err := room.Usable(ctx, db, st); !ok {
+		return false, err
 	}
 	if d := s.differs(rec); len(d) > 0 {
 		return false, userr.Errorf("the sysbench data at %s was loaded with other options: %s; drop those flags to use the loaded data, or reload with candor sysbench load --drop --db %s", db.Redacted(), textfmt.List(d), db.Redacted())

@@ -64,8 +64,8 @@ func Check(ctx context.Context, db driver.DB, o CheckOptions) ([]CheckResult, er
 		return nil, err
 	}
 	if !li.Completed {
-		return nil, userr.Errorf("the load of this database did not complete (%s, started %s UTC), so its data cannot be checked: reload with candor tpcc load --drop",
-			warehousesText(li.Warehouses), li.StartedAt.Format("2006-01-02 15:04:05"))
+		return nil, userr.Errorf("the load of this database did not complete (%s, started %s UTC)%s, so its data cannot be checked: reload with candor tpcc load --drop",
+			warehousesText(li.Warehouses), li.StartedAt.Format("2006-01-02 15:04:05"), parts.Note(ctx, db))
 	}
 	if dialect == dialectPostgres && !distributed(engineName(db)) {
 		// Session-local settings for queries that read whole tables: hash joins and aggregates

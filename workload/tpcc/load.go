@@ -65,6 +65,13 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
 		return loadShardPart(ctx, db, ctl, o) // shard.go: after shard 0 has made the tables
 	}
+	if !o.Drop {
+		if resume, _, err := parts.Resumes(ctx, db, o.Shard); err != nil {
+			return LoadInfo{}, err
+		} else if resume {
+			return resumeShard0(ctx, db, ctl, o) // shard.go: its part is in; wait and finish
+		}
+	}
 	if err := checkRoom(ctx, db, ctl, o.Warehouses); err != nil { // capacity.go; before anything is dropped
 		return LoadInfo{}, err
 	}
@@ -81,6 +88,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 			return LoadInfo{}, fmt.Errorf("dropping the old TPC-C tables: %w", err)
 		}
 	}
+	if err := parts.Forget(ctx, db); err != nil { // an earlier sharded load's rows (shard.go)
+		return LoadInfo{}, fmt.Errorf("forgetting an earlier sharded load: %w", err)
+	}
 
 	now := o.Now
 	if now.IsZero() {
@@ -95,11 +105,13 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	} else {
 		err = createSchema(ctx, ctl, dialect, info)
 	}
-	if err == nil && o.Shard.Sharded() {
-		err = insertShardRows(ctx, ctl, dialect, info, o.Shard.Count) // shard.go
-	}
 	if err != nil {
 		return LoadInfo{}, fmt.Errorf("creating the TPC-C tables: %w", err)
+	}
+	if o.Shard.Sharded() {
+		if err := parts.Begin(ctx, db, o.Shard.Count, shardOptions{Warehouses: o.Warehouses}, o.Seed, o.ToolVersion); err != nil { // shard.go
+			return LoadInfo{}, err
+		}
 	}
 
 	progress := o.Progress
@@ -118,12 +130,31 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 		err = loadParallel(ctx, db, g, us, int(min(int64(o.Loaders), unitCount(o.Warehouses))), progress)
 	}
 	if err == nil && o.Shard.Sharded() {
-		// The keys are built once every shard's rows are in (shard.go).
-		err = waitShards(ctx, ctl, o)
+		err = parts.Complete(ctx, db, o.Shard) // shard 0's part; the keys once every part is in
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return info, fmt.Errorf("the load was interrupted (%w); the database holds an incomplete load: reload with candor tpcc load --drop", context.Cause(ctx))
+		}
+		return info, err
+	}
+	loadTrace("rows", time.Since(phase))
+	return finishLoad(ctx, db, ctl, o, info)
+}
+
+// finishLoad waits for the other shards' parts of a sharded load (shard.go), builds the keys and
+// indexes, and marks the load complete.
+func finishLoad(ctx context.Context, db driver.DB, ctl driver.Conn, o LoadOptions, info LoadInfo) (LoadInfo, error) {
+	dialect := db.Dialect().SQLFamily()
+	var err error
+	if o.Shard.Sharded() {
+		err = parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note)
 	}
 	if err == nil {
-		loadTrace("rows", time.Since(phase))
 		err = buildKeys(ctx, db, ctl, dialect, o.Loaders)
+		if err != nil && info.Resumed && ctx.Err() == nil {
+			err = fmt.Errorf("%w (the keys of a load resumed by shard 0: if an earlier start was stopped while building them, reload every shard with --drop)", err)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -134,9 +165,7 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	done := time.Now().UTC().Truncate(time.Microsecond)
 	// The loaders may have committed asynchronously (synchronous_commit off); this commit is
 	// synchronous, and its WAL flush covers everything written before it.
-	// A sharded load's marker has a row per shard besides the load's: this one marks the load and
-	// shard 0's part complete together (shard.go), once every part is in and the keys are built.
-	if _, err := ctl.Exec(ctx, placeholders(dialect, "UPDATE "+metaTable+" SET completed_at = $1 WHERE workload = 'tpcc' OR workload = $2"), done, shardName(o.Shard.Index, o.Shard.Count)); err != nil {
+	if _, err := ctl.Exec(ctx, placeholders(dialect, "UPDATE "+metaTable+" SET completed_at = $1 WHERE workload = 'tpcc'"), done); err != nil {
 		return info, fmt.Errorf("recording the completed load: %w", err)
 	}
 	info.CompletedAt, info.Completed = done, true
@@ -156,7 +185,7 @@ func refusal(ctx context.Context, db driver.DB, c driver.Conn, have []string) er
 		if li, err := readLoadInfo(ctx, db, c); err == nil {
 			state := "loaded " + li.StartedAt.Format("2006-01-02 15:04:05") + " UTC"
 			if !li.Completed {
-				state = "an incomplete load started " + li.StartedAt.Format("2006-01-02 15:04:05") + " UTC"
+				state = "an incomplete load started " + li.StartedAt.Format("2006-01-02 15:04:05") + " UTC" + parts.Note(ctx, db)
 			}
 			return userr.Errorf("the database at %s already holds TPC-C data (%s, %s): pass --drop to replace it", u, warehousesText(li.Warehouses), state)
 		}

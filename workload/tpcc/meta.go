@@ -35,6 +35,9 @@ type LoadInfo struct {
 	// BulkPath is how the rows went in, when the engine tells (MySQL: LOAD DATA LOCAL or multi-row
 	// INSERT); set by Load, not stored.
 	BulkPath string
+	// Resumed: shard 0, restarted, finished a sharded load whose part was in (shard.go); set by
+	// Load, not stored.
+	Resumed bool
 }
 
 // metaCreateSQL creates candor_load. The seed is stored as decimal text (a uint64 does not fit a

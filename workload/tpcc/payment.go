@@ -76,6 +76,12 @@ func customerByName(ctx context.Context, c driver.Conn, sql string, ids *[]int32
 		return 0, err
 	}
 	defer rows.Close()
+	return readByName(rows, ids)
+}
+
+// readByName reads the ids of a by-name query's rows (sorted by c_first) into ids and returns the
+// one at position ceil(n/2) (clause 2.5.2.2); errNotFound when there is none.
+func readByName(rows driver.Rows, ids *[]int32) (int32, error) {
 	*ids = (*ids)[:0]
 	var id int32
 	for rows.Next() {

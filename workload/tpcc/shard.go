@@ -2,14 +2,14 @@ package tpcc
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
 )
 
 // A sharded load (`candor tpcc load --shard i/N`, issue 10 section 3): shard i writes warehouses
@@ -17,128 +17,73 @@ import (
 // stock; ITEM is written once, by shard 0. Every warehouse's rows derive from the load's seed and
 // timestamp by name, so the shards together write exactly the rows one process would.
 //
-// candor_load holds, besides the load's row (workload 'tpcc'), one row per shard (workload
-// 'tpcc:shard:i/N', the same columns): its part started (the row exists) and completed
-// (completed_at). The order of work:
+// The bookkeeping is the workloads' one (loadstate.Parts, workload/loadstate/shards.go): a row per
+// shard in candor_workloads (workload 'tpcc:shard:i/N') says its part started and completed; the
+// load's record is candor_load's row (loadRecord). The order of work:
 //
-//  1. shard 0 checks the room, drops the old tables (--drop), creates the tables and the marker with
-//     every shard's row, completed_at null, in one transaction;
-//  2. shards 1..N-1 wait (at most --shard-wait) for that marker, take its seed and timestamp (a
-//     different --seed or --warehouses is refused), write their warehouses and mark their row;
-//  3. shard 0 writes ITEM and its warehouses, waits for every other shard's row to be complete,
-//     builds the keys and indexes, then marks the load and its own row complete together.
+//  1. shard 0 checks the room, drops the old tables (--drop), creates the tables and candor_load's
+//     row, completed_at null, in one transaction, then every shard's row (parts.Begin);
+//  2. shards 1..N-1 wait (at most --shard-wait) for that row and their own (parts.WaitBegun), take
+//     its seed and timestamp (a different --seed or --warehouses is refused), write their
+//     warehouses and mark their row (parts.Complete);
+//  3. shard 0 writes ITEM and its warehouses, marks its row, waits for every other shard's row to
+//     be complete (parts.Wait), builds the keys and indexes, then marks the load complete.
 //
-// So the load is complete exactly when every shard's row is; a run refuses until then, naming the
-// shards whose part is missing (Open). Shards use candor's lock in its shared mode
-// (loadstate.LockShared): an unsharded load, run or check is refused while they work.
+// So the load is complete exactly when every part is in and shard 0 has built the keys; a run
+// refuses until then, naming what is missing (shardsIncomplete). Shard 0 restarted without --drop
+// on a load whose part it completed (it gave up waiting, or was stopped) goes on from there
+// (parts.Resumes). Shards use candor's lock in its shared mode (loadstate.LockShared): an
+// unsharded load, run or check is refused while they work.
+//
+// A half-loaded sharded load made before this bookkeeping (its shard rows in candor_load) reads as
+// an unsharded half-loaded one: reload it with --drop.
 
-// shardName is the workload column of shard i of n's row in candor_load.
-func shardName(i, n int) string { return "tpcc:shard:" + strconv.Itoa(i) + "/" + strconv.Itoa(n) }
+// parts is TPC-C's sharded-load bookkeeping.
+var parts = loadstate.Parts{Name: "tpcc", Record: loadRecord}
 
-const shardRowsSQL = "SELECT workload, completed_at FROM " + metaTable + " WHERE workload LIKE 'tpcc:shard:%'"
-
-// insertShardRows adds the row of every shard of n to candor_load, completed_at null (shard 0,
-// once it has made the tables).
-func insertShardRows(ctx context.Context, c driver.Conn, dialect string, info LoadInfo, n int) error {
-	q := strings.Replace(metaInsertSQL, "VALUES ('tpcc', $1", "VALUES ($9, $1", 1)
-	for i := range n {
-		if _, err := c.Exec(ctx, placeholders(dialect, q), int64(info.Warehouses),
-			strconv.FormatUint(info.Seed, 10), int64(info.C.CLast), int64(info.C.CID), int64(info.C.OLIID),
-			info.ToolVersion, int64(info.Loaders), info.StartedAt, shardName(i, n)); err != nil {
-			return err
-		}
-	}
-	return nil
+// shardOptions is what a part's row records of the load (its seed is the row's).
+type shardOptions struct {
+	Warehouses int `json:"warehouses"`
 }
 
-// shardRows reads the shard rows of candor_load: by name, whether that part completed.
-func shardRows(ctx context.Context, c driver.Conn) (map[string]bool, error) {
-	rows, err := c.Query(ctx, shardRowsSQL)
+// loadRecord is candor_load's row told as the load's record: NotFound while the database holds
+// no TPC-C data (or the tables of a load being made).
+func loadRecord(ctx context.Context, db driver.DB) (loadstate.State, error) {
+	li, err := ReadLoadInfo(ctx, db)
+	if userr.Is(err) {
+		return loadstate.State{Workload: "tpcc"}, nil
+	}
 	if err != nil {
-		return nil, err
+		return loadstate.State{}, err
 	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var name string
-		var done *time.Time
-		if err := rows.Scan(&name, &done); err != nil {
-			return nil, err
-		}
-		out[name] = done != nil
-	}
-	return out, rows.Err()
-}
-
-// shardState is a sharded load's state as candor_load tells it.
-type shardState struct {
-	info LoadInfo
-	// sharded: the load has shard rows; count is their N, missing the parts not complete.
-	sharded bool
-	count   int
-	missing []int
-}
-
-// readShardState reads candor_load (an error when the database holds no TPC-C data).
-func readShardState(ctx context.Context, db driver.DB, c driver.Conn) (shardState, error) {
-	info, err := readLoadInfo(ctx, db, c)
-	if err != nil {
-		return shardState{}, err
-	}
-	st := shardState{info: info}
-	rows, err := shardRows(ctx, c)
-	if err != nil {
-		return st, err
-	}
-	for name := range rows {
-		if _, n, ok := strings.Cut(strings.TrimPrefix(name, "tpcc:shard:"), "/"); ok {
-			st.count, _ = strconv.Atoi(n)
-			st.sharded = true
-		}
-	}
-	for i := range st.count {
-		if !rows[shardName(i, st.count)] {
-			st.missing = append(st.missing, i)
-		}
+	opts, _ := json.Marshal(shardOptions{Warehouses: li.Warehouses})
+	st := loadstate.State{Status: loadstate.HalfLoaded, Workload: "tpcc", Options: opts, Seed: li.Seed,
+		ToolVersion: li.ToolVersion, StartedAt: li.StartedAt, Runs: li.Runs}
+	if li.Completed {
+		st.Status, st.CompletedAt = loadstate.Completed, li.CompletedAt
 	}
 	return st, nil
 }
 
 // MissingShards tells which parts of a TPC-C load split over count shards are not complete
 // (workload.Sharder): all of them without TPC-C data, or while the data is another load (an
-// unsharded one in progress, or one of another shard count) still incomplete; none once the load
-// is complete, however it was made.
+// unsharded one in progress, or one of another shard count) still incomplete; shard 0's until the
+// load is complete; none once it is, however it was made.
 func (w *Workload) MissingShards(ctx context.Context, db driver.DB, count int) ([]int, error) {
-	all := make([]int, count)
-	for i := range all {
-		all[i] = i
+	if err := checkDialect(db.Dialect().SQLFamily()); err != nil {
+		return nil, err
 	}
-	has, err := HasData(ctx, db)
-	if err != nil || !has {
-		return all, err
-	}
-	c, err := db.Connect(ctx)
+	st, err := loadRecord(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
-	st, err := readShardState(ctx, db, c)
-	if err != nil {
-		if userr.Is(err) {
-			return all, nil // the tables of a load being made
+	if st.Status == loadstate.Completed && w.Warehouses != 0 {
+		var o shardOptions
+		if err := st.Decode(&o); err == nil && o.Warehouses != w.Warehouses {
+			return nil, userr.Errorf("%s holds %d warehouses, not %d: pass --warehouses %d, or reload with candor tpcc load --drop", db.Redacted(), o.Warehouses, w.Warehouses, o.Warehouses)
 		}
-		return nil, err
 	}
-	switch {
-	case st.info.Completed:
-		if w.Warehouses != 0 && st.info.Warehouses != w.Warehouses {
-			return nil, userr.Errorf("%s holds %d warehouses, not %d: pass --warehouses %d, or reload with candor tpcc load --drop", db.Redacted(), st.info.Warehouses, w.Warehouses, st.info.Warehouses)
-		}
-		return nil, nil
-	case !st.sharded || st.count != count:
-		return all, nil
-	}
-	return st.missing, nil
+	return parts.Missing(ctx, db, count)
 }
 
 // ShardRows is the rows shard s's part of the load writes: its warehouses' and, in shard 0,
@@ -152,61 +97,26 @@ func (w *Workload) ShardRows(s workload.Shard) int64 {
 	return n
 }
 
-// missingText names the shards whose part of a sharded load is not complete.
-func missingText(st shardState) string {
-	s := make([]string, len(st.missing))
-	for i, m := range st.missing {
-		s[i] = strconv.Itoa(m) + "/" + strconv.Itoa(st.count)
+// sameLoad refuses a shard given other --warehouses or --seed than the load shard 0 began.
+func sameLoad(info LoadInfo, o LoadOptions) error {
+	if info.Warehouses != o.Warehouses || info.Seed != o.Seed {
+		return userr.Errorf("shard 0 loads %d warehouses with seed %d, this shard (%s) was given --warehouses %d --seed %d: give every shard the same --warehouses and --seed", info.Warehouses, info.Seed, o.Shard, o.Warehouses, o.Seed)
 	}
-	return strings.Join(s, ", ")
+	return nil
 }
 
-// loadShardPart is shard i > 0's part: wait for shard 0's marker, then write the shard's
+// loadShardPart is shard i > 0's part: wait for shard 0 to begin the load, then write the shard's
 // warehouses and mark its row complete.
 func loadShardPart(ctx context.Context, db driver.DB, ctl driver.Conn, o LoadOptions) (LoadInfo, error) {
-	me := shardName(o.Shard.Index, o.Shard.Count)
-	note := o.Note
-	if note == nil {
-		note = func(string) {}
+	if _, err := parts.WaitBegun(ctx, db, o.Shard, o.Drop, o.ShardWait, o.Note); err != nil {
+		return LoadInfo{}, err
 	}
-	var info LoadInfo
-	t0, said := time.Now(), time.Time{}
-	for {
-		st, err := readShardState(ctx, db, ctl)
-		if err != nil && !userr.Is(err) {
-			return LoadInfo{}, err
-		}
-		rows := map[string]bool{}
-		if err == nil {
-			if rows, err = shardRows(ctx, ctl); err != nil {
-				return LoadInfo{}, err
-			}
-		}
-		done, present := rows[me]
-		switch {
-		case present && !done:
-			info = st.info
-		case present && done && !o.Drop:
-			return LoadInfo{}, userr.Errorf("shard %s's part of the load in %s is complete already: pass --drop to every shard to reload (shard 0 drops the tables; the others wait for its new marker)", o.Shard, db.Redacted())
-		}
-		if info.Warehouses != 0 {
-			break
-		}
-		if time.Since(t0) > o.ShardWait {
-			return LoadInfo{}, userr.Errorf("shard %s waited %s for shard 0 to create the tables and its marker of a load in %d shards: start shard 0 (candor tpcc load --shard 0/%d), or give a longer --shard-wait", o.Shard, o.ShardWait, o.Shard.Count, o.Shard.Count)
-		}
-		if said.IsZero() || time.Since(said) >= 10*time.Second {
-			note(fmt.Sprintf("shard %s: waiting for shard 0 to create the tables of a load in %d shards (%s so far, giving up after --shard-wait %s)", o.Shard, o.Shard.Count, time.Since(t0).Round(time.Second), o.ShardWait))
-			said = time.Now()
-		}
-		select {
-		case <-ctx.Done():
-			return LoadInfo{}, fmt.Errorf("shard %s: interrupted while waiting for shard 0", o.Shard)
-		case <-time.After(time.Second):
-		}
+	info, err := readLoadInfo(ctx, db, ctl)
+	if err != nil {
+		return LoadInfo{}, err
 	}
-	if info.Warehouses != o.Warehouses || info.Seed != o.Seed {
-		return LoadInfo{}, userr.Errorf("shard 0 loads %d warehouses with seed %d, this shard (%s) was given --warehouses %d --seed %d: give every shard the same --warehouses and --seed", info.Warehouses, info.Seed, o.Shard, o.Warehouses, o.Seed)
+	if err := sameLoad(info, o); err != nil {
+		return LoadInfo{}, err
 	}
 	dialect := db.Dialect().SQLFamily()
 	g := newGenConfig(info.Seed, info.StartedAt, dialect) // shard 0's seed and timestamp: the same rows
@@ -215,9 +125,8 @@ func loadShardPart(ctx context.Context, db driver.DB, ctl driver.Conn, o LoadOpt
 	if progress == nil {
 		progress = func(int64) {}
 	}
-	us := loadUnitsOf(false, lo, hi)
-	var err error
 	if lo <= hi {
+		us := loadUnitsOf(false, lo, hi)
 		if db.Dialect().SingleWriter {
 			err = loadSingleWriter(ctx, db, g, us, o.Loaders, progress)
 		} else {
@@ -230,8 +139,7 @@ func loadShardPart(ctx context.Context, db driver.DB, ctl driver.Conn, o LoadOpt
 		}
 		return info, err
 	}
-	done := time.Now().UTC().Truncate(time.Microsecond)
-	if _, err := ctl.Exec(ctx, placeholders(dialect, "UPDATE "+metaTable+" SET completed_at = $1 WHERE workload = $2"), done, me); err != nil {
+	if err := parts.Complete(ctx, db, o.Shard); err != nil {
 		return info, fmt.Errorf("recording shard %s's part complete: %w", o.Shard, err)
 	}
 	info.Warehouses = hi - lo + 1
@@ -241,43 +149,21 @@ func loadShardPart(ctx context.Context, db driver.DB, ctl driver.Conn, o LoadOpt
 	return info, nil
 }
 
-// waitShards is shard 0 waiting for the other shards' parts before it builds the keys.
-func waitShards(ctx context.Context, ctl driver.Conn, o LoadOptions) error {
-	note := o.Note
-	if note == nil {
-		note = func(string) {}
+// resumeShard0 is shard 0 restarted on a load whose part it completed (parts.Resumes): it waits
+// for the other parts, builds the keys and marks the load complete, as the first start would have.
+func resumeShard0(ctx context.Context, db driver.DB, ctl driver.Conn, o LoadOptions) (LoadInfo, error) {
+	info, err := readLoadInfo(ctx, db, ctl)
+	if err != nil {
+		return LoadInfo{}, err
 	}
-	t0, said := time.Now(), time.Time{}
-	for {
-		rows, err := shardRows(ctx, ctl)
-		if err != nil {
-			return err
-		}
-		var missing []string
-		for i := 1; i < o.Shard.Count; i++ {
-			if !rows[shardName(i, o.Shard.Count)] {
-				missing = append(missing, strconv.Itoa(i)+"/"+strconv.Itoa(o.Shard.Count))
-			}
-		}
-		if len(missing) == 0 {
-			if !said.IsZero() {
-				note(fmt.Sprintf("shard %s: every shard's rows are in after %s; building the keys and indexes", o.Shard, time.Since(t0).Round(time.Second)))
-			}
-			return nil
-		}
-		if time.Since(t0) > o.ShardWait {
-			return userr.Errorf("shard %s waited %s for shards %s to load their parts: start them (candor tpcc load --shard i/%d), or give a longer --shard-wait; the load stays incomplete until then", o.Shard, o.ShardWait, strings.Join(missing, ", "), o.Shard.Count)
-		}
-		if said.IsZero() || time.Since(said) >= 10*time.Second {
-			note(fmt.Sprintf("shard %s: its rows are in; waiting for shards %s before building the keys (%s so far, giving up after --shard-wait %s)", o.Shard, strings.Join(missing, ", "), time.Since(t0).Round(time.Second), o.ShardWait))
-			said = time.Now()
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("shard %s: interrupted while waiting for the other shards", o.Shard)
-		case <-time.After(time.Second):
-		}
+	if err := sameLoad(info, o); err != nil {
+		return LoadInfo{}, err
 	}
+	if o.Note != nil {
+		o.Note(fmt.Sprintf("shard %s: its part of the load begun %s UTC is in already; going on to wait for the other parts and build the keys", o.Shard, info.StartedAt.Format(time.DateTime)))
+	}
+	info.Resumed = true
+	return finishLoad(ctx, db, ctl, o, info)
 }
 
 var _ workload.Sharder = (*Workload)(nil)
@@ -285,22 +171,20 @@ var _ workload.Sharder = (*Workload)(nil)
 // shardsIncomplete is the user error for a run on a sharded load not complete yet, naming the
 // shards whose part is missing; nil when the load is not a sharded one.
 func shardsIncomplete(ctx context.Context, db driver.DB) error {
-	c, err := db.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	st, err := readShardState(ctx, db, c)
-	if err != nil || !st.sharded {
+	count, missing, err := parts.Begun(ctx, db)
+	if err != nil || count == 0 {
 		return nil
 	}
-	msg := "shards " + missingText(st) + " have not completed their part"
-	if len(st.missing) == 1 && st.missing[0] == 0 {
-		msg = "every other shard's part is in, but shard 0/" + strconv.Itoa(st.count) + " has not built the keys and marked the load complete"
-	} else if len(st.missing) == 1 {
-		msg = "shard " + missingText(st) + " has not completed its part"
+	var msg string
+	switch len(missing) {
+	case 0:
+		return userr.Errorf("the load of %s in %d shards is not complete: every shard's part is in, but shard 0/%d has not built the keys and marked the load complete: start it again (candor tpcc load --shard 0/%d, without --drop), which finishes the load", db.Redacted(), count, count, count)
+	case 1:
+		msg = "shard " + loadstate.PartsText(missing, count) + " has not completed its part (shard 0 builds the keys once every part is in)"
+	default:
+		msg = "shards " + loadstate.PartsText(missing, count) + " have not completed their part (shard 0 builds the keys once every part is in)"
 	}
-	return userr.Errorf("the load of %s in %d shards is not complete: %s (shard 0 builds the keys once every part is in); run waits for none: start the missing shards, or run the one-shot with --shard, which waits for them", db.Redacted(), st.count, msg)
+	return userr.Errorf("the load of %s in %d shards is not complete: %s; run waits for none: start the missing shards, or run the one-shot with --shard, which waits for them", db.Redacted(), count, msg)
 }
 
 // home is the run's home warehouses: the shard's range, or all of them.

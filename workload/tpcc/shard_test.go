@@ -1,8 +1,13 @@
 package tpcc
 
 import (
+	"context"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 )
 
@@ -70,5 +75,94 @@ func TestShardRows(t *testing.T) {
 		if sum != ExpectedRows(c.W) {
 			t.Errorf("W=%d in %d shards: the parts hold %d rows, the whole load %d", c.W, c.N, sum, ExpectedRows(c.W))
 		}
+	}
+}
+
+// TestShardRestarts (the sharded load's bookkeeping, loadstate.Parts): shard 0 of 2 gives up
+// waiting for shard 1 with its part in; a run is refused naming shard 1/2; shard 1 loads its part,
+// after which a run is refused saying shard 0 must finish; shard 1 started again without --drop is
+// told its part is complete; shard 0 started again without --drop resumes (no --drop, no rows
+// written twice), builds the keys and completes the load, which passes the consistency check.
+func TestShardRestarts(t *testing.T) {
+	for _, e := range testDBs {
+		t.Run(e.name, func(t *testing.T) {
+			ctx := context.Background()
+			db := e.open(t)
+			w := &Workload{Options: Options{Warehouses: 2}}
+			missing := func(want ...int) {
+				t.Helper()
+				got, err := w.MissingShards(ctx, db, 2)
+				if err != nil || !slices.Equal(got, want) {
+					t.Fatalf("MissingShards = %v, %v; want %v", got, err, want)
+				}
+			}
+			var notes []string
+			shard := func(i int, wait time.Duration) LoadOptions {
+				return LoadOptions{Warehouses: 2, Loaders: 2, Seed: 11, ToolVersion: "test", Shard: workload.Shard{Index: i, Count: 2},
+					ShardWait: wait, Note: func(s string) { notes = append(notes, s) }}
+			}
+			missing(0, 1)
+			_, err := Load(ctx, db, shard(0, 2*time.Second))
+			if !userr.Is(err) || !strings.Contains(err.Error(), "gave up") || !strings.Contains(err.Error(), "1/2") {
+				t.Fatalf("shard 0 without shard 1: %v, want it to give up naming 1/2", err)
+			}
+			missing(0, 1) // shard 0's part is in, but the load is not finished
+			want := func(what string, err error, words ...string) {
+				t.Helper()
+				if !userr.Is(err) {
+					t.Fatalf("%s: %v, want a user error", what, err)
+				}
+				for _, s := range words {
+					if !strings.Contains(err.Error(), s) {
+						t.Fatalf("%s: %v, want it to say %q", what, err, s)
+					}
+				}
+			}
+			sc := workload.SessionConfig{Mode: workload.ModeThroughput, Seed: 1}
+			_, err = w.Open(ctx, db, sc)
+			want("a run before shard 1", err, "in 2 shards is not complete", "shard 1/2 has not completed its part")
+			if _, err := Load(ctx, db, shard(1, time.Minute)); err != nil {
+				t.Fatalf("shard 1: %v", err)
+			}
+			missing(0)
+			_, err = w.Open(ctx, db, sc)
+			want("a run before shard 0 finished", err, "every shard's part is in", "--shard 0/2, without --drop")
+			_, err = Check(ctx, db, CheckOptions{})
+			want("a check before shard 0 finished", err, "did not complete", "shard 0 has not finished it")
+			_, err = Load(ctx, db, shard(1, time.Minute))
+			want("shard 1 again", err, "shard 1/2's part", "complete already")
+			if n := count(t, db, "warehouse"); n != 2 {
+				t.Fatalf("%d warehouses before shard 0's restart, want 2", n)
+			}
+			notes = nil
+			info, err := Load(ctx, db, shard(0, time.Minute))
+			if err != nil || !info.Resumed || !info.Completed {
+				t.Fatalf("shard 0 restarted: %+v, %v; want it resumed and complete", info, err)
+			}
+			if !slices.ContainsFunc(notes, func(s string) bool { return strings.Contains(s, "is in already") }) {
+				t.Errorf("shard 0's restart did not say it resumes: %q", notes)
+			}
+			missing()
+			if n := count(t, db, "item"); n != Items {
+				t.Errorf("%d items after the resumed load, want %d (ITEM once)", n, Items)
+			}
+			for _, r := range checkAll(t, db, true) {
+				if !r.Skipped && !r.OK {
+					t.Errorf("condition %d after the resumed load: %v", r.Condition, r.Violations)
+				}
+			}
+			if s, err := w.Open(ctx, db, sc); err != nil {
+				t.Errorf("a run on the completed load: %v", err)
+			} else {
+				s.Close()
+			}
+			// A new load with --drop forgets the sharded load's rows.
+			if _, err := Load(ctx, db, LoadOptions{Warehouses: 1, Loaders: 1, Seed: 3, Drop: true, ToolVersion: "test"}); err != nil {
+				t.Fatal(err)
+			}
+			if n, m, err := parts.Begun(ctx, db); err != nil || n != 0 || len(m) != 0 {
+				t.Errorf("after an unsharded load: the parts' rows %d, %v, %v; want none", n, m, err)
+			}
+		})
 	}
 }

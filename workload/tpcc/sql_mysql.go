@@ -206,6 +206,12 @@ func (mysqlTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) e
 		return err
 	}
 	defer rows.Close()
+	return my.scanStock(rows, st)
+}
+
+// scanStock reads New-Order's stock rows (mysqlNOStock's columns, or its batch's) into the
+// order's rows, setting found on each.
+func (my *mysqlState) scanStock(rows driver.Rows, st *newOrderState) error {
 	for rows.Next() {
 		var dist, name string
 		var original bool
@@ -364,11 +370,7 @@ func (mysqlTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) er
 		return err
 	}
 	defer rows.Close()
-	if my.osDest == nil {
-		my.osDest = []any{&st.balance, &st.first, &st.middle, &st.last, &my.oID, &my.entryD, &my.carrier,
-			&my.olItem, &my.olSupply, &my.olQty, &my.olAmount, &my.deliveryD}
-	}
-	if err := my.scanOrderStatus(rows, my.osDest, st); err != nil {
+	if err := my.scanOrderStatusRows(rows, st); err != nil {
 		return err
 	}
 	return nil
@@ -572,6 +574,16 @@ func (cl *Client) payDest() []any {
 			&cu.addr.zip, &cu.phone, &cu.since, &cu.credit, &cu.creditLim, &cu.discount, &cu.balance, &cu.data}
 	}
 	return my.payDest
+}
+
+// scanOrderStatusRows is scanOrderStatus of the interactive statement's rows (one by one or in a
+// batch), into my's destinations.
+func (my *mysqlState) scanOrderStatusRows(rows driver.Rows, st *orderStatusState) error {
+	if my.osDest == nil {
+		my.osDest = []any{&st.balance, &st.first, &st.middle, &st.last, &my.oID, &my.entryD, &my.carrier,
+			&my.olItem, &my.olSupply, &my.olQty, &my.olAmount, &my.deliveryD}
+	}
+	return my.scanOrderStatus(rows, my.osDest, st)
 }
 
 // scanOrderStatus reads Order-Status rows (interactive statement or procedure: the customer, then

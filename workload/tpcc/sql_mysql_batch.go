@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 	"unsafe"
@@ -167,20 +168,7 @@ FROM stock WHERE (s_w_id, s_i_id) IN (`)
 		}
 		return driver.Checkf("tpcc: new-order: the batch returned no stock rows' result")
 	}
-	for rows.Next() {
-		var dist, name string
-		var original bool
-		if err := rows.Scan(&my.w, &my.i, &my.qty, &dist, &my.price, &name, &original); err != nil {
-			return err
-		}
-		k := st.find(int32(my.w), int32(my.i))
-		if k < 0 {
-			return driver.Checkf("tpcc: new-order: unexpected stock row (%d, %d)", my.w, my.i)
-		}
-		r := &st.rows[k]
-		r.qty, r.dist, r.price, r.name, r.original, r.found = int32(my.qty), dist, my.price, name, original, true
-	}
-	if err := rows.Err(); err != nil {
+	if err := my.scanStock(rows, st); err != nil { // sql_mysql.go
 		return err
 	}
 	return readSets(rows)
@@ -272,19 +260,10 @@ func (cl *Client) paymentBatch(ctx context.Context, b driver.Batcher) error {
 	cID := int32(in.CID)
 	if in.ByName {
 		// the customers of that name, then the one in the middle (clause 2.5.2.2)
-		t.s("; SELECT c_id FROM customer WHERE c_w_id = ").n(in.CWID).s(" AND c_d_id = ").n(in.CDID).s(" AND c_last = ")
-		if _, err := t.lastName(in.CLast); err != nil {
+		var err error
+		if cID, err = t.s("; ").byNameBatch(ctx, b, int64(in.CWID), int64(in.CDID), in.CLast, &st.ids); err != nil {
 			return err
 		}
-		t.s(" ORDER BY c_first")
-		rows, err := b.QueryBatch(ctx, t.String(), false)
-		if err != nil {
-			return err
-		}
-		if cID, err = scanByName(rows, &st.ids); err != nil {
-			return err
-		}
-		t.reset()
 	} else {
 		t.s("; ")
 	}
@@ -317,28 +296,36 @@ func (cl *Client) paymentBatch(ctx context.Context, b driver.Batcher) error {
 	return readSets(rows)
 }
 
+// byNameBatch ends the batch in t with the query of the customers of (w, d) named last, sorted by
+// c_first, sends it, and returns the one at position ceil(n/2) (scanByName); t is reset for the
+// next batch.
+func (t *sqlText) byNameBatch(ctx context.Context, b driver.Batcher, w, d int64, last string, ids *[]int32) (int32, error) {
+	t.s("SELECT c_id FROM customer WHERE c_w_id = ").i(w).s(" AND c_d_id = ").i(d).s(" AND c_last = ")
+	if _, err := t.lastName(last); err != nil {
+		return 0, err
+	}
+	t.s(" ORDER BY c_first")
+	rows, err := b.QueryBatch(ctx, t.String(), false)
+	if err != nil {
+		return 0, err
+	}
+	id, err := scanByName(rows, ids)
+	t.reset()
+	return id, err
+}
+
 // scanByName reads the ids of a by-name query's rows (sorted by c_first) and returns the one at
 // position ceil(n/2), as customerByName does; it reads the batch to its end.
 func scanByName(rows driver.BatchRows, ids *[]int32) (int32, error) {
 	defer rows.Close()
-	*ids = (*ids)[:0]
-	var id int32
-	for rows.Next() {
-		if err := rows.Scan(&id); err != nil {
-			return 0, err
-		}
-		*ids = append(*ids, id)
-	}
-	if err := rows.Err(); err != nil {
+	id, err := readByName(rows, ids) // payment.go
+	if err != nil && !errors.Is(err, errNotFound) {
 		return 0, err
 	}
 	if err := readSets(rows); err != nil {
 		return 0, err
 	}
-	if len(*ids) == 0 {
-		return 0, errNotFound
-	}
-	return (*ids)[byNameIndex(len(*ids))], nil
+	return id, err
 }
 
 // Order-Status.
@@ -350,19 +337,10 @@ func (cl *Client) orderStatusBatch(ctx context.Context, b driver.Batcher) error 
 	t := my.text.reset()
 	cID := int32(in.CID)
 	if in.ByName {
-		t.s("SELECT c_id FROM customer WHERE c_w_id = ").i(w).s(" AND c_d_id = ").i(d).s(" AND c_last = ")
-		if _, err := t.lastName(in.CLast); err != nil {
+		var err error
+		if cID, err = t.byNameBatch(ctx, b, w, d, in.CLast, &st.ids); err != nil {
 			return err
 		}
-		t.s(" ORDER BY c_first")
-		rows, err := b.QueryBatch(ctx, t.String(), false)
-		if err != nil {
-			return err
-		}
-		if cID, err = scanByName(rows, &st.ids); err != nil {
-			return err
-		}
-		t.reset()
 	}
 	st.cID = cID
 	c := int64(cID)
@@ -380,11 +358,7 @@ WHERE c.c_w_id = `).i(w).s(" AND c.c_d_id = ").i(d).s(" AND c.c_id = ").i(c).s("
 		return err
 	}
 	defer rows.Close()
-	if my.osDest == nil {
-		my.osDest = []any{&st.balance, &st.first, &st.middle, &st.last, &my.oID, &my.entryD, &my.carrier,
-			&my.olItem, &my.olSupply, &my.olQty, &my.olAmount, &my.deliveryD}
-	}
-	if err := my.scanOrderStatus(rows, my.osDest, st); err != nil {
+	if err := my.scanOrderStatusRows(rows, st); err != nil {
 		return err
 	}
 	return readSets(rows)

@@ -11,6 +11,7 @@ import (
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/loadstate"
 )
 
@@ -188,6 +189,7 @@ func (w *Workload) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 		if o.Shard.Index == 0 {
 			summary += " and ITEM"
 		}
+		summary += bulkload.ResumedNote(info.Resumed)
 	}
 	built := "keys and indexes built"
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
@@ -233,6 +235,9 @@ func (w *Workload) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 	W := w.loadWarehouses()
 	switch {
 	case !info.Completed:
+		if err := shardsIncomplete(ctx, db); err != nil { // shard.go: name what is missing
+			return false, err
+		}
 		return false, userr.Errorf("the load of %s never completed (it was interrupted): reload it with candor tpcc load --drop --db %s --warehouses %d", db.Redacted(), db.Redacted(), W)
 	case w.Warehouses != 0 && info.Warehouses != W:
 		return false, userr.Errorf("%s holds %d warehouses, not %d: pass --warehouses %d, or reload with candor tpcc load --drop --db %s --warehouses %d", db.Redacted(), info.Warehouses, W, info.Warehouses, db.Redacted(), W)

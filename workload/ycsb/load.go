@@ -111,74 +111,59 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 		return workload.LoadResult{}, err
 	}
 	rec := record{Properties: dataOf(cfg), Workload: opts.builtin, NextInsert: cfg.RecordCount}
+	var ctl driver.Conn
+	resumed := false
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
 		// Shard i's part: the load shard 0 began, with its seed and properties.
-		st, err := loadstate.WaitBegun(ctx, db, recordName, o.Shard, o.ShardWait, o.Note)
+		st, got, err := loadstate.Joined[record](ctx, db, parts, o)
 		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		var got record
-		if err := st.Decode(&got); err != nil {
 			return workload.LoadResult{}, err
 		}
 		if !reflect.DeepEqual(got.Properties, rec.Properties) || st.Seed != o.Seed {
 			return workload.LoadResult{}, userr.Errorf("shard 0 began a ycsb load with other properties or seed (seed %d): give every shard the same load flags and --seed", st.Seed)
 		}
-		rows, err := loadRecords(ctx, db, o, cfg, fam)
-		if err != nil {
-			return workload.LoadResult{}, err
-		}
-		if err := loadstate.CompleteShard(ctx, db, recordName, o.Shard); err != nil {
-			return workload.LoadResult{}, err
-		}
-		return workload.LoadResult{Rows: rows, Summary: "shard " + o.Shard.String() + "'s part of " + loadSummary(cfg, opts.builtin)}, nil
-	}
-	ctl, err := room(fam, cfg.Table).Open(ctx, db, o.Drop)
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
-	defer ctl.Close()
-	if o.Shard.Sharded() {
-		_, err = loadstate.BeginShards(ctx, db, recordName, o.Shard, rec, o.Seed, o.ToolVersion)
 	} else {
-		_, err = loadstate.Begin(ctx, db, recordName, rec, o.Seed, o.ToolVersion)
-	}
-	if err != nil {
-		return workload.LoadResult{}, err
-	}
-	if _, err := ctl.Exec(ctx, createSQL(fam, cfg)); err != nil {
-		return workload.LoadResult{}, fmt.Errorf("creating the table %s: %w", cfg.Table, err)
-	}
-	if o.Note != nil {
-		for _, l := range loadNotes(opts) {
-			o.Note(l)
+		if ctl, resumed, err = room(fam, cfg.Table).Begin(ctx, db, o, rec); err != nil {
+			return workload.LoadResult{}, err
+		}
+		defer ctl.Close()
+		if !resumed {
+			if _, err := ctl.Exec(ctx, createSQL(fam, cfg)); err != nil {
+				return workload.LoadResult{}, fmt.Errorf("creating the table %s: %w", cfg.Table, err)
+			}
+			if o.Note != nil {
+				for _, l := range loadNotes(opts) {
+					o.Note(l)
+				}
+			}
 		}
 	}
-	rows, err := loadRecords(ctx, db, o, cfg, fam)
-	if err != nil {
-		return workload.LoadResult{}, err
+	var rows int64
+	if !resumed {
+		if rows, err = loadRecords(ctx, db, o, cfg, fam); err != nil {
+			return workload.LoadResult{}, err
+		}
 	}
+	summary := loadSummary(cfg, opts.builtin)
 	if o.Shard.Sharded() {
-		if err := loadstate.CompleteShard(ctx, db, recordName, o.Shard); err != nil {
-			return workload.LoadResult{}, err
-		}
-		if err := loadstate.WaitShards(ctx, db, recordName, o.Shard.Count, o.ShardWait, o.Note); err != nil {
-			return workload.LoadResult{}, err
-		}
+		summary = "shard " + o.Shard.String() + "'s part of " + summary + bulkload.ResumedNote(resumed)
+	}
+	if finish, err := parts.Done(ctx, db, o); err != nil || !finish {
+		return workload.LoadResult{Rows: rows, Summary: summary}, err // shard i > 0: shard 0 finishes
 	}
 	res, err := bulkload.Finish(ctx, db, ctl, recordName, cfg.Table, rows)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	res.Summary = loadSummary(cfg, opts.builtin)
+	res.Summary = summary
 	if o.Shard.Sharded() {
-		res.Summary = "shard " + o.Shard.String() + "'s part of " + res.Summary + ", and the whole load completed"
+		res.Summary += ", and the whole load completed"
 	}
 	return res, nil
 }
 
 // loadRecords copies the records of this process's chunks: all of them, or a shard's
-// (shardChunks), the same records byte for byte as an unsharded load's chunks.
+// (workload.Shard.Chunks), the same records byte for byte as an unsharded load's chunks.
 func loadRecords(ctx context.Context, db driver.DB, o workload.LoadOptions, cfg Config, fam string) (int64, error) {
 	spec, err := newLoadSpec(cfg, o.Seed)
 	if err != nil {
@@ -188,9 +173,9 @@ func loadRecords(ctx context.Context, db driver.DB, o workload.LoadOptions, cfg 
 	for _, c := range columnNames(cfg) {
 		cols = append(cols, storedName(fam, c))
 	}
-	first, n := spec.shardChunks(o.Shard)
+	first, n, records := o.Shard.Chunks(cfg.InsertCount, spec.chunk)
 	return bulkload.Run(ctx, db, o, bulkload.Copy{Workload: recordName, Table: storedName(fam, cfg.Table), Columns: cols,
-		Chunks: n, Rows: spec.shardRecords(first, n),
+		Chunks: n, Rows: records,
 		Chunk: func(c int64) driver.RowSource { return makeChunk(spec, first+c) },
 		Failed: func(c int64, src driver.RowSource, err error) error {
 			from := cfg.InsertStart + (first+c)*spec.chunk
@@ -198,21 +183,10 @@ func loadRecords(ctx context.Context, db driver.DB, o workload.LoadOptions, cfg 
 		}})
 }
 
-// shardChunks is the chunks shard s loads: [first, first+n) (all of them unsharded).
-func (s *loadSpec) shardChunks(sh workload.Shard) (first, n int64) {
-	if !sh.Sharded() {
-		return 0, s.chunks()
-	}
-	lo, hi := sh.Range(int(s.chunks()))
-	return int64(lo - 1), int64(max(0, hi-lo+1))
-}
-
-// shardRecords is the records of the chunks [first, first+n).
-func (s *loadSpec) shardRecords(first, n int64) int64 {
-	return max(0, min(s.cfg.InsertCount, (first+n)*s.chunk)-first*s.chunk)
-}
-
 var _ workload.Sharder = (*YCSB)(nil)
+
+// parts is the bookkeeping of a sharded ycsb load (loadstate's shards.go).
+var parts = loadstate.Parts{Name: recordName}
 
 // ShardRows is the records shard s's part of the load writes (workload.Sharder).
 func (y *YCSB) ShardRows(sh workload.Shard) int64 {
@@ -220,7 +194,8 @@ func (y *YCSB) ShardRows(sh workload.Shard) int64 {
 	if err != nil {
 		return 0
 	}
-	return spec.shardRecords(spec.shardChunks(sh))
+	_, _, records := sh.Chunks(spec.cfg.InsertCount, spec.chunk)
+	return records
 }
 
 // MissingShards is the parts of a ycsb load split over count shards not complete yet
@@ -229,7 +204,7 @@ func (y *YCSB) MissingShards(ctx context.Context, db driver.DB, count int) ([]in
 	if _, _, err := sqlexec.Dialect(db, recordName); err != nil {
 		return nil, err
 	}
-	return loadstate.MissingShards(ctx, db, recordName, count)
+	return parts.Missing(ctx, db, count)
 }
 
 // room is what a load into table replaces: the table, the table of the recorded load (when it is
