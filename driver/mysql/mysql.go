@@ -13,6 +13,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -191,7 +192,12 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, db.connectError(ctx, err)
 	}
-	c := &Conn{db: db, sc: sc, stmts: make(map[string]*sql.Stmt), sock: sock.c, sessIso: db.serverIso}
+	dc, conv, err := rawConn(sc)
+	if err != nil {
+		sc.Close()
+		return nil, err
+	}
+	c := &Conn{db: db, sc: sc, dc: dc, conv: conv, stmts: make(map[string]sqldriver.Stmt), sock: sock.c, sessIso: db.serverIso}
 	c.interruptFn = c.interrupt
 	return c, nil
 }
