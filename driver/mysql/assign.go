@@ -12,9 +12,10 @@ import (
 )
 
 // assign stores src, a value go-sql-driver read (int64, uint64, float32, float64, []byte, string,
-// time.Time or nil), in dest, as database/sql's Rows.Scan would (its convertAssign): the common
-// pairs directly, a sql.Scanner through its Scan, anything else through reflection on dest's kind,
-// with the same conversions and refusals. A []byte from the driver lives in the connection's buffer
+// time.Time or nil), in dest, as database/sql's Rows.Scan would (its convertAssign, whose rules
+// assignSlow follows): the common pairs directly, a sql.Scanner through its Scan, anything else
+// through reflection on dest's kind, with the same conversions and refusals
+// (TestScanMatchesDatabaseSQL compares them on a real server). A []byte from the driver lives in the connection's buffer
 // until the next row: it is copied, except into a *sql.RawBytes.
 func assign(dest, src any) error {
 	switch s := src.(type) {
@@ -88,8 +89,13 @@ func assign(dest, src any) error {
 		case *string:
 			*d = s.Format(time.RFC3339Nano)
 			return nil
-		case *[]byte:
-			*d = s.AppendFormat(nil, time.RFC3339Nano)
+		case *[]byte, *sql.RawBytes:
+			b := s.AppendFormat(nil, time.RFC3339Nano)
+			if r, ok := d.(*sql.RawBytes); ok {
+				*r = b
+			} else {
+				*d.(*[]byte) = b
+			}
 			return nil
 		}
 	case string:
@@ -117,60 +123,88 @@ func assign(dest, src any) error {
 			return nil
 		}
 	}
-	if sc, ok := dest.(sql.Scanner); ok {
-		// sql.NullString and the like copy what they keep (convertAssign), as database/sql's
-		// Scanners are asked to
-		return sc.Scan(src)
-	}
-	return assignReflect(dest, src)
+	return assignSlow(dest, src)
 }
 
-// assignReflect is convertAssign's reflection path: dest is a pointer to a bool, number or string
-// kind, to an interface, or to a pointer (nil for NULL, else a new value converted into).
-func assignReflect(dest, src any) error {
+var errNilPtr = errors.New("destination pointer is nil")
+
+// assignSlow is the rest of convertAssign: numbers and booleans as text, a sql.Scanner, and
+// reflection on dest's kind (assignable, convertible, a pointer: nil for NULL, else a new value
+// converted into; numbers parsed from the value as text; a string kind from text).
+func assignSlow(dest, src any) error {
+	switch d := dest.(type) {
+	case *string:
+		switch src.(type) {
+		case bool, int64, uint64, float32, float64:
+			*d = asString(src)
+			return nil
+		}
+	case *[]byte:
+		if b, ok := asBytes(src); ok {
+			*d = b
+			return nil
+		}
+	case *sql.RawBytes:
+		if b, ok := asBytes(src); ok {
+			*d = b
+			return nil
+		}
+	case *bool:
+		bv, err := sqldriver.Bool.ConvertValue(src)
+		if err == nil {
+			*d = bv.(bool)
+		}
+		return err
+	case *any:
+		*d = src
+		return nil
+	}
+	if sc, ok := dest.(sql.Scanner); ok {
+		return sc.Scan(src)
+	}
 	dpv := reflect.ValueOf(dest)
 	if dpv.Kind() != reflect.Pointer {
 		return errors.New("destination not a pointer")
 	}
 	if dpv.IsNil() {
-		return errors.New("destination pointer is nil")
-	}
-	dv := dpv.Elem()
-	if src == nil {
-		if dv.Kind() == reflect.Pointer || dv.Kind() == reflect.Interface && dv.NumMethod() == 0 {
-			dv.SetZero()
-			return nil
-		}
-		return fmt.Errorf("converting NULL to %s is unsupported", dv.Kind())
-	}
-	if b, ok := src.([]byte); ok {
-		src = bytes.Clone(b)
+		return errNilPtr
 	}
 	sv := reflect.ValueOf(src)
-	if sv.Type().AssignableTo(dv.Type()) {
-		dv.Set(sv)
+	dv := dpv.Elem()
+	if sv.IsValid() && sv.Type().AssignableTo(dv.Type()) {
+		if b, ok := src.([]byte); ok {
+			dv.Set(reflect.ValueOf(bytes.Clone(b)))
+		} else {
+			dv.Set(sv)
+		}
 		return nil
 	}
 	if dv.Kind() == sv.Kind() && sv.Type().ConvertibleTo(dv.Type()) {
 		dv.Set(sv.Convert(dv.Type()))
 		return nil
 	}
-	switch dv.Kind() {
+	kind := dv.Kind()
+	switch kind {
 	case reflect.Pointer:
+		if src == nil {
+			dv.SetZero()
+			return nil
+		}
 		dv.Set(reflect.New(dv.Type().Elem()))
 		return assign(dv.Interface(), src)
-	case reflect.Bool:
-		v, err := sqldriver.Bool.ConvertValue(src)
-		if err != nil {
-			return err
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.String:
+		if src == nil {
+			return fmt.Errorf("converting NULL to %s is unsupported", kind)
 		}
-		dv.SetBool(v.(bool))
-		return nil
+	}
+	switch kind {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		s := asString(src)
 		n, err := strconv.ParseInt(s, 10, dv.Type().Bits())
 		if err != nil {
-			return fmt.Errorf("converting driver.Value type %T (%q) to a %s: %w", src, s, dv.Kind(), numError(err))
+			return fmt.Errorf("converting driver.Value type %T (%q) to a %s: %w", src, s, kind, numError(err))
 		}
 		dv.SetInt(n)
 		return nil
@@ -178,7 +212,7 @@ func assignReflect(dest, src any) error {
 		s := asString(src)
 		n, err := strconv.ParseUint(s, 10, dv.Type().Bits())
 		if err != nil {
-			return fmt.Errorf("converting driver.Value type %T (%q) to a %s: %w", src, s, dv.Kind(), numError(err))
+			return fmt.Errorf("converting driver.Value type %T (%q) to a %s: %w", src, s, kind, numError(err))
 		}
 		dv.SetUint(n)
 		return nil
@@ -186,18 +220,40 @@ func assignReflect(dest, src any) error {
 		s := asString(src)
 		f, err := strconv.ParseFloat(s, dv.Type().Bits())
 		if err != nil {
-			return fmt.Errorf("converting driver.Value type %T (%q) to a %s: %w", src, s, dv.Kind(), numError(err))
+			return fmt.Errorf("converting driver.Value type %T (%q) to a %s: %w", src, s, kind, numError(err))
 		}
 		dv.SetFloat(f)
 		return nil
 	case reflect.String:
 		switch v := src.(type) {
-		case string, []byte, int64, uint64, float32, float64, bool, time.Time:
-			dv.SetString(asString(v))
+		case string:
+			dv.SetString(v)
+			return nil
+		case []byte:
+			dv.SetString(string(v))
 			return nil
 		}
 	}
 	return fmt.Errorf("unsupported Scan, storing driver.Value type %T into type %T", src, dest)
+}
+
+// asBytes is a number, boolean or string as text, in a new slice.
+func asBytes(src any) ([]byte, bool) {
+	switch v := src.(type) {
+	case int64:
+		return strconv.AppendInt(nil, v, 10), true
+	case uint64:
+		return strconv.AppendUint(nil, v, 10), true
+	case float32:
+		return strconv.AppendFloat(nil, float64(v), 'g', -1, 32), true
+	case float64:
+		return strconv.AppendFloat(nil, v, 'g', -1, 64), true
+	case bool:
+		return strconv.AppendBool(nil, v), true
+	case string:
+		return []byte(v), true
+	}
+	return nil, false
 }
 
 // asString is a driver value as convertAssign reads it as text.
@@ -217,8 +273,6 @@ func asString(src any) string {
 		return strconv.FormatFloat(float64(v), 'g', -1, 32)
 	case bool:
 		return strconv.FormatBool(v)
-	case time.Time:
-		return v.Format(time.RFC3339Nano)
 	}
 	return fmt.Sprintf("%v", src)
 }
