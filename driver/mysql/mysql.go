@@ -1,6 +1,6 @@
 // Package mysql is candor's MySQL and MariaDB engine (and that of servers speaking their protocol):
-// go-sql-driver/mysql through database/sql, one dedicated *sql.Conn per Connect, with its
-// statements prepared on the server once per SQL text.
+// go-sql-driver/mysql, one dedicated *sql.Conn per Connect whose driver connection runs the
+// statements directly (see driverConn in conn.go), prepared on the server once per SQL text.
 //
 // URLs: mysql://user:pass@host:port/db, or mariadb://, tidb://, dolt:// (the scheme names the
 // engine: engines.go), with parameters connect_timeout=SECONDS, socket=PATH,
