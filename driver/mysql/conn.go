@@ -34,11 +34,12 @@ type Conn struct {
 	vals  []sqldriver.Value // the values of the current row
 	// sock is the session's socket; closing it interrupts a statement in progress (see watch).
 	sock        net.Conn
-	interruptFn func()
 	unwatchFn   func() bool
 	interrupted atomic.Bool // the socket was closed by watch
-	busy        atomic.Bool // a statement is running (watch to its stop)
-	// watched is the context watch registered interruptFn with; watchStop removes it.
+	// state is gen<<1, plus 1 while a statement runs (from watch to its stop); gen numbers the
+	// registrations of watch's function, watched is the context of the last, watchStop removes it.
+	state     atomic.Uint64
+	gen       uint64
 	watched   context.Context
 	watchStop func() bool
 	// Row and Rows wrappers are handed out 64 at a time: one allocation per 64 calls, and every value
@@ -84,26 +85,31 @@ var noCancel = context.Background()
 // cannot end. The function is registered (context.AfterFunc) once per context, not per statement:
 // a session's statements mostly come with the same context (a run's), and registering and
 // removing it cost a lock and a map update on the context each time (measured: 7% of the driver's
-// CPU per TPC-C transaction). Between statements, busy is false and the function leaves the socket
-// alone; the next statement sees that the context ended before it sends anything.
+// CPU per TPC-C transaction). Between statements the function leaves the socket
+// alone; the next statement sees that the context ended before it sends anything. A function
+// registered for an earlier context may run late (AfterFunc runs it in a goroutine of its own):
+// it acts only while a statement of its own registration runs (state holds the registration's
+// number and whether a statement runs, in one word).
 func (c *Conn) watch(ctx context.Context) (stop func() bool) {
 	if ctx.Done() == nil || c.sock == nil {
 		return nil
 	}
 	if ctx != c.watched {
 		c.unregister()
-		c.watched, c.watchStop = ctx, context.AfterFunc(ctx, c.interruptFn)
+		c.gen++
+		gen := c.gen
+		c.watched, c.watchStop = ctx, context.AfterFunc(ctx, func() { c.interrupt(gen) })
 	}
-	c.busy.Store(true)
-	if ctx.Err() != nil { // ended between the caller's check and busy: the function may have passed
-		c.interrupt()
+	c.state.Store(c.gen<<1 | 1)
+	if ctx.Err() != nil { // ended between the caller's check and now: the function may have passed
+		c.interruptNow()
 	}
 	return c.unwatchFn
 }
 
 // unwatch ends a statement's watch (the stop watch returns).
 func (c *Conn) unwatch() bool {
-	c.busy.Store(false)
+	c.state.Store(c.gen << 1)
 	return true
 }
 
@@ -115,11 +121,16 @@ func (c *Conn) unregister() {
 	}
 }
 
-// interrupt closes the socket if a statement is running (it is the function watch registers).
-func (c *Conn) interrupt() {
-	if !c.busy.Load() {
+// interrupt closes the socket if a statement of registration gen is running (it is the function
+// watch registers).
+func (c *Conn) interrupt(gen uint64) {
+	if c.state.Load() != gen<<1|1 {
 		return
 	}
+	c.interruptNow()
+}
+
+func (c *Conn) interruptNow() {
 	c.interrupted.Store(true)
 	c.sock.Close()
 }

@@ -198,7 +198,7 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	c := &Conn{db: db, sc: sc, dc: dc, conv: conv, stmts: make(map[string]sqldriver.Stmt), sock: sock.c, sessIso: db.serverIso}
-	c.interruptFn, c.unwatchFn = c.interrupt, c.unwatch
+	c.unwatchFn = c.unwatch
 	return c, nil
 }
 
