@@ -2,8 +2,9 @@
 // blocking system calls on its own descriptor, as libpq's and libmysqlclient's are, instead of Go's
 // netpoller (write, read -> EAGAIN, park, epoll_wait, futex wakes). driver/postgres dials through
 // Dial only with CANDOR_PG_SOCKET=blocking (less CPU per point select, fewer transactions per second
-// on sysbench's oltp_read_only: see README's "Where the driver's CPU goes"); driver/mysql stays on
-// the netpoller.
+// on sysbench's oltp_read_only: see README's "Where the driver's CPU goes"); driver/mysql likewise
+// only with CANDOR_MYSQL_SOCKET=blocking (less CPU with one connection, more with more connections
+// than CPUs).
 package blockconn
 
 import (

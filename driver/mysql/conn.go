@@ -6,6 +6,7 @@ import (
 	sqldriver "database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync/atomic"
 	"unsafe"
@@ -21,13 +22,26 @@ import (
 // statement slot on the server. As the protocol requires, a result (Row or Rows) must be read or
 // closed before the next statement on the same connection.
 type Conn struct {
-	db    *DB
+	db *DB
+	// sc holds the session in database/sql (whose pool never hands it to anyone else) and closes
+	// it; every statement goes straight to dc, go-sql-driver's connection, reached once through
+	// sc.Raw (see driverConn).
 	sc    *sql.Conn
-	stmts map[string]*sql.Stmt
+	dc    driverConn
+	conv  sqldriver.NamedValueChecker // dc's converter of unusual argument types
+	stmts map[string]sqldriver.Stmt
+	args  []sqldriver.Value // the arguments of the statement being sent
+	vals  []sqldriver.Value // the values of the current row
 	// sock is the session's socket; closing it interrupts a statement in progress (see watch).
 	sock        net.Conn
-	interruptFn func()
+	unwatchFn   func() bool
 	interrupted atomic.Bool // the socket was closed by watch
+	// state is gen<<1, plus 1 while a statement runs (from watch to its stop); gen numbers the
+	// registrations of watch's function, watched is the context of the last, watchStop removes it.
+	state     atomic.Uint64
+	gen       uint64
+	watched   context.Context
+	watchStop func() bool
 	// Row and Rows wrappers are handed out 64 at a time: one allocation per 64 calls, and every value
 	// the caller holds stays its own.
 	rowSlab  []row
@@ -68,15 +82,55 @@ func (c *Conn) RoundTrips() int64 { return c.trips }
 var noCancel = context.Background()
 
 // watch arranges for the socket to be closed if ctx ends before stop is called; nil when ctx
-// cannot end.
+// cannot end. The function is registered (context.AfterFunc) once per context, not per statement:
+// a session's statements mostly come with the same context (a run's), and registering and
+// removing it cost a lock and a map update on the context each time (measured: 7% of the driver's
+// CPU per TPC-C transaction). Between statements the function leaves the socket
+// alone; the next statement sees that the context ended before it sends anything. A function
+// registered for an earlier context may run late (AfterFunc runs it in a goroutine of its own):
+// it acts only while a statement of its own registration runs (state holds the registration's
+// number and whether a statement runs, in one word).
 func (c *Conn) watch(ctx context.Context) (stop func() bool) {
 	if ctx.Done() == nil || c.sock == nil {
 		return nil
 	}
-	return context.AfterFunc(ctx, c.interruptFn)
+	if ctx != c.watched {
+		c.unregister()
+		c.gen++
+		gen := c.gen
+		c.watched, c.watchStop = ctx, context.AfterFunc(ctx, func() { c.interrupt(gen) })
+	}
+	c.state.Store(c.gen<<1 | 1)
+	if ctx.Err() != nil { // ended between the caller's check and now: the function may have passed
+		c.interruptNow()
+	}
+	return c.unwatchFn
 }
 
-func (c *Conn) interrupt() {
+// unwatch ends a statement's watch (the stop watch returns).
+func (c *Conn) unwatch() bool {
+	c.state.Store(c.gen << 1)
+	return true
+}
+
+// unregister removes the function watch registered, if any.
+func (c *Conn) unregister() {
+	if c.watchStop != nil {
+		c.watchStop()
+		c.watched, c.watchStop = nil, nil
+	}
+}
+
+// interrupt closes the socket if a statement of registration gen is running (it is the function
+// watch registers).
+func (c *Conn) interrupt(gen uint64) {
+	if c.state.Load() != gen<<1|1 {
+		return
+	}
+	c.interruptNow()
+}
+
+func (c *Conn) interruptNow() {
 	c.interrupted.Store(true)
 	c.sock.Close()
 }
@@ -89,12 +143,46 @@ func failed(ctx context.Context, err error) error {
 	return err
 }
 
+// driverConn is what Conn calls of go-sql-driver's connection: Prepare, and text statements
+// through the context-free Exec and Query (no arguments: they go as COM_QUERY); prepared
+// statements run through the driver.Stmt's Exec and Query with a reused []driver.Value.
+//
+// database/sql is bypassed for every statement: its locks (closemu, the driverConn mutex), its
+// Rows bookkeeping, argument checks and reflection-based conversions cost more CPU per statement
+// than the protocol itself (measured: README "Round trips, driver CPU and tpmC with and without
+// batches"). database/sql's rule that the driver's connection is used only inside Raw's function
+// guards a connection the pool may hand to another user; a Conn's *sql.Conn is its own until
+// Close, and is used by one goroutine, so the driver's connection is kept. A connection that
+// fails is closed by go-sql-driver, whose every later call returns driver.ErrBadConn (classified
+// as a lost connection: the session is replaced by its owner), and Close closes it for good.
+// Execer and Queryer are the driver's context-free calls, on purpose: the caller's context is
+// watched by Conn (see noCancel).
+type driverConn interface {
+	sqldriver.Conn
+	sqldriver.Execer
+	sqldriver.Queryer
+}
+
+// rawConn reaches go-sql-driver's connection of sc (see driverConn).
+func rawConn(sc *sql.Conn) (driverConn, sqldriver.NamedValueChecker, error) {
+	var dc any
+	if err := sc.Raw(func(d any) error { dc = d; return nil }); err != nil {
+		return nil, nil, err
+	}
+	c, ok := dc.(driverConn)
+	conv, ok2 := dc.(sqldriver.NamedValueChecker)
+	if !ok || !ok2 {
+		return nil, nil, fmt.Errorf("mysql: the driver's connection %T lacks Exec, Query or CheckNamedValue", dc)
+	}
+	return c, conv, nil
+}
+
 // stmt returns the statement prepared for query on this connection, preparing it on first use.
-func (c *Conn) stmt(query string) (*sql.Stmt, error) {
+func (c *Conn) stmt(query string) (sqldriver.Stmt, error) {
 	if s, ok := c.stmts[query]; ok {
 		return s, nil
 	}
-	s, err := c.sc.PrepareContext(noCancel, query)
+	s, err := c.dc.Prepare(query)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +288,7 @@ func (c *Conn) flushBegin(ctx context.Context) error {
 		}
 		c.trips++
 		stop := c.watch(ctx)
-		_, err := c.sc.ExecContext(noCancel, q)
+		_, err := c.dc.Exec(q, nil)
 		if stop != nil {
 			stop()
 		}
@@ -267,22 +355,15 @@ func (c *Conn) ExecBatch(ctx context.Context, stmts string, commit bool, affecte
 	}
 	stop := c.watch(ctx)
 	var all []int64
-	err = c.sc.Raw(func(dc any) error {
-		ex, ok := dc.(sqldriver.ExecerContext)
-		if !ok {
-			return fmt.Errorf("mysql: the driver's connection %T runs no statements", dc)
-		}
-		res, err := ex.ExecContext(noCancel, text, nil)
-		if err != nil {
-			return err
-		}
+	res, err := c.dc.Exec(text, nil)
+	if err == nil {
 		mr, ok := res.(gomysql.Result)
 		if !ok {
-			return fmt.Errorf("mysql: the driver's result %T has no affected rows per statement", res)
+			err = fmt.Errorf("mysql: the driver's result %T has no affected rows per statement", res)
+		} else {
+			all = mr.AllRowsAffected()
 		}
-		all = mr.AllRowsAffected()
-		return nil
-	})
+	}
 	if stop != nil {
 		stop()
 	}
@@ -328,7 +409,7 @@ func (c *Conn) QueryBatch(ctx context.Context, stmts string, commit bool) (drive
 		return nil, err
 	}
 	stop := c.watch(ctx)
-	rs, err := c.sc.QueryContext(noCancel, text)
+	rs, err := c.dc.Query(text, nil)
 	if err != nil {
 		if stop != nil {
 			stop()
@@ -342,13 +423,7 @@ func (c *Conn) QueryBatch(ctx context.Context, stmts string, commit bool) (drive
 		// COMMIT is the batch's last statement: if it fails, Err says so and the caller rolls back
 		c.tx = txEnded
 	}
-	if len(c.rowsSlab) == 0 {
-		c.rowsSlab = make([]rows, 64)
-	}
-	r := &c.rowsSlab[0]
-	c.rowsSlab = c.rowsSlab[1:]
-	r.r, r.ctx, r.stop = rs, ctx, stop
-	return r, nil
+	return c.newRows(rs, ctx, stop), nil
 }
 
 func (c *Conn) Commit(ctx context.Context) error {
@@ -383,37 +458,220 @@ func (c *Conn) Rollback(ctx context.Context) error {
 	return err
 }
 
-// row adapts *sql.Row: sql.ErrNoRows becomes driver.ErrNoRows. The statement's result is read by
-// Scan, so the context is watched until then.
+// rows is a statement's result read through the driver's own interface (driver.Rows into a reused
+// slice of values, assign into the caller's destinations), with database/sql's Rows semantics: Next
+// moves to the next row (false at the end of a result set, or on an error, which Err reports), Scan
+// converts the current row, NextResultSet moves to the next result set of a batch, Close discards
+// what is left. The context is watched until Close.
+type rows struct {
+	c      *Conn
+	r      sqldriver.Rows
+	ctx    context.Context
+	stop   func() bool
+	vals   []sqldriver.Value // the current row: its []byte values live in the driver's buffer until the next Next
+	err    error             // what ended the rows; io.EOF at the end of a result set
+	closed bool
+	row    bool // Next returned a row that Scan may read
+}
+
+func (r *rows) Next() bool {
+	r.row = false
+	if r.closed {
+		return false
+	}
+	if r.vals == nil {
+		r.vals = r.c.values(len(r.r.Columns()))
+	}
+	r.err = r.r.Next(r.vals)
+	if r.err == nil {
+		r.row = true
+		return true
+	}
+	if r.err != io.EOF {
+		r.close()
+		return false
+	}
+	if ns, ok := r.r.(sqldriver.RowsNextResultSet); !ok || !ns.HasNextResultSet() {
+		r.close()
+	}
+	return false
+}
+
+func (r *rows) Scan(dest ...any) error {
+	switch {
+	case r.closed:
+		return failed(r.ctx, errRowsClosed)
+	case !r.row:
+		return errors.New("sql: Scan called without calling Next")
+	case len(dest) != len(r.vals):
+		return fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", len(r.vals), len(dest))
+	}
+	for i, v := range r.vals {
+		if err := assign(dest[i], v); err != nil {
+			return fmt.Errorf("sql: Scan error on column index %d, name %q: %w", i, r.r.Columns()[i], err)
+		}
+	}
+	return nil
+}
+
+var errRowsClosed = errors.New("sql: Rows are closed")
+
+func (r *rows) Err() error {
+	if r.err == io.EOF {
+		return nil
+	}
+	return failed(r.ctx, r.err)
+}
+
+// Columns is the result's column names (workload/script's \gset reads them).
+func (r *rows) Columns() []string {
+	if r.closed {
+		return nil
+	}
+	return r.r.Columns()
+}
+
+// NextResultSet moves to the next result set of a batch (driver.BatchRows).
+func (r *rows) NextResultSet() bool {
+	r.row = false
+	if r.closed {
+		return false
+	}
+	ns, ok := r.r.(sqldriver.RowsNextResultSet)
+	if !ok {
+		r.close()
+		return false
+	}
+	r.vals = nil
+	if r.err = ns.NextResultSet(); r.err != nil {
+		r.close()
+		return false
+	}
+	return true
+}
+
+func (r *rows) Close() { r.close() }
+
+// close discards the rows left, stops watching the context and returns the driver's error, if
+// discarding failed (the session is then lost, and its next statement says so).
+func (r *rows) close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed, r.row, r.vals = true, false, nil
+	err := r.r.Close()
+	if r.stop != nil {
+		r.stop()
+		r.stop = nil
+	}
+	if err != nil && (r.err == nil || r.err == io.EOF) {
+		r.err = err
+	}
+	return err
+}
+
+// values is a slice of n values for a result's rows, the connection's own: one result is read at a
+// time on a session.
+func (c *Conn) values(n int) []sqldriver.Value {
+	if cap(c.vals) < n {
+		c.vals = make([]sqldriver.Value, n)
+	}
+	v := c.vals[:n]
+	clear(v)
+	return v
+}
+
+// row is QueryRow's result: its first row, read by Scan (database/sql's Row).
 type row struct {
-	r    *sql.Row
-	err  error
-	ctx  context.Context
-	stop func() bool
+	rows
+	err error
 }
 
 func (r *row) Scan(dest ...any) error {
 	if r.err != nil {
 		return r.err
 	}
-	err := r.r.Scan(dest...)
-	if r.stop != nil {
-		r.stop()
+	for _, d := range dest {
+		if _, ok := d.(*sql.RawBytes); ok {
+			r.close()
+			return errors.New("sql: RawBytes isn't allowed on Row.Scan")
+		}
 	}
-	err = failed(r.ctx, err)
-	r.r, r.ctx, r.stop = nil, nil, nil
-	if errors.Is(err, sql.ErrNoRows) {
+	if !r.Next() {
+		err := r.Err()
+		r.close()
+		if err != nil {
+			return err
+		}
 		return driver.ErrNoRows
 	}
-	return err
+	if err := r.rows.Scan(dest...); err != nil {
+		r.close()
+		return failed(r.ctx, err)
+	}
+	return failed(r.ctx, r.close())
 }
 
-func (c *Conn) QueryRow(ctx context.Context, query string, args ...any) driver.Row {
+// newRow hands out a row from the slab of 64: one allocation per 64 calls, and every value the
+// caller holds stays its own.
+func (c *Conn) newRow() *row {
 	if len(c.rowSlab) == 0 {
 		c.rowSlab = make([]row, 64)
 	}
 	r := &c.rowSlab[0]
 	c.rowSlab = c.rowSlab[1:]
+	r.c = c
+	return r
+}
+
+// newRows is newRow for Query and QueryBatch.
+func (c *Conn) newRows(rs sqldriver.Rows, ctx context.Context, stop func() bool) *rows {
+	if len(c.rowsSlab) == 0 {
+		c.rowsSlab = make([]rows, 64)
+	}
+	r := &c.rowsSlab[0]
+	c.rowsSlab = c.rowsSlab[1:]
+	r.c, r.r, r.ctx, r.stop = c, rs, ctx, stop
+	return r
+}
+
+// query sends query: as text without arguments, else as its prepared statement's execution with
+// args converted as go-sql-driver takes them.
+func (c *Conn) query(query string, args []any) (sqldriver.Rows, error) {
+	if len(args) == 0 {
+		return c.dc.Query(query, nil)
+	}
+	s, vals, err := c.prepared(query, args)
+	if err != nil {
+		return nil, err
+	}
+	return s.Query(vals)
+}
+
+// prepared is query's statement, prepared on first use, and args as its driver values (in a slice
+// reused from statement to statement: go-sql-driver keeps none).
+func (c *Conn) prepared(query string, args []any) (sqldriver.Stmt, []sqldriver.Value, error) {
+	s, err := c.stmt(query)
+	if err != nil {
+		return nil, nil, err
+	}
+	if want := s.NumInput(); want >= 0 && want != len(args) {
+		return nil, nil, fmt.Errorf("sql: expected %d arguments, got %d", want, len(args))
+	}
+	vals := c.args[:0]
+	for i, a := range args {
+		v, err := driverArg(c.conv, a)
+		if err != nil {
+			return nil, nil, fmt.Errorf("sql: converting argument $%d type: %w", i+1, err)
+		}
+		vals = append(vals, v)
+	}
+	c.args = vals
+	return s, vals, nil
+}
+
+func (c *Conn) QueryRow(ctx context.Context, query string, args ...any) driver.Row {
+	r := c.newRow()
 	if err := ctx.Err(); err != nil {
 		r.err = err
 		return r
@@ -423,46 +681,17 @@ func (c *Conn) QueryRow(ctx context.Context, query string, args ...any) driver.R
 		return r
 	}
 	c.trips++
-	r.ctx, r.stop = ctx, c.watch(ctx)
-	if len(args) == 0 {
-		r.r = c.sc.QueryRowContext(noCancel, query)
-		return r
-	}
-	s, err := c.stmt(query)
+	stop := c.watch(ctx)
+	rs, err := c.query(query, args)
 	if err != nil {
-		if r.stop != nil {
-			r.stop()
+		if stop != nil {
+			stop()
 		}
 		r.err = failed(ctx, err)
 		return r
 	}
-	r.r = s.QueryRowContext(noCancel, args...)
+	r.r, r.ctx, r.stop = rs, ctx, stop
 	return r
-}
-
-// rows adapts *sql.Rows to driver.Rows (whose Close returns nothing); the context is watched until
-// Close.
-type rows struct {
-	r    *sql.Rows
-	ctx  context.Context
-	stop func() bool
-}
-
-func (r *rows) Next() bool             { return r.r.Next() }
-func (r *rows) Scan(dest ...any) error { return failed(r.ctx, r.r.Scan(dest...)) }
-func (r *rows) Err() error             { return failed(r.ctx, r.r.Err()) }
-
-// Columns is the result's column names (workload/script's \gset reads them).
-func (r *rows) Columns() []string { c, _ := r.r.Columns(); return c }
-
-// NextResultSet moves to the next result set of a batch (driver.BatchRows).
-func (r *rows) NextResultSet() bool { return r.r.NextResultSet() }
-func (r *rows) Close() {
-	r.r.Close()
-	if r.stop != nil {
-		r.stop()
-		r.stop = nil
-	}
 }
 
 func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Rows, error) {
@@ -474,29 +703,14 @@ func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Row
 	}
 	c.trips++
 	stop := c.watch(ctx)
-	var rs *sql.Rows
-	var err error
-	if len(args) == 0 {
-		rs, err = c.sc.QueryContext(noCancel, query)
-	} else {
-		var s *sql.Stmt
-		if s, err = c.stmt(query); err == nil {
-			rs, err = s.QueryContext(noCancel, args...)
-		}
-	}
+	rs, err := c.query(query, args)
 	if err != nil {
 		if stop != nil {
 			stop()
 		}
 		return nil, failed(ctx, err)
 	}
-	if len(c.rowsSlab) == 0 {
-		c.rowsSlab = make([]rows, 64)
-	}
-	r := &c.rowsSlab[0]
-	c.rowsSlab = c.rowsSlab[1:]
-	r.r, r.ctx, r.stop = rs, ctx, stop
-	return r, nil
+	return c.newRows(rs, ctx, stop), nil
 }
 
 func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
@@ -508,16 +722,7 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 	}
 	c.trips++
 	stop := c.watch(ctx)
-	var res sql.Result
-	var err error
-	if len(args) == 0 {
-		res, err = c.sc.ExecContext(noCancel, query)
-	} else {
-		var s *sql.Stmt
-		if s, err = c.stmt(query); err == nil {
-			res, err = s.ExecContext(noCancel, args...)
-		}
-	}
+	res, err := c.exec(query, args)
 	if stop != nil {
 		stop()
 	}
@@ -527,13 +732,26 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 	return res.RowsAffected()
 }
 
+// exec is query for statements whose rows, if any, are not read.
+func (c *Conn) exec(query string, args []any) (sqldriver.Result, error) {
+	if len(args) == 0 {
+		return c.dc.Exec(query, nil)
+	}
+	s, vals, err := c.prepared(query, args)
+	if err != nil {
+		return nil, err
+	}
+	return s.Exec(vals)
+}
+
 // Close closes the statements and the session (the server rolls back a transaction left open; the
 // connection is never reused: the DB keeps no idle connections). After an interrupted statement the
 // session is already gone, and closing it reports nothing.
 func (c *Conn) Close() error {
+	c.unregister()
 	var errs []error
 	for q, s := range c.stmts {
-		if err := s.Close(); err != nil && !errors.Is(err, sql.ErrConnDone) {
+		if err := s.Close(); err != nil && !errors.Is(err, sqldriver.ErrBadConn) {
 			errs = append(errs, err)
 		}
 		delete(c.stmts, q)

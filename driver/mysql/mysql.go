@@ -1,6 +1,6 @@
 // Package mysql is candor's MySQL and MariaDB engine (and that of servers speaking their protocol):
-// go-sql-driver/mysql through database/sql, one dedicated *sql.Conn per Connect, with its
-// statements prepared on the server once per SQL text.
+// go-sql-driver/mysql, one dedicated *sql.Conn per Connect whose driver connection runs the
+// statements directly (see driverConn in conn.go), prepared on the server once per SQL text.
 //
 // URLs: mysql://user:pass@host:port/db, or mariadb://, tidb://, dolt:// (the scheme names the
 // engine: engines.go), with parameters connect_timeout=SECONDS, socket=PATH,
@@ -13,6 +13,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -191,8 +192,13 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, db.connectError(ctx, err)
 	}
-	c := &Conn{db: db, sc: sc, stmts: make(map[string]*sql.Stmt), sock: sock.c, sessIso: db.serverIso}
-	c.interruptFn = c.interrupt
+	dc, conv, err := rawConn(sc)
+	if err != nil {
+		sc.Close()
+		return nil, err
+	}
+	c := &Conn{db: db, sc: sc, dc: dc, conv: conv, stmts: make(map[string]sqldriver.Stmt), sock: sock.c, sessIso: db.serverIso}
+	c.unwatchFn = c.unwatch
 	return c, nil
 }
 

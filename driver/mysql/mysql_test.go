@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -667,6 +668,24 @@ func TestContextInterrupts(t *testing.T) {
 	}
 	if err := c.Close(); err != nil {
 		t.Errorf("closing an interrupted session: %v", err)
+	}
+	// A context per statement, each ended right after its statement (as sysmon's sampler does): a
+	// late-running interrupt of an earlier context must leave the later statements alone.
+	c2 := connect(t, db)
+	for i := range 300 {
+		each, end := context.WithTimeout(testCtx(t), time.Minute)
+		rows, err := c2.Query(each, "SELECT ? UNION ALL SELECT 2", i)
+		if err != nil {
+			t.Fatalf("statement %d with a context of its own: %v", i, err)
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			t.Fatalf("statement %d with a context of its own: %v", i, err)
+		}
+		end()
+		runtime.Gosched()
 	}
 	// An already ended context runs nothing.
 	done, cancel3 := context.WithCancel(context.Background())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/blockconn"
 	"github.com/candor-bench/candor/userr"
 )
 
@@ -157,7 +159,11 @@ type socketHolder struct{ c net.Conn }
 // connection, which the DB never keeps.
 func dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	var d net.Dialer
-	c, err := d.DialContext(ctx, network, addr)
+	dc := d.DialContext
+	if blockingSockets() {
+		dc = blockconn.Dial(dc)
+	}
+	c, err := dc(ctx, network, addr)
 	if err == nil {
 		if h, ok := ctx.Value(socketKey{}).(*socketHolder); ok {
 			h.c = c
@@ -165,3 +171,11 @@ func dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	}
 	return c, err
 }
+
+// SocketEnv chooses the sockets' kind, as driver/postgres's CANDOR_PG_SOCKET does: "blocking" makes
+// reads and writes blocking system calls on the socket's own descriptor (driver/blockconn),
+// anything else leaves them on Go's netpoller (the default).
+const SocketEnv = "CANDOR_MYSQL_SOCKET"
+
+// blockingSockets reports whether SocketEnv asks for blocking sockets.
+func blockingSockets() bool { return os.Getenv(SocketEnv) == "blocking" }
