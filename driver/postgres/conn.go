@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/candor-bench/candor/driver"
 )
@@ -48,7 +47,29 @@ type Conn struct {
 	dRowSlab  []directRow
 	dRowsSlab []directRows
 	dExec     direct
+	// wire reads and writes the direct path's statements, and BEGIN, COMMIT and ROLLBACK, on the
+	// socket pgconn opened (wire.go); wireLast: the last exchange was wire's, so the transaction
+	// status is wire's, not pgconn's.
+	wire     wire
+	wireLast bool
 }
+
+// newConn wraps a connection pgx opened.
+func newConn(pc *pgx.Conn) *Conn {
+	return &Conn{pc: pc, wire: wire{nc: pc.PgConn().Conn(), tx: 'I'}}
+}
+
+// txStatus is the server's transaction status after the last exchange: 'I' idle, 'T' in a
+// transaction, 'E' in a failed one.
+func (c *Conn) txStatus() byte {
+	if c.wireLast {
+		return c.wire.tx
+	}
+	return c.pc.PgConn().TxStatus()
+}
+
+// viaPgx marks an exchange through pgx (pgconn then holds the transaction status).
+func (c *Conn) viaPgx() { c.wireLast = false }
 
 // ctxWatch interrupts a connection's statement when the caller's context ends, registered once per
 // context instead of once per statement: pgx, given a context that can end, watches it around every
@@ -211,19 +232,9 @@ func (c *Conn) sendBegin(ctx context.Context) error {
 	sql := c.begin
 	c.begin = ""
 	c.trips++
-	_, err := c.simple(ctx, sql) // no arguments: one round trip of the simple protocol
+	c.wireLast = true
+	_, err := c.wire.query(sql) // no arguments: one round trip of the simple protocol
 	return err
-}
-
-// simple runs sql, without arguments, with the simple protocol straight on pgconn: what pgx's Exec
-// sends for a statement without arguments, without its per-statement checks.
-func (c *Conn) simple(ctx context.Context, sql string) (pgconn.CommandTag, error) {
-	mrr := c.pc.PgConn().Exec(ctx, sql)
-	var tag pgconn.CommandTag
-	for mrr.NextResult() {
-		tag, _ = mrr.ResultReader().Close()
-	}
-	return tag, mrr.Close()
 }
 
 // carriesBegin reports whether the next statement, of args, should carry the pending BEGIN. A
@@ -267,6 +278,7 @@ func (c *Conn) withBegin(ctx context.Context, sql string, args []any) (pgx.Batch
 	c.begin = ""
 	c.batch.QueuedQueries = q
 	c.trips++ // all in one write, answered together
+	c.viaPgx()
 	br := c.pc.SendBatch(ctx, &c.batch)
 	if begin {
 		if _, err := br.Exec(); err != nil {
@@ -295,7 +307,7 @@ func (c *Conn) endBatch(br pgx.BatchResults, stmtErr error) error {
 	if err := br.Close(); cerr == nil {
 		cerr = err
 	}
-	c.ended = c.pc.PgConn().TxStatus() == 'I'
+	c.ended = c.txStatus() == 'I'
 	switch {
 	case stmtErr != nil:
 		return stmtErr
@@ -315,7 +327,7 @@ func (c *Conn) endBatch(br pgx.BatchResults, stmtErr error) error {
 // on the server, the server skips the COMMIT and Rollback rolls back as usual. Commit after it sends
 // nothing. Outside a transaction it does nothing; Query never carries it (its COMMIT goes alone).
 // TPC-C's PostgreSQL transactions use it (workload/tpcc's carryCommit).
-func (c *Conn) CarryCommit() { c.carry = c.begin != "" || c.pc.PgConn().TxStatus() == 'T' }
+func (c *Conn) CarryCommit() { c.carry = c.begin != "" || c.txStatus() == 'T' }
 
 func (c *Conn) Commit(ctx context.Context) error {
 	c.carry = false
@@ -328,15 +340,15 @@ func (c *Conn) Commit(ctx context.Context) error {
 		return nil
 	}
 	c.trips++
-	pctx, err := c.enter(ctx)
-	if err != nil {
+	if _, err := c.enter(ctx); err != nil {
 		return err
 	}
-	tag, err := c.simple(pctx, "COMMIT")
+	c.wireLast = true
+	tag, err := c.wire.query("COMMIT")
 	if err = c.leave(ctx, err); err != nil {
 		return err
 	}
-	if tag.String() == "ROLLBACK" {
+	if string(tag) == "ROLLBACK" {
 		return errCommitRolledBack
 	}
 	return nil
@@ -353,11 +365,11 @@ func (c *Conn) Rollback(ctx context.Context) error {
 		return nil
 	}
 	c.trips++
-	pctx, err := c.enter(ctx)
-	if err != nil {
+	if _, err := c.enter(ctx); err != nil {
 		return err
 	}
-	_, err = c.simple(pctx, "ROLLBACK")
+	c.wireLast = true
+	_, err := c.wire.query("ROLLBACK")
 	return c.leave(ctx, err)
 }
 
@@ -418,6 +430,7 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) driver.Row
 		return r
 	}
 	c.trips++
+	c.viaPgx()
 	r.r = c.pc.QueryRow(pctx, sql, args...)
 	return r
 }
@@ -451,6 +464,7 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows,
 		return &batchRows{Rows: rows, br: br, c: c, ctx: ctx}, nil
 	}
 	c.trips++
+	c.viaPgx()
 	rows, err := c.pc.Query(pctx, sql, args...)
 	if err != nil {
 		return nil, c.leave(ctx, err)
@@ -531,6 +545,7 @@ func (c *Conn) exec(ctx context.Context, sql string, args []any) (int64, error) 
 		return tag.RowsAffected(), nil
 	}
 	c.trips++
+	c.viaPgx()
 	tag, err := c.pc.Exec(ctx, sql, args...)
 	if err != nil {
 		return 0, err
@@ -541,10 +556,17 @@ func (c *Conn) exec(ctx context.Context, sql string, args []any) (int64, error) 
 // CopyFrom loads rows with COPY ... FROM STDIN in binary format, inside the current transaction if
 // one is open. table may be schema-qualified ("s.t").
 func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src driver.RowSource) (int64, error) {
-	if err := c.sendBegin(ctx); err != nil {
-		return 0, err
+	if c.begin != "" {
+		pctx, err := c.enter(ctx)
+		if err == nil {
+			err = c.leave(ctx, c.sendBegin(pctx))
+		}
+		if err != nil {
+			return 0, err
+		}
 	}
 	c.trips++ // the stream of rows, answered once at its end
+	c.viaPgx()
 	return c.pc.CopyFrom(ctx, pgx.Identifier(strings.Split(table, ".")), columns, src)
 }
 

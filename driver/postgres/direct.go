@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -11,18 +10,19 @@ import (
 	"github.com/candor-bench/candor/driver"
 )
 
-// The direct path: statements with arguments go to pgconn (pgx's low-level layer) without pgx.Conn
-// in between. Each SQL text is prepared once per connection (Parse + Describe, as pgx's statement
+// The direct path: statements with arguments go straight to the socket (wire.go) without pgx in
+// between. Each SQL text is prepared once per connection (Parse + Describe, as pgx's statement
 // cache does), its arguments are encoded by encode.go straight into one reused buffer (pgx's type
 // map only for the types it does not know), and its rows are decoded by decode.go straight from the
 // bytes the server sent. What the server sees is what pgx sent: the same prepared statement executed
 // with Bind and Execute, the same parameter and result formats (pgx's choice for every type),
-// BEGIN and COMMIT as prepared statements in the same pipeline with one Sync. A statement without
+// BEGIN and COMMIT as prepared statements in the same write with one Sync. A statement without
 // arguments still goes through pgx (the simple protocol: DDL, several statements in one text).
 //
 // Measured against pgx's path (BenchmarkPointSelectCPU, scripts/bench section 3): pgx's generic
 // encode and scan plans, its ExtendedQueryBuilder and its batch and rows wrappers cost about a
-// quarter of the driver's CPU per TPC-C transaction.
+// quarter of the driver's CPU per TPC-C transaction, and pgconn's reading (wire.go) a further
+// part.
 
 // pstmt is a statement prepared on the connection for the direct path.
 type pstmt struct {
@@ -47,7 +47,8 @@ func (c *Conn) directStmt(sql string, control bool) (*pstmt, error) {
 	}
 	c.stmtSeq++
 	name := "candor_" + strconv.Itoa(c.stmtSeq)
-	sd, err := c.pc.PgConn().Prepare(context.Background(), name, sql, nil)
+	sd, err := c.wire.prepare(name, sql)
+	c.wireLast = true
 	if err != nil {
 		return nil, err
 	}
@@ -72,28 +73,28 @@ func (c *Conn) forget(sql string, err error) {
 	}
 }
 
-// direct is one statement sent on the direct path, maybe with BEGIN before it and COMMIT after it
-// in one pipeline. Its rows are read through rr; finish reads what follows them and frees the
-// connection.
+// direct is one statement sent on the direct path (wire.go), maybe with BEGIN before it and COMMIT
+// after it, all in one write with one Sync. next reads its rows; finish reads what follows them
+// (the rest of its rows, a carried COMMIT, the ReadyForQuery) and frees the connection.
 type direct struct {
-	c      *Conn
-	sql    string
-	st     *pstmt
-	rr     *pgconn.ResultReader
-	p      *pgconn.Pipeline // nil when the statement went alone
-	commit bool             // a COMMIT follows in p
-	err    error            // the statement's failure (or BEGIN's)
-	done   bool
+	c        *Conn
+	sql      string
+	st       *pstmt
+	commit   bool  // a COMMIT follows the statement
+	err      error // the statement's failure (or BEGIN's)
+	rowsDone bool  // the statement's result was read to its end
+	done     bool  // the exchange was read to its end
+	affected int64 // the rows the statement's tag counts
 }
 
 // send sends sql with args on the direct path: alone, or after the pending BEGIN and before a
-// carried COMMIT (carriesCommit) in one pipeline. ok is false when sql must take pgx's path instead
-// (the connection's statement cache is full). On success d.rr reads sql's rows.
+// carried COMMIT (carriesCommit), in one write. ok is false when sql must take pgx's path instead
+// (the connection's statement cache is full). On success d.next reads sql's rows.
 func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok bool) {
 	*d = direct{c: c, sql: sql}
 	st, err := c.directStmt(sql, false)
 	if err != nil {
-		d.err, d.done = err, true
+		d.err, d.rowsDone, d.done = err, true, true
 		return true
 	}
 	if st == nil {
@@ -101,7 +102,7 @@ func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok boo
 	}
 	d.st = st
 	if err := c.params.encode(c.pc.TypeMap(), st.sd.ParamOIDs, args); err != nil {
-		d.err, d.done = err, true
+		d.err, d.rowsDone, d.done = err, true, true
 		return true
 	}
 	begin := c.begin
@@ -118,140 +119,114 @@ func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok boo
 	}
 	if err != nil {
 		c.carry = false
-		d.err, d.done = err, true
+		d.err, d.rowsDone, d.done = err, true, true
 		return true
 	}
 	c.begin = ""
 	c.trips++ // all in one write, answered together
-	pc := c.pc.PgConn()
-	if beginSt == nil && commitSt == nil {
-		d.rr = pc.ExecStatement(context.Background(), st.sd, c.params.vals, c.params.fmts, st.rfmts)
-		return true
-	}
-	p := pc.StartPipeline(context.Background())
-	d.p, d.commit = p, commit
+	c.wireLast = true
+	w := &c.wire
 	if beginSt != nil {
-		p.SendQueryStatement(beginSt.sd, nil, nil, nil)
+		w.execute(beginSt, nil, nil)
 	}
-	p.SendQueryStatement(st.sd, c.params.vals, c.params.fmts, st.rfmts)
+	w.execute(st, c.params.fmts, c.params.vals)
 	if commitSt != nil {
-		p.SendQueryStatement(commitSt.sd, nil, nil, nil)
+		w.execute(commitSt, nil, nil)
 	}
-	if err := p.Sync(); err != nil {
+	d.commit = commitSt != nil
+	w.syncMessage()
+	if err := w.flush(); err != nil {
 		c.carry = false
-		d.err, d.done = err, true
-		p.Close()
+		d.err, d.rowsDone, d.done = err, true, true
 		return true
 	}
 	if beginSt != nil {
-		if _, err := pipelineExec(p); err != nil {
+		if _, err := w.nextRow(); err != nil { // BEGIN's result: no rows, its tag or its failure
 			c.carry = false
-			d.err, d.done = err, true
-			p.Close()
-			return true
+			d.commit = false
+			d.err, d.rowsDone = err, true
+			d.finish()
 		}
 	}
-	res, err := p.GetResults()
-	if err != nil {
-		d.fail(err)
-		return true
-	}
-	rr, isRR := res.(*pgconn.ResultReader)
-	if !isRR {
-		d.fail(fmt.Errorf("postgres: expected the statement's result in the pipeline, got %T", res))
-		return true
-	}
-	d.rr = rr
 	return true
-}
-
-// pipelineExec reads the next result of p as a statement without rows.
-func pipelineExec(p *pgconn.Pipeline) (pgconn.CommandTag, error) {
-	res, err := p.GetResults()
-	if err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	rr, ok := res.(*pgconn.ResultReader)
-	if !ok {
-		return pgconn.CommandTag{}, fmt.Errorf("postgres: expected a statement's result in the pipeline, got %T", res)
-	}
-	return rr.Close()
 }
 
 // fail ends d with err before its rows were read.
 func (d *direct) fail(err error) {
-	d.err = err
+	d.err, d.rowsDone = err, true
 	d.finish()
 }
 
-// finish reads the rest of d's results (the statement's remaining rows, a carried COMMIT, the
-// pipeline's end) and returns the statement's tag and its outcome: the statement's failure first,
-// then COMMIT's. Whether a carried COMMIT ended the transaction is the server's word, as in
-// endBatch.
-func (d *direct) finish() (pgconn.CommandTag, error) {
+// finish reads the rest of d's exchange (the statement's remaining rows, a carried COMMIT, the
+// ReadyForQuery) and returns the rows the statement's tag counts and its outcome: the statement's
+// failure first, then COMMIT's. Whether a carried COMMIT ended the transaction is the server's word,
+// as in endBatch.
+func (d *direct) finish() (int64, error) {
 	if d.done {
-		return pgconn.CommandTag{}, d.err
+		return d.affected, d.err
 	}
 	d.done = true
 	c := d.c
-	var tag pgconn.CommandTag
-	if d.rr != nil {
-		var err error
-		tag, err = d.rr.Close()
-		if d.err == nil {
-			d.err = err
-		}
-		d.rr = nil
-	}
-	if d.p == nil {
-		if d.err != nil {
-			c.forget(d.sql, d.err)
-		}
-		return tag, d.err
+	w := &c.wire
+	for !d.rowsDone {
+		d.next()
 	}
 	if d.commit {
 		c.carry = false
 		var cerr error
-		var ctag pgconn.CommandTag
+		rolledBack := false
 		if d.err == nil {
-			ctag, cerr = pipelineExec(d.p)
+			var row bool
+			if row, cerr = w.nextRow(); row {
+				cerr = w.protocol("COMMIT returned a row")
+			} else if cerr == nil {
+				rolledBack = string(w.tag) == "ROLLBACK"
+			}
 		}
-		perr := d.p.Close()
-		if cerr == nil {
-			cerr = perr
+		if err := w.sync(); cerr == nil {
+			cerr = err
 		}
-		c.ended = c.pc.PgConn().TxStatus() == 'I'
+		c.ended = w.tx == 'I'
 		switch {
 		case d.err != nil:
 		case cerr != nil:
 			d.err = cerr
-		case ctag.String() == "ROLLBACK":
+		case rolledBack:
 			d.err = errCommitRolledBack
 		}
-	} else if err := d.p.Close(); d.err == nil {
+	} else if err := w.sync(); d.err == nil {
 		d.err = err
 	}
-	d.p = nil
 	if d.err != nil {
 		c.forget(d.sql, d.err)
 	}
-	return tag, d.err
+	return d.affected, d.err
 }
 
 // next moves to the statement's next row.
 func (d *direct) next() bool {
-	if d.done || d.rr == nil {
+	if d.rowsDone {
 		return false
 	}
-	return d.rr.NextRow()
+	row, err := d.c.wire.nextRow()
+	if row && err == nil {
+		return true
+	}
+	d.rowsDone = true
+	if err != nil {
+		d.err = err
+	} else {
+		d.affected = rowsAffected(d.c.wire.tag)
+	}
+	return false
 }
 
 // scan decodes the current row into dest.
 func (d *direct) scan(dest []any) error {
-	if d.rr == nil {
+	if d.rowsDone || d.st == nil {
 		return errors.New("postgres: Scan without a row")
 	}
-	return d.c.decodeRow(d.rr.FieldDescriptions(), d.rr.Values(), dest)
+	return d.c.decodeRow(d.st.fields, d.c.wire.values, dest)
 }
 
 // directRow is QueryRow's result on the direct path.
@@ -363,10 +338,7 @@ func (c *Conn) execDirect(sql string, args []any) (n int64, ok bool, err error) 
 	if !c.send(d, sql, args, true) {
 		return 0, false, nil
 	}
-	tag, err := d.finish()
+	n, err = d.finish()
 	*d = direct{}
-	if err != nil {
-		return 0, true, err
-	}
-	return tag.RowsAffected(), true, nil
+	return n, true, err
 }

@@ -208,7 +208,7 @@ func TestDirectCacheFull(t *testing.T) {
 		if err := c.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if s := c.pc.PgConn().TxStatus(); s != 'I' {
+		if s := c.txStatus(); s != 'I' {
 			t.Fatalf("%s: transaction status %c after the carried COMMIT", iso, s)
 		}
 	}

@@ -107,7 +107,7 @@ func (db *DB) connect(ctx context.Context) (*Conn, error) {
 		return nil, db.connectError(ctx, err)
 	}
 	registerNumeric(pc.TypeMap())
-	return &Conn{pc: pc}, nil
+	return newConn(pc), nil
 }
 
 // Version is the server's version as read when Open connected, e.g. "PostgreSQL 15.18 (Debian
