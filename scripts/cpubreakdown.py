@@ -25,6 +25,7 @@ PARTS = [
     ("socket read(2)", [r"internal/poll\.\(\*FD\)\.Read", r"blockconn\.\(\*Conn\)\.Read"]),
     ("candor's direct path: encoding parameters", [r"postgres\.\(\*params\)\.encode", r"postgres\.appendParam"]),
     ("candor's direct path: decoding results", [r"postgres\.decodeValue", r"postgres\.\(\*Conn\)\.decodeRow"]),
+    ("candor's direct path: protocol messages (wire.go)", [r"postgres\.\(\*wire\)\.", r"postgres\.rowsAffected", r"postgres\.pgError"]),
     ("pgx: statement cache", [r"stmtcache\.", r"deallocateInvalidatedCachedStatements", r"pgx/v5\.\(\*Conn\)\.Prepare", r"postgres\.\(\*Conn\)\.directStmt"]),
     ("pgx: encoding parameters", [r"ExtendedQueryBuilder", r"pgtype\.\(\*Map\)\.(Encode|PlanEncode)", r"pgproto3\.\(\*(Bind|Parse|Execute|Describe|Sync)\)\.Encode"]),
     ("pgx: reading and decoding results", [r"pgproto3\.", r"\.Scan$", r"\.Scan ", r"pgtype\.", r"ResultReader", r"peekMessage|receiveMessage"]),

@@ -165,6 +165,7 @@ func dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	}
 	c, err := dc(ctx, network, addr)
 	if err == nil {
+		c = newReadAhead(c)
 		if h, ok := ctx.Value(socketKey{}).(*socketHolder); ok {
 			h.c = c
 		}

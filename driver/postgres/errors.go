@@ -43,6 +43,9 @@ func classify(err error) driver.ErrorClass {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return driver.ErrFatal
 	}
+	if errors.Is(err, errWire) { // wire.go closed the socket: a message out of place
+		return driver.ErrConnLost
+	}
 	if errors.Is(err, pgconn.ErrConnClosed) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNREFUSED) {
