@@ -574,5 +574,9 @@ func (c *Conn) Close() error {
 	c.closeWatch()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return c.pc.Close(ctx)
+	err := c.pc.Close(ctx)
+	if c.wire.broken != nil { // wire.go closed the socket already: pgconn's goodbye cannot be sent
+		return nil
+	}
+	return err
 }
