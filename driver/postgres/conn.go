@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/candor-bench/candor/driver"
 )
@@ -52,6 +54,8 @@ type Conn struct {
 	// status is wire's, not pgconn's.
 	wire     wire
 	wireLast bool
+	// pgxUsed: pgconn ran an exchange since wire's last (wireTurn syncs it first)
+	pgxUsed bool
 }
 
 // newConn wraps a connection pgx opened.
@@ -69,7 +73,32 @@ func (c *Conn) txStatus() byte {
 }
 
 // viaPgx marks an exchange through pgx (pgconn then holds the transaction status).
-func (c *Conn) viaPgx() { c.wireLast = false }
+func (c *Conn) viaPgx() { c.wireLast, c.pgxUsed = false, true }
+
+// errConnBusy: a statement came while an earlier one's rows were still open on the connection.
+var errConnBusy = errors.New("postgres: conn busy: an earlier statement's rows are still open on this connection (read or close them first)")
+
+// wireTurn readies the socket for an exchange of wire's: refused while an answer is still unread
+// (wire's or pgx's); after pgx's exchanges, pgconn's reading is drained and stopped first
+// (SyncConn: a background read pgconn started after a slow write must not take wire's answer), and
+// a connection pgconn closed (after a failure of its own) is lost.
+func (c *Conn) wireTurn() error {
+	pc := c.pc.PgConn()
+	if c.wire.busy || pc.IsBusy() {
+		return errConnBusy
+	}
+	if c.pgxUsed {
+		if pc.IsClosed() {
+			return c.wire.fail(fmt.Errorf("postgres: the connection was closed after a failure: %w", net.ErrClosed))
+		}
+		if err := pc.SyncConn(context.Background()); err != nil {
+			return c.wire.fail(err)
+		}
+		c.pgxUsed = false
+	}
+	c.wireLast = true
+	return nil
+}
 
 // ctxWatch interrupts a connection's statement when the caller's context ends, registered once per
 // context instead of once per statement: pgx, given a context that can end, watches it around every
@@ -110,6 +139,9 @@ func (c *Conn) fire(ctx context.Context) {
 // has ended (pgx would return it without sending anything). Every successful enter is followed by
 // one leave.
 func (c *Conn) enter(ctx context.Context) (context.Context, error) {
+	if c.wire.busy {
+		return nil, errConnBusy
+	}
 	if ctx.Done() == nil { // cannot end: pgx watches nothing either
 		return ctx, nil
 	}
@@ -232,7 +264,9 @@ func (c *Conn) sendBegin(ctx context.Context) error {
 	sql := c.begin
 	c.begin = ""
 	c.trips++
-	c.wireLast = true
+	if err := c.wireTurn(); err != nil {
+		return err
+	}
 	_, err := c.wire.query(sql) // no arguments: one round trip of the simple protocol
 	return err
 }
@@ -307,7 +341,9 @@ func (c *Conn) endBatch(br pgx.BatchResults, stmtErr error) error {
 	if err := br.Close(); cerr == nil {
 		cerr = err
 	}
-	c.ended = c.txStatus() == 'I'
+	if reachedServer(stmtErr) && reachedServer(cerr) { // else pgconn's status may be older than wire's
+		c.ended = c.txStatus() == 'I'
+	}
 	switch {
 	case stmtErr != nil:
 		return stmtErr
@@ -317,6 +353,13 @@ func (c *Conn) endBatch(br pgx.BatchResults, stmtErr error) error {
 		return errCommitRolledBack
 	}
 	return nil
+}
+
+// reachedServer reports whether a batch's outcome err came from the server (nil, or its error):
+// then the transaction status pgconn read after it is the server's word.
+func reachedServer(err error) bool {
+	var pgErr *pgconn.PgError
+	return err == nil || errors.As(err, &pgErr)
 }
 
 // CarryCommit makes the transaction's next statement with arguments its last: COMMIT goes out in
@@ -343,8 +386,7 @@ func (c *Conn) Commit(ctx context.Context) error {
 	if _, err := c.enter(ctx); err != nil {
 		return err
 	}
-	c.wireLast = true
-	tag, err := c.wire.query("COMMIT")
+	tag, err := c.wireQuery("COMMIT")
 	if err = c.leave(ctx, err); err != nil {
 		return err
 	}
@@ -368,9 +410,16 @@ func (c *Conn) Rollback(ctx context.Context) error {
 	if _, err := c.enter(ctx); err != nil {
 		return err
 	}
-	c.wireLast = true
-	_, err := c.wire.query("ROLLBACK")
+	_, err := c.wireQuery("ROLLBACK")
 	return c.leave(ctx, err)
+}
+
+// wireQuery runs sql, without arguments, on wire (COMMIT, ROLLBACK).
+func (c *Conn) wireQuery(sql string) ([]byte, error) {
+	if err := c.wireTurn(); err != nil {
+		return nil, err
+	}
+	return c.wire.query(sql)
 }
 
 // row adapts pgx.Row to driver.Row: pgx.ErrNoRows becomes driver.ErrNoRows. A row read from a

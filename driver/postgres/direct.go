@@ -47,8 +47,10 @@ func (c *Conn) directStmt(sql string, control bool) (*pstmt, error) {
 	}
 	c.stmtSeq++
 	name := "candor_" + strconv.Itoa(c.stmtSeq)
+	if err := c.wireTurn(); err != nil {
+		return nil, err
+	}
 	sd, err := c.wire.prepare(name, sql)
-	c.wireLast = true
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +124,13 @@ func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok boo
 		d.err, d.rowsDone, d.done = err, true, true
 		return true
 	}
+	if err := c.wireTurn(); err != nil {
+		c.carry = false
+		d.err, d.rowsDone, d.done = err, true, true
+		return true
+	}
 	c.begin = ""
 	c.trips++ // all in one write, answered together
-	c.wireLast = true
 	w := &c.wire
 	if beginSt != nil {
 		w.execute(beginSt, nil, nil)
@@ -140,6 +146,7 @@ func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok boo
 		d.err, d.rowsDone, d.done = err, true, true
 		return true
 	}
+	w.busy = true
 	if beginSt != nil {
 		if _, err := w.nextRow(); err != nil { // BEGIN's result: no rows, its tag or its failure
 			c.carry = false
@@ -168,6 +175,7 @@ func (d *direct) finish() (int64, error) {
 	d.done = true
 	c := d.c
 	w := &c.wire
+	defer func() { w.busy = false }()
 	for !d.rowsDone {
 		d.next()
 	}
@@ -186,7 +194,9 @@ func (d *direct) finish() (int64, error) {
 		if err := w.sync(); cerr == nil {
 			cerr = err
 		}
-		c.ended = w.tx == 'I'
+		if w.broken == nil {
+			c.ended = w.tx == 'I'
+		}
 		switch {
 		case d.err != nil:
 		case cerr != nil:
@@ -226,7 +236,16 @@ func (d *direct) scan(dest []any) error {
 	if d.rowsDone || d.st == nil {
 		return errors.New("postgres: Scan without a row")
 	}
-	return d.c.decodeRow(d.st.fields, d.c.wire.values, dest)
+	return d.c.decodeRow(d.fields(), d.c.wire.values, dest)
+}
+
+// fields describes the statement's rows: as prepared, or as the server described them when it ran
+// (a statement prepared without columns).
+func (d *direct) fields() []pgconn.FieldDescription {
+	if len(d.st.fields) == 0 && d.c.wire.desc != nil {
+		return d.c.wire.desc
+	}
+	return d.st.fields
 }
 
 // directRow is QueryRow's result on the direct path.
@@ -270,6 +289,9 @@ func (r *directRows) Next() bool {
 		return false
 	}
 	if r.d.next() {
+		if len(r.fields) == 0 {
+			r.fields = r.d.fields()
+		}
 		return true
 	}
 	r.Close()

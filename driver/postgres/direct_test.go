@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -215,4 +216,30 @@ func TestDirectCacheFull(t *testing.T) {
 	if err := c.QueryRow(ctx, "SELECT $1::int8", int64(5)).Scan(&n); err != nil || n != 5 {
 		t.Fatalf("after the transaction: %d, %v", n, err)
 	}
+}
+
+// TestDirectBusy: a statement sent while an earlier one's rows are still open is refused with
+// "conn busy" (as pgconn refuses one), and the connection works once the rows are closed.
+func TestDirectBusy(t *testing.T) {
+	ctx := testCtx(t)
+	c := connect(t, openDB(t)).(*Conn)
+	rows, err := c.Query(ctx, "SELECT g FROM generate_series(1, $1::int) g", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rows.Next() {
+		t.Fatalf("no first row: %v", rows.Err())
+	}
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT $1::int8", int64(1)).Scan(&n); err == nil || !strings.Contains(err.Error(), "conn busy") {
+		t.Fatalf("a statement over open rows: %v, want conn busy", err)
+	}
+	if _, err := c.Exec(ctx, "SELECT 1"); err == nil || !strings.Contains(err.Error(), "conn busy") {
+		t.Fatalf("a statement without arguments over open rows: %v, want conn busy", err)
+	}
+	rows.Close()
+	if err := c.QueryRow(ctx, "SELECT $1::int8", int64(2)).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("after Close: %d, %v", n, err)
+	}
+
 }

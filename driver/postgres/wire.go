@@ -37,7 +37,12 @@ type wire struct {
 	tx     byte     // the transaction status of the last ReadyForQuery
 	values [][]byte // the current row's values, slices of buf (nil for a NULL)
 	tag    []byte   // the last CommandComplete's tag
-	broken error    // why the socket was closed
+	// desc describes the rows of a statement prepared without columns, as the server described
+	// them when it ran (a FETCH of a cursor declared later, say); busy: a statement's answer is
+	// still being read (Conn.wireTurn refuses another)
+	desc   []pgconn.FieldDescription
+	busy   bool
+	broken error // why the socket was closed
 }
 
 const (
@@ -137,10 +142,10 @@ func (w *wire) message() (byte, []byte, error) {
 }
 
 // pgError decodes an ErrorResponse as pgconn does.
-func pgError(body []byte) error {
+func (w *wire) pgError(body []byte) error {
 	var m pgproto3.ErrorResponse
 	if err := m.Decode(body); err != nil {
-		return fmt.Errorf("%w: an ErrorResponse that does not decode: %v", errWire, err)
+		return w.protocol("an ErrorResponse that does not decode: %v", err)
 	}
 	return pgconn.ErrorResponseToPgError(&m)
 }
@@ -167,8 +172,14 @@ func (w *wire) nextRow() (bool, error) {
 			w.tag = w.tag[:0]
 			return false, nil
 		case 'E':
-			return false, pgError(body)
-		case '1', '2', 'n', 'T', 't': // ParseComplete, BindComplete, NoData, RowDescription, ParameterDescription
+			return false, w.pgError(body)
+		case 'T': // RowDescription: the Describe of a statement prepared without columns (execute)
+			fields, err := w.rowDescription(body)
+			if err != nil {
+				return false, err
+			}
+			w.desc = fields
+		case '1', '2', 'n', 't': // ParseComplete, BindComplete, NoData, ParameterDescription
 			continue
 		default:
 			return false, w.protocol("unexpected message %q in a statement's result", typ)
@@ -228,7 +239,7 @@ func (w *wire) sync() error {
 			return first
 		case 'E':
 			if first == nil {
-				first = pgError(body)
+				first = w.pgError(body)
 			}
 		}
 	}
@@ -261,7 +272,7 @@ func (w *wire) query(sql string) ([]byte, error) {
 			}
 		case 'E':
 			if first == nil {
-				first = pgError(body)
+				first = w.pgError(body)
 			}
 		case 'Z':
 			if len(body) != 1 {
@@ -310,25 +321,12 @@ func (w *wire) prepare(name, sql string) (*pgconn.StatementDescription, error) {
 			}
 			sd.ParamOIDs = m.ParameterOIDs
 		case 'T':
-			var m pgproto3.RowDescription
-			if err := m.Decode(body); err != nil {
-				return nil, w.protocol("a RowDescription that does not decode: %v", err)
-			}
-			sd.Fields = make([]pgconn.FieldDescription, len(m.Fields))
-			for i, f := range m.Fields {
-				sd.Fields[i] = pgconn.FieldDescription{
-					Name:                 string(f.Name),
-					TableOID:             f.TableOID,
-					TableAttributeNumber: f.TableAttributeNumber,
-					DataTypeOID:          f.DataTypeOID,
-					DataTypeSize:         f.DataTypeSize,
-					TypeModifier:         f.TypeModifier,
-					Format:               f.Format,
-				}
+			if sd.Fields, err = w.rowDescription(body); err != nil {
+				return nil, err
 			}
 		case 'E':
 			if first == nil {
-				first = pgError(body)
+				first = w.pgError(body)
 			}
 		case 'Z':
 			if len(body) != 1 {
@@ -341,6 +339,27 @@ func (w *wire) prepare(name, sql string) (*pgconn.StatementDescription, error) {
 			return sd, nil
 		}
 	}
+}
+
+// rowDescription decodes a RowDescription as pgconn does.
+func (w *wire) rowDescription(body []byte) ([]pgconn.FieldDescription, error) {
+	var m pgproto3.RowDescription
+	if err := m.Decode(body); err != nil {
+		return nil, w.protocol("a RowDescription that does not decode: %v", err)
+	}
+	fields := make([]pgconn.FieldDescription, len(m.Fields))
+	for i, f := range m.Fields {
+		fields[i] = pgconn.FieldDescription{
+			Name:                 string(f.Name),
+			TableOID:             f.TableOID,
+			TableAttributeNumber: f.TableAttributeNumber,
+			DataTypeOID:          f.DataTypeOID,
+			DataTypeSize:         f.DataTypeSize,
+			TypeModifier:         f.TypeModifier,
+			Format:               f.Format,
+		}
+	}
+	return fields, nil
 }
 
 // execute appends Bind and Execute of st with the encoded parameters (and a Describe of the portal
@@ -371,6 +390,7 @@ func (w *wire) execute(st *pstmt, fmts []int16, vals [][]byte) {
 	binary.BigEndian.PutUint32(o[start:], uint32(len(o)-start))
 	if len(st.sd.Fields) == 0 {
 		o = append(o, 'D', 0, 0, 0, 6, 'P', 0)
+		w.desc = nil
 	}
 	w.out = append(o, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0)
 }
