@@ -241,5 +241,4 @@ func TestDirectBusy(t *testing.T) {
 	if err := c.QueryRow(ctx, "SELECT $1::int8", int64(2)).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("after Close: %d, %v", n, err)
 	}
-
 }
