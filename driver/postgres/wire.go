@@ -217,7 +217,12 @@ func (w *wire) row(body []byte) error {
 
 // sync reads the rest of the exchange up to its ReadyForQuery, keeping the transaction status;
 // it returns the first error the server sent on the way, or the socket's.
-func (w *wire) sync() error {
+func (w *wire) sync() error { return w.answer(nil) }
+
+// answer reads an exchange's messages up to its ReadyForQuery, keeping the transaction status; each
+// is given every other message but the server's errors (nil: they are skipped), and an error it
+// returns ends the reading. It returns the first error the server sent on the way, or the socket's.
+func (w *wire) answer(each func(typ byte, body []byte) error) error {
 	var first error
 	for {
 		typ, body, err := w.message()
@@ -241,6 +246,12 @@ func (w *wire) sync() error {
 			if first == nil {
 				first = w.pgError(body)
 			}
+		default:
+			if each != nil {
+				if err := each(typ, body); err != nil {
+					return err
+				}
+			}
 		}
 	}
 }
@@ -256,32 +267,13 @@ func (w *wire) query(sql string) ([]byte, error) {
 	if err := w.flush(); err != nil {
 		return nil, err
 	}
-	var first error
-	for {
-		typ, body, err := w.message()
-		if err != nil {
-			if first != nil {
-				return nil, first
-			}
-			return nil, err
+	err := w.answer(func(typ byte, body []byte) error {
+		if typ == 'C' && len(body) > 0 {
+			w.tag = append(w.tag[:0], body[:len(body)-1]...)
 		}
-		switch typ {
-		case 'C':
-			if len(body) > 0 {
-				w.tag = append(w.tag[:0], body[:len(body)-1]...)
-			}
-		case 'E':
-			if first == nil {
-				first = w.pgError(body)
-			}
-		case 'Z':
-			if len(body) != 1 {
-				return nil, w.protocol("a ReadyForQuery of %d bytes", len(body))
-			}
-			w.tx = body[0]
-			return w.tag, first
-		}
-	}
+		return nil
+	})
+	return w.tag, err
 }
 
 // prepare prepares sql as the statement name (Parse, Describe, Sync, as pgconn's Prepare sends
@@ -304,41 +296,23 @@ func (w *wire) prepare(name, sql string) (*pgconn.StatementDescription, error) {
 		return nil, err
 	}
 	sd := &pgconn.StatementDescription{Name: name, SQL: sql}
-	var first error
-	for {
-		typ, body, err := w.message()
-		if err != nil {
-			if first != nil {
-				return nil, first
-			}
-			return nil, err
-		}
+	err := w.answer(func(typ byte, body []byte) (err error) {
 		switch typ {
 		case 't':
 			var m pgproto3.ParameterDescription
 			if err := m.Decode(body); err != nil {
-				return nil, w.protocol("a ParameterDescription that does not decode: %v", err)
+				return w.protocol("a ParameterDescription that does not decode: %v", err)
 			}
 			sd.ParamOIDs = m.ParameterOIDs
 		case 'T':
-			if sd.Fields, err = w.rowDescription(body); err != nil {
-				return nil, err
-			}
-		case 'E':
-			if first == nil {
-				first = w.pgError(body)
-			}
-		case 'Z':
-			if len(body) != 1 {
-				return nil, w.protocol("a ReadyForQuery of %d bytes", len(body))
-			}
-			w.tx = body[0]
-			if first != nil {
-				return nil, first
-			}
-			return sd, nil
+			sd.Fields, err = w.rowDescription(body)
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return sd, nil
 }
 
 // rowDescription decodes a RowDescription as pgconn does.
