@@ -605,6 +605,9 @@ func (c *Conn) exec(ctx context.Context, sql string, args []any) (int64, error) 
 // CopyFrom loads rows with COPY ... FROM STDIN in binary format, inside the current transaction if
 // one is open. table may be schema-qualified ("s.t").
 func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src driver.RowSource) (int64, error) {
+	if c.wire.busy {
+		return 0, errConnBusy
+	}
 	if c.begin != "" {
 		pctx, err := c.enter(ctx)
 		if err == nil {
