@@ -73,14 +73,14 @@ var (
 // RoundTrips is the number of round trips the session has made (driver.RoundTripCounter).
 func (c *Conn) RoundTrips() int64 { return c.trips }
 
-// Statements run in a context that cannot be cancelled, so that neither go-sql-driver (a hand-off
-// to its watcher goroutine and back, per statement) nor database/sql (a goroutine per result) pays
-// for cancellation on every round trip; measured, those hand-offs were the largest part of the
-// driver's CPU per transaction. The caller's context is honoured all the same: watch registers a
-// function that closes the session's socket if the context ends while the statement runs, which
-// ends the statement with an error (reported as the context's error) and the session with it.
-var noCancel = context.Background()
-
+// Statements run without a context (go-sql-driver's context-free calls), so that neither
+// go-sql-driver (a hand-off to its watcher goroutine and back, per statement) nor database/sql (a
+// goroutine per result) pays for cancellation on every round trip; measured, those hand-offs were
+// the largest part of the driver's CPU per transaction. The caller's context is honoured all the
+// same: watch registers a function that closes the session's socket if the context ends while the
+// statement runs, which ends the statement with an error (reported as the context's error) and the
+// session with it.
+//
 // watch arranges for the socket to be closed if ctx ends before stop is called; nil when ctx
 // cannot end. The function is registered (context.AfterFunc) once per context, not per statement:
 // a session's statements mostly come with the same context (a run's), and registering and
@@ -156,7 +156,7 @@ func failed(ctx context.Context, err error) error {
 // fails is closed by go-sql-driver, whose every later call returns driver.ErrBadConn (classified
 // as a lost connection: the session is replaced by its owner), and Close closes it for good.
 // Execer and Queryer are the driver's context-free calls, on purpose: the caller's context is
-// watched by Conn (see noCancel).
+// watched by Conn (see watch).
 type driverConn interface {
 	sqldriver.Conn
 	sqldriver.Execer

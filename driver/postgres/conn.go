@@ -50,11 +50,9 @@ type Conn struct {
 	dRowsSlab []directRows
 	dExec     direct
 	// wire reads and writes the direct path's statements, and BEGIN, COMMIT and ROLLBACK, on the
-	// socket pgconn opened (wire.go); wireLast: the last exchange was wire's, so the transaction
-	// status is wire's, not pgconn's.
-	wire     wire
-	wireLast bool
-	// pgxUsed: pgconn ran an exchange since wire's last (wireTurn syncs it first)
+	// socket pgconn opened (wire.go); pgxUsed: pgconn ran an exchange since wire's last, so the
+	// transaction status is pgconn's, and wireTurn syncs pgconn before wire's next.
+	wire    wire
 	pgxUsed bool
 }
 
@@ -66,14 +64,14 @@ func newConn(pc *pgx.Conn) *Conn {
 // txStatus is the server's transaction status after the last exchange: 'I' idle, 'T' in a
 // transaction, 'E' in a failed one.
 func (c *Conn) txStatus() byte {
-	if c.wireLast {
-		return c.wire.tx
+	if c.pgxUsed {
+		return c.pc.PgConn().TxStatus()
 	}
-	return c.pc.PgConn().TxStatus()
+	return c.wire.tx // 'I' before any exchange, as pgconn's
 }
 
 // viaPgx marks an exchange through pgx (pgconn then holds the transaction status).
-func (c *Conn) viaPgx() { c.wireLast, c.pgxUsed = false, true }
+func (c *Conn) viaPgx() { c.pgxUsed = true }
 
 // errConnBusy: a statement came while an earlier one's rows were still open on the connection.
 var errConnBusy = errors.New("postgres: conn busy: an earlier statement's rows are still open on this connection (read or close them first)")
@@ -96,7 +94,6 @@ func (c *Conn) wireTurn() error {
 		}
 		c.pgxUsed = false
 	}
-	c.wireLast = true
 	return nil
 }
 
@@ -257,7 +254,7 @@ func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 }
 
 // sendBegin sends a pending BEGIN on its own (before COPY, which cannot share a batch).
-func (c *Conn) sendBegin(ctx context.Context) error {
+func (c *Conn) sendBegin() error {
 	if c.begin == "" {
 		return nil
 	}
@@ -274,12 +271,12 @@ func (c *Conn) sendBegin(ctx context.Context) error {
 // carriesBegin reports whether the next statement, of args, should carry the pending BEGIN. A
 // statement without arguments does not: pgx sends it with the simple protocol (it may hold several
 // statements, or DDL that is better not kept prepared), so BEGIN goes alone before it, as it used to.
-func (c *Conn) carriesBegin(ctx context.Context, args []any) (bool, error) {
+func (c *Conn) carriesBegin(args []any) (bool, error) {
 	if c.begin == "" {
 		return false, nil
 	}
 	if len(args) == 0 {
-		return false, c.sendBegin(ctx)
+		return false, c.sendBegin()
 	}
 	return true, nil
 }
@@ -468,7 +465,7 @@ func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) driver.Row
 		return r
 	}
 	r.c, r.ctx = c, ctx
-	if carry, err := c.carriesBegin(pctx, args); err != nil {
+	if carry, err := c.carriesBegin(args); err != nil {
 		r.err = err
 		return r
 	} else if carry || c.carriesCommit(args) {
@@ -496,7 +493,7 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows,
 			return rows, err
 		}
 	}
-	if carry, err := c.carriesBegin(pctx, args); err != nil {
+	if carry, err := c.carriesBegin(args); err != nil {
 		return nil, c.leave(ctx, err)
 	} else if carry {
 		c.carry = false // rows are read by the caller: its COMMIT goes alone
@@ -580,7 +577,7 @@ func (c *Conn) exec(ctx context.Context, sql string, args []any) (int64, error) 
 			return n, err
 		}
 	}
-	if carry, err := c.carriesBegin(ctx, args); err != nil {
+	if carry, err := c.carriesBegin(args); err != nil {
 		return 0, err
 	} else if carry || c.carriesCommit(args) {
 		br, err := c.withBegin(ctx, sql, args)
@@ -609,9 +606,9 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src
 		return 0, errConnBusy
 	}
 	if c.begin != "" {
-		pctx, err := c.enter(ctx)
+		_, err := c.enter(ctx)
 		if err == nil {
-			err = c.leave(ctx, c.sendBegin(pctx))
+			err = c.leave(ctx, c.sendBegin())
 		}
 		if err != nil {
 			return 0, err

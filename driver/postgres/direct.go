@@ -158,12 +158,6 @@ func (c *Conn) send(d *direct, sql string, args []any, allowCommit bool) (ok boo
 	return true
 }
 
-// fail ends d with err before its rows were read.
-func (d *direct) fail(err error) {
-	d.err, d.rowsDone = err, true
-	d.finish()
-}
-
 // finish reads the rest of d's exchange (the statement's remaining rows, a carried COMMIT, the
 // ReadyForQuery) and returns the rows the statement's tag counts and its outcome: the statement's
 // failure first, then COMMIT's. Whether a carried COMMIT ended the transaction is the server's word,
