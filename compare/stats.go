@@ -2,7 +2,6 @@ package compare
 
 import (
 	"math"
-	"slices"
 )
 
 // Series summarizes a series of per-interval values (for example transactions per second in each
@@ -257,10 +256,4 @@ func quantileSorted(s []float64, p float64) float64 {
 		return s[len(s)-1]
 	}
 	return s[i] + (h-float64(i))*(s[i+1]-s[i])
-}
-
-// percentileInterval returns the central level interval of the values (sorting them in place).
-func percentileInterval(vals []float64, level float64) (lo, hi float64) {
-	slices.Sort(vals)
-	return quantileSorted(vals, (1-level)/2), quantileSorted(vals, 1-(1-level)/2)
 }

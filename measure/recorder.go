@@ -94,21 +94,6 @@ func newSet(ops int) *set {
 	return s
 }
 
-// reset empties s; histograms that are already empty are skipped (a Reset clears ~184 KiB).
-func (s *set) reset() {
-	for op := range s.hist {
-		for _, h := range s.hist[op] {
-			if h.TotalCount() != 0 {
-				h.Reset()
-			}
-		}
-	}
-	clear(s.counts)
-	for op := range s.msgs {
-		s.msgs[op] = s.msgs[op][:0]
-	}
-}
-
 // stripeSet is what a stripe records into between ticks: per op and kind a dense count array
 // (dense.go), counters and failure messages as in set.
 type stripeSet struct {

@@ -34,13 +34,12 @@ var extraCommands = map[string]func(out run.Out) []*cobra.Command{
 
 // runFlags are the flags shared by `candor NAME` and `candor NAME run`.
 type runFlags struct {
-	plan     run.RunPlan
-	db       dbFlags // --db (repeatable) and --dialect: dbflags.go
-	mode     string
-	seed     uint64
-	noCheck  bool
-	fullChk  bool
-	outGiven bool
+	plan    run.RunPlan
+	db      dbFlags // --db (repeatable) and --dialect: dbflags.go
+	mode    string
+	seed    uint64
+	noCheck bool
+	fullChk bool
 	// maxFailures is --max-failures (percent).
 	maxFailures float64
 }

@@ -208,17 +208,6 @@ func (d *runData) isOp(op string) bool {
 	return ok
 }
 
-// phaseOf names where an interval lies against the measurement window.
-func (d *runData) phaseOf(iv *interval) string {
-	switch {
-	case iv.to <= d.measureFrom+0.0005:
-		return "warm-up"
-	case iv.from >= d.measureTo-0.0005:
-		return "drain"
-	}
-	return "measure"
-}
-
 // resources are the resource samples, one series per name.
 type resources struct {
 	names  []string

@@ -428,13 +428,6 @@ func fmtDur(sec float64) string {
 	return fmt.Sprintf("%.1f s", sec)
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // statusClass maps a verdict, audit or check status to a CSS class.
 func statusClass(s string) string {
 	switch strings.ToLower(s) {

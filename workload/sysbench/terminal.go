@@ -30,7 +30,6 @@ type plan struct {
 	steps   []step
 	d       *dist
 	threads int
-	insert  bool // oltp_insert: rows without ids
 }
 
 // terminal is one of sysbench's threads: its random stream (derived from the run's seed and its

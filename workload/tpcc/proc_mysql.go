@@ -35,10 +35,6 @@ import (
 // Errors raised on purpose (SIGNAL SQLSTATE '45000') carry the same message markers as on
 // PostgreSQL (procNotFound and others; see proc_ops.go).
 
-// myLineWidth is the width of one line record of New-Order's input: ol_number (2 digits), supply
-// warehouse (6), item (6), quantity (2).
-const myLineWidth = 16
-
 // myProcDist is S_DIST_<p_d> (clause 2.4.2.2).
 var myProcDist = func() string {
 	var b strings.Builder

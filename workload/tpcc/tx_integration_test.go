@@ -45,7 +45,6 @@ type txEnv struct {
 	c         Constants
 	r         *gen.Rand
 	iso       driver.Isolation
-	seenC     map[int]bool
 }
 
 // sql adapts a statement written with $n parameters to the engine (SQLite: ?n).

@@ -78,18 +78,6 @@ var functions = []funcDef{
 	{"hash_fnv1a", nargsHash, fnHashFNV1a}, {"permute", nargsPermute, fnPermute},
 }
 
-var fnNames = func() map[fn]string {
-	m := map[fn]string{fnAdd: "+", fnSub: "-", fnMul: "*", fnDiv: "/", fnMod: "mod", fnAnd: "and",
-		fnOr: "or", fnNot: "not", fnBitAnd: "&", fnBitOr: "|", fnBitXor: "#", fnLShift: "<<",
-		fnRShift: ">>", fnEQ: "=", fnNE: "<>", fnLE: "<=", fnLT: "<", fnIs: "is", fnCase: "case"}
-	for _, f := range functions {
-		if _, ok := m[f.fn]; !ok {
-			m[f.fn] = f.name
-		}
-	}
-	return m
-}()
-
 type nodeKind uint8
 
 const (

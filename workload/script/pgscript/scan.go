@@ -56,7 +56,6 @@ type scanner struct {
 	literals []varRef
 	started  bool
 	cmdPos   Pos
-	firstEnd int // offset where the first line of the command's source ends, -1 until known
 	cmdStart int
 	depth    int
 }

@@ -26,7 +26,6 @@ package dbgen
 
 import (
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -186,8 +185,6 @@ func (d Date) Append(b []byte) []byte {
 
 // Value is the date's Time, for database/sql drivers and bulk paths.
 func (d Date) Value() (driver.Value, error) { return d.Time(), nil }
-
-var errNotYet = errors.New("dbgen: not yet implemented")
 
 // Rows is how many rows table t has at scale factor sf (clause 4.2.5): exact for every table but
 // Lineitem, whose count depends on the generated orders (1 to 7 lines each); for Lineitem it is
