@@ -13,6 +13,7 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/driver/blockconn"
+	"github.com/candor-bench/candor/driver/rawsock"
 	"github.com/candor-bench/candor/userr"
 )
 
@@ -165,6 +166,9 @@ func dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	}
 	c, err := dc(ctx, network, addr)
 	if err == nil {
+		if !blockingSockets() {
+			c = rawsock.Wrap(c)
+		}
 		c = newReadAhead(c)
 		if h, ok := ctx.Value(socketKey{}).(*socketHolder); ok {
 			h.c = c

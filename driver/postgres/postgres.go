@@ -18,6 +18,7 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/driver/blockconn"
+	"github.com/candor-bench/candor/driver/rawsock"
 )
 
 func init() {
@@ -69,6 +70,8 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	}
 	if blockingSockets() {
 		cfg.DialFunc = blockconn.Dial(cfg.DialFunc)
+	} else {
+		cfg.DialFunc = rawsock.Dial(cfg.DialFunc)
 	}
 	db.cfg = cfg
 
