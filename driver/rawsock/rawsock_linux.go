@@ -88,18 +88,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	c.r = rawCall{p: p}
-	err := c.rc.Read(c.rf)
-	n, errno := c.r.n, c.r.errno
-	c.r.p = nil
-	switch {
-	case err != nil:
-		return 0, c.opError("read", err)
-	case errno != 0:
-		return 0, c.opError("read", os.NewSyscallError("read", errno))
-	case n == 0:
-		return 0, io.EOF
-	}
-	return n, nil
+	return c.r.result(c, "read", c.rc.Read(c.rf))
 }
 
 func (c *Conn) Write(p []byte) (int, error) {
@@ -107,14 +96,21 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return 0, nil
 	}
 	c.w = rawCall{p: p}
-	err := c.rc.Write(c.wf)
-	n, errno := c.w.n, c.w.errno
-	c.w.p = nil
+	return c.w.result(c, "write", c.rc.Write(c.wf))
+}
+
+// result is what Read or Write (op) returns once RawConn's call returned err: the bytes moved, and
+// the poller's error, the system call's, or io.EOF for a read of nothing (the peer closed).
+func (rc *rawCall) result(c *Conn, op string, err error) (int, error) {
+	n, errno := rc.n, rc.errno
+	rc.p = nil
 	switch {
 	case err != nil:
-		return n, c.opError("write", err)
+		return n, c.opError(op, err)
 	case errno != 0:
-		return n, c.opError("write", os.NewSyscallError("write", errno))
+		return n, c.opError(op, os.NewSyscallError(op, errno))
+	case n == 0 && op == "read":
+		return 0, io.EOF
 	}
 	return n, nil
 }
