@@ -10,8 +10,12 @@
 // terminals, batches=on, TPC-C), half of the driver's voluntary context switches were the monitor's.
 // A read or write of a non-blocking socket never blocks (EAGAIN instead), so it needs none of what
 // entersyscall is for (handing the P on if the call blocks); waiting for the socket stays the
-// netpoller's (RawConn parks the goroutine until the descriptor is ready), and deadlines and Close
-// work as on any net.Conn. On systems other than Linux, Wrap leaves the connection as it is.
+// netpoller's (RawConn parks the goroutine until the descriptor is ready); deadlines, Close from
+// another goroutine and calls from several goroutines at once work as on any net.Conn. What
+// differs: a read or write of nothing returns at once without checking the connection, and the
+// raw calls are invisible to the race detector's and the execution tracer's accounting of system
+// calls. A descriptor in blocking mode is left as it is (a raw read of it would hold its thread),
+// and so is every connection on systems other than Linux.
 package rawsock
 
 import (

@@ -6,22 +6,24 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
 
-// Conn is a net.Conn whose Read and Write are raw system calls on its descriptor.
+// Conn is a net.Conn whose Read and Write are raw system calls on its descriptor. As on any
+// net.Conn, its methods may be called from several goroutines at once: reads queue behind one
+// another, and so do writes (a read and a write run side by side, as pgconn's background read
+// beside its write does).
 type Conn struct {
 	net.Conn // the dialled connection: addresses, deadlines, Close
 	rc       syscall.RawConn
 
-	// The current read's and the current write's buffer and outcome, set before rc.Read or
-	// rc.Write calls its function (made once: no closure per call). A read and a write may run at
-	// once (pgconn reads in the background while it writes), each on its own fields; like every
-	// driver's, one read at a time and one write at a time.
-	r, w rawCall
-	rf   func(fd uintptr) bool
-	wf   func(fd uintptr) bool
+	// r and w are the current read's and write's buffer and outcome, each under its own lock, set
+	// before rc.Read or rc.Write calls its function (rf, wf: made once, no closure per call).
+	rmu, wmu sync.Mutex
+	r, w     rawCall
+	rf, wf   func(fd uintptr) bool
 }
 
 type rawCall struct {
@@ -30,7 +32,9 @@ type rawCall struct {
 	errno syscall.Errno
 }
 
-// Wrap returns c with raw reads and writes, or c itself if it has no descriptor to make them on.
+// Wrap returns c with raw reads and writes, or c itself if it has no descriptor to make them on
+// or its descriptor is in blocking mode (a raw read of it would hold its thread and its P, and
+// stall the whole process's garbage collection, for as long as it waited).
 func Wrap(c net.Conn) net.Conn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
@@ -40,12 +44,19 @@ func Wrap(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
+	nonblocking := false
+	if err := rc.Control(func(fd uintptr) {
+		fl, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+		nonblocking = e == 0 && fl&syscall.O_NONBLOCK != 0
+	}); err != nil || !nonblocking {
+		return c
+	}
 	w := &Conn{Conn: c, rc: rc}
 	w.rf, w.wf = w.read, w.write
 	return w
 }
 
-// read is rc.Read's function: one read(2) into c.p; false (wait for the socket) on EAGAIN.
+// read is rc.Read's function: one read(2) into c.r.p; false (wait for the socket) on EAGAIN.
 func (c *Conn) read(fd uintptr) bool {
 	for {
 		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(c.r.p))), uintptr(len(c.r.p)))
@@ -63,13 +74,17 @@ func (c *Conn) read(fd uintptr) bool {
 	}
 }
 
-// write is rc.Write's function: write(2) of c.p until it is all written; false (wait for the
+// write is rc.Write's function: write(2) of c.w.p until it is all written; false (wait for the
 // socket) on EAGAIN with some left.
 func (c *Conn) write(fd uintptr) bool {
 	for len(c.w.p) > 0 {
 		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(c.w.p))), uintptr(len(c.w.p)))
 		switch e {
 		case 0:
+			if r == 0 { // never on a stream socket; net.Conn's Write says the same
+				c.w.errno = syscall.EIO
+				return true
+			}
 			c.w.n += int(r)
 			c.w.p = c.w.p[r:]
 		case syscall.EINTR:
@@ -83,18 +98,25 @@ func (c *Conn) write(fd uintptr) bool {
 	return true
 }
 
+// Read reads into p. A read of nothing returns at once, without checking the connection.
 func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
 	c.r = rawCall{p: p}
 	return c.r.result(c, "read", c.rc.Read(c.rf))
 }
 
+// Write writes p whole, or returns the bytes written with the error that stopped it. A write of
+// nothing returns at once, without checking the connection.
 func (c *Conn) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	c.w = rawCall{p: p}
 	return c.w.result(c, "write", c.rc.Write(c.wf))
 }
@@ -116,12 +138,18 @@ func (rc *rawCall) result(c *Conn, op string, err error) (int, error) {
 }
 
 // opError is err as net.Conn's Read and Write report it: a *net.OpError naming the operation and
-// the addresses, around the poller's error (os.ErrDeadlineExceeded, net.ErrClosed) or the
-// system call's. RawConn's own errors come as an *net.OpError already ("raw-read"): its inner
-// error is taken.
+// the addresses, around the poller's error (os.ErrDeadlineExceeded, net.ErrClosed) or the system
+// call's. RawConn's own errors are a *net.OpError already (op "raw-read", "raw-write"): a copy
+// with the operation's name.
 func (c *Conn) opError(op string, err error) error {
 	if oe, ok := err.(*net.OpError); ok {
-		err = oe.Err
+		e := *oe
+		e.Op = op
+		return &e
 	}
-	return &net.OpError{Op: op, Net: c.RemoteAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+	oe := &net.OpError{Op: op, Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+	if oe.Addr != nil {
+		oe.Net = oe.Addr.Network()
+	}
+	return oe
 }

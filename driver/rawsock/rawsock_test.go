@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -161,5 +162,117 @@ func TestWrapWithoutDescriptor(t *testing.T) {
 	defer b.Close()
 	if Wrap(a) != a {
 		t.Fatal("Wrap of a net.Pipe end changed it")
+	}
+}
+
+// The system call's errors come back as net.Conn's would: a reset connection on read, a broken
+// pipe (or reset) on write, each a *net.OpError around an *os.SyscallError.
+func TestErrno(t *testing.T) {
+	c, peer := pair(t, "tcp")
+	peer.(*net.TCPConn).SetLinger(0) // Close sends RST
+	peer.Close()
+	buf := make([]byte, 16)
+	_, err := c.Read(buf)
+	var se *os.SyscallError
+	if !errors.Is(err, syscall.ECONNRESET) || !errors.As(err, &se) {
+		t.Fatalf("Read after the peer's reset: %v (want ECONNRESET in an *os.SyscallError)", err)
+	}
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "read" || oe.Net != "tcp" || oe.Addr == nil {
+		t.Fatalf("Read after the peer's reset: %#v (want a *net.OpError of op read, net tcp, with addresses)", err)
+	}
+	var werr error
+	for range 100 {
+		if _, werr = c.Write(buf); werr != nil {
+			break
+		}
+	}
+	if !errors.Is(werr, syscall.EPIPE) && !errors.Is(werr, syscall.ECONNRESET) {
+		t.Fatalf("Write after the peer's reset: %v (want EPIPE or ECONNRESET)", werr)
+	}
+}
+
+// A write that fills the socket's buffers waits; its deadline, or Close from another goroutine (as
+// driver/mysql's context watch does), ends it with the bytes it wrote and the poller's error.
+func TestWriteWaitEnds(t *testing.T) {
+	big := make([]byte, 64<<20) // more than the socket buffers hold while the peer reads nothing
+	t.Run("deadline", func(t *testing.T) {
+		c, _ := pair(t, "tcp")
+		c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+		n, err := c.Write(big)
+		if n <= 0 || n >= len(big) || !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("Write past its deadline: %d bytes, %v (want some bytes and os.ErrDeadlineExceeded)", n, err)
+		}
+	})
+	t.Run("close", func(t *testing.T) {
+		c, _ := pair(t, "tcp")
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			c.Close()
+		}()
+		n, err := c.Write(big)
+		if n <= 0 || n >= len(big) || !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("Write ended by Close: %d bytes, %v (want some bytes and net.ErrClosed)", n, err)
+		}
+	})
+}
+
+// Reads from two goroutines at once queue behind one another: each gets bytes into its own buffer
+// only, and together they get every byte once.
+func TestConcurrentReads(t *testing.T) {
+	c, peer := pair(t, "tcp")
+	const total = 4 << 20
+	go func() {
+		peer.Write(bytes.Repeat([]byte{1}, total))
+		peer.Close()
+	}()
+	counts := make(chan int, 2)
+	for i := range 2 {
+		go func() {
+			// buffers of different lengths: a read given the other's length would overrun
+			buf := make([]byte, 1000+i*3000)
+			got := 0
+			for {
+				n, err := c.Read(buf)
+				if n > len(buf) {
+					t.Errorf("Read returned %d bytes into a buffer of %d", n, len(buf))
+				}
+				got += n
+				if err != nil {
+					break
+				}
+			}
+			counts <- got
+		}()
+	}
+	if got := <-counts + <-counts; got != total {
+		t.Fatalf("two readers got %d bytes in all, want %d", got, total)
+	}
+}
+
+// A descriptor in blocking mode is not wrapped: a raw read of it would hold its thread.
+func TestBlockingNotWrapped(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fds[0]), "pair")
+	defer syscall.Close(fds[1])
+	nc, err := net.FileConn(f) // a duplicate, made non-blocking
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, ok := Wrap(nc).(*Conn); !ok {
+		t.Fatal("a non-blocking socket was not wrapped")
+	}
+	rc, err := nc.(syscall.Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.Control(func(fd uintptr) { syscall.SetNonblock(int(fd), false) })
+	if Wrap(nc) != nc {
+		t.Fatal("a blocking socket was wrapped")
 	}
 }
