@@ -55,6 +55,10 @@ const (
 type TxOptions struct {
 	ReadOnly  bool
 	Isolation Isolation
+	// Explicit asks for a statement that starts the transaction (START TRANSACTION) where the
+	// engine could start it with its first statement instead (the MySQL family's sessions with
+	// autocommit off): for a workload that reproduces a tool which sends BEGIN, as sysbench does.
+	Explicit bool
 }
 
 // DB is an opened database: a factory of dedicated connections.

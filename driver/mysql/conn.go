@@ -52,13 +52,18 @@ type Conn struct {
 	// lastIso is the level the previous Begin asked for.
 	lastIso driver.Isolation
 	// tx is the state of a transaction begun by Begin (txNone ... txEnded); pendSet and pendStart
-	// are the statements Begin has not sent yet (SET [SESSION] TRANSACTION ..., or none; START
-	// TRANSACTION [READ ONLY]), and pendSessIso, pendLastIso the levels before it; batch is the
-	// text of the last batch.
+	// are the statements Begin has not sent yet (SET [SESSION] TRANSACTION ..., or none; SET
+	// autocommit = 0, START TRANSACTION READ ONLY, or none), and pendSessIso, pendLastIso the
+	// levels before it; batch is the text of the last batch, lead the number of statements
+	// batchText put in front of the caller's, leadOn whether SET autocommit = 1 is one of them.
 	tx                       int
 	pendSet, pendStart       string
 	batch                    []byte
 	pendSessIso, pendLastIso driver.Isolation
+	lead                     int
+	leadOn                   bool
+	// ac is the session's autocommit as candor left it (acOn, acOff, acUnknown): see Begin.
+	ac int
 	// trips counts round trips (driver.RoundTripCounter): every statement, START TRANSACTION,
 	// COMMIT and ROLLBACK included, goes through QueryRow, Query or Exec.
 	trips int64
@@ -204,8 +209,24 @@ var (
 	}
 )
 
-// startSQL starts a transaction: read-write, read-only.
+// startSQL starts a transaction, whatever the session's autocommit: read-write, read-only.
 var startSQL = [...]string{"START TRANSACTION", "START TRANSACTION READ ONLY"}
+
+// The session's autocommit, and the statements that set it. A session with autocommit off starts a
+// transaction with its first statement (as Connector/J's setAutoCommit(false) sessions do), so a
+// read-write Begin costs no statement of its own: one round trip less per transaction when
+// statements go one by one, and with batches one result less, whose OK the server would send (and
+// flush) on its own before it runs the rest of the batch.
+const (
+	acOn      = iota // the server's default: each statement outside a transaction commits itself
+	acOff            // off: the next statement starts a transaction
+	acUnknown        // SET autocommit = 0 was sent in a batch that failed: it may have run
+)
+
+const (
+	autocommitOffSQL = "SET autocommit = 0"
+	autocommitOnSQL  = "SET autocommit = 1"
+)
 
 func isoIndex(iso driver.Isolation) (int, error) {
 	switch iso {
@@ -229,6 +250,12 @@ func isoIndex(iso driver.Isolation) (int, error) {
 // Begin sends nothing itself: the statements are kept and sent in front of the transaction's first
 // batch (ExecBatch, QueryBatch: one round trip for both), or on their own before its first other
 // statement. A transaction that sent nothing commits or rolls back without a round trip.
+//
+// A read-write transaction is started by turning the session's autocommit off (SET autocommit =
+// 0, once per session) rather than by START TRANSACTION: from then on its first statement starts
+// it, and Begin has nothing to send unless the level changes. A read-only one (or one asked to be
+// Explicit) is started by START TRANSACTION [READ ONLY], which autocommit does not affect. A statement run outside a transaction
+// turns autocommit back on first (ready), so it commits itself as it would on a fresh session.
 func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 	iso := opts.Isolation
 	if iso == driver.IsolationDefault {
@@ -253,13 +280,66 @@ func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 	default:
 		c.pendSet = setTxIsoSQL[i]
 	}
-	ro := 0
-	if opts.ReadOnly {
-		ro = 1
+	switch {
+	case opts.ReadOnly:
+		c.pendStart = startSQL[1]
+	case opts.Explicit:
+		c.pendStart = startSQL[0]
+	case c.ac == acOff:
+		c.pendStart = "" // the transaction's first statement starts it
+	default:
+		c.pendStart = autocommitOffSQL
 	}
-	c.pendStart = startSQL[ro]
 	c.tx = txPending
 	return nil
+}
+
+// pendCount is the number of statements a pending Begin sends.
+func (c *Conn) pendCount() int {
+	n := 0
+	if c.pendSet != "" {
+		n++
+	}
+	if c.pendStart != "" {
+		n++
+	}
+	return n
+}
+
+// sentBegin records the end of the statements of a pending Begin that were sent: with ok, they
+// ran; else any of them may have, or not.
+func (c *Conn) sentBegin(ok bool) {
+	if c.pendStart != autocommitOffSQL {
+		return
+	}
+	if ok {
+		c.ac = acOff
+	} else {
+		c.ac = acUnknown
+	}
+}
+
+// ready is what a statement does first: outside a transaction, it turns the session's autocommit
+// back on if a Begin turned it off (a round trip of its own); inside, it sends a pending Begin's
+// statements (flushBegin).
+func (c *Conn) ready(ctx context.Context) error {
+	if c.tx == txNone {
+		if c.ac == acOn {
+			return nil
+		}
+		c.trips++
+		stop := c.watch(ctx)
+		_, err := c.dc.Exec(autocommitOnSQL, nil)
+		if stop != nil {
+			stop()
+		}
+		if err != nil {
+			return failed(ctx, err)
+		}
+		c.ac = acOn
+		return nil
+	}
+	return c.flushBegin(ctx)
 }
 
 // Transaction states of a Conn.
@@ -279,7 +359,7 @@ func (c *Conn) flushBegin(ctx context.Context) error {
 	}
 	c.tx = txOpen
 	qs := [2]string{c.pendSet, c.pendStart}
-	if c.db.cfg.MultiStatements && c.pendSet != "" {
+	if c.db.cfg.MultiStatements && c.pendSet != "" && c.pendStart != "" {
 		qs = [2]string{"", c.pendSet + "; " + c.pendStart}
 	}
 	for _, q := range qs {
@@ -296,23 +376,34 @@ func (c *Conn) flushBegin(ctx context.Context) error {
 			// A level set for this transaction only may still be pending: the next Begin states
 			// its level whatever it is.
 			c.sessIso = ""
+			c.sentBegin(false)
 			return failed(ctx, err)
 		}
 	}
+	c.sentBegin(true)
 	return nil
 }
 
-// batchText is stmts with a pending Begin's statements in front and COMMIT behind when commit.
+// batchText is stmts with a pending Begin's statements in front (or, outside a transaction, SET
+// autocommit = 1 when a Begin turned it off) and COMMIT behind when commit. It sets c.lead, the
+// number of statements in front, and c.leadOn, whether SET autocommit = 1 is one of them.
 func (c *Conn) batchText(stmts string, commit bool) string {
-	if c.tx != txPending && !commit {
-		return stmts
-	}
+	c.lead, c.leadOn = 0, false
 	b := c.batch[:0]
-	if c.tx == txPending {
-		if c.pendSet != "" {
-			b = append(append(b, c.pendSet...), "; "...)
+	switch {
+	case c.tx == txPending:
+		for _, q := range [2]string{c.pendSet, c.pendStart} {
+			if q != "" {
+				b = append(append(b, q...), "; "...)
+				c.lead++
+			}
 		}
-		b = append(append(b, c.pendStart...), "; "...)
+	case c.tx == txNone && c.ac != acOn:
+		b = append(append(b, autocommitOnSQL...), "; "...)
+		c.lead, c.leadOn = 1, true
+	}
+	if c.lead == 0 && !commit {
+		return stmts
 	}
 	b = append(b, stmts...)
 	if commit {
@@ -343,6 +434,26 @@ func (c *Conn) batchStart(ctx context.Context, stmts string, commit bool) (text 
 	return text, pending, nil
 }
 
+// batchSent records what a batch's statements in front did: ok says they all ran (the batch, or at
+// least its statements in front, succeeded).
+func (c *Conn) batchSent(pending, ok bool) {
+	if pending {
+		if !ok {
+			// a level set for this transaction only may still be pending: the next Begin states
+			// its level whatever it is
+			c.sessIso = ""
+		}
+		c.sentBegin(ok)
+	}
+	if c.leadOn {
+		if ok {
+			c.ac = acOn
+		} else {
+			c.ac = acUnknown
+		}
+	}
+}
+
 // ExecBatch runs stmts, statements without parameters separated by semicolons, in one round trip
 // (the protocol's multi-statements; a pending Begin's statements go in front), and appends the rows
 // each of them affected to affected. With commit, COMMIT ends the batch and the transaction (Commit
@@ -367,23 +478,15 @@ func (c *Conn) ExecBatch(ctx context.Context, stmts string, commit bool, affecte
 	if stop != nil {
 		stop()
 	}
+	c.batchSent(pending, err == nil)
 	if err != nil {
-		if pending {
-			c.sessIso = ""
-		}
 		return affected, failed(ctx, err)
 	}
 	if commit {
 		c.tx = txEnded
 	}
-	// the pending Begin's statements and COMMIT affect no rows and are not the caller's
-	if pending {
-		n := 1 // START TRANSACTION, and SET TRANSACTION before it
-		if c.pendSet != "" {
-			n = 2
-		}
-		all = all[min(n, len(all)):]
-	}
+	// the statements in front and COMMIT affect no rows and are not the caller's
+	all = all[min(c.lead, len(all)):]
 	if commit && len(all) > 0 {
 		all = all[:len(all)-1]
 	}
@@ -410,12 +513,12 @@ func (c *Conn) QueryBatch(ctx context.Context, stmts string, commit bool) (drive
 	}
 	stop := c.watch(ctx)
 	rs, err := c.dc.Query(text, nil)
+	// The first statement's error is Query's; a later one's shows while the rows are read: with
+	// two statements in front, the second's outcome is not known here.
+	c.batchSent(pending, err == nil && c.lead <= 1)
 	if err != nil {
 		if stop != nil {
 			stop()
-		}
-		if pending {
-			c.sessIso = ""
 		}
 		return nil, failed(ctx, err)
 	}
@@ -435,8 +538,14 @@ func (c *Conn) Commit(ctx context.Context) error {
 		c.tx = txNone
 		return nil
 	}
+	return c.end(ctx, "COMMIT")
+}
+
+// end sends COMMIT or ROLLBACK: while it runs the transaction is still open (ready must not turn
+// autocommit back on before it), and after it, none is.
+func (c *Conn) end(ctx context.Context, q string) error {
+	_, err := c.Exec(ctx, q)
 	c.tx = txNone
-	_, err := c.Exec(ctx, "COMMIT")
 	return err
 }
 
@@ -453,9 +562,7 @@ func (c *Conn) Rollback(ctx context.Context) error {
 		c.endPending()
 		return nil
 	}
-	c.tx = txNone
-	_, err := c.Exec(ctx, "ROLLBACK")
-	return err
+	return c.end(ctx, "ROLLBACK")
 }
 
 // rows is a statement's result read through the driver's own interface (driver.Rows into a reused
@@ -676,7 +783,7 @@ func (c *Conn) QueryRow(ctx context.Context, query string, args ...any) driver.R
 		r.err = err
 		return r
 	}
-	if err := c.flushBegin(ctx); err != nil {
+	if err := c.ready(ctx); err != nil {
 		r.err = err
 		return r
 	}
@@ -698,7 +805,7 @@ func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Row
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := c.flushBegin(ctx); err != nil {
+	if err := c.ready(ctx); err != nil {
 		return nil, err
 	}
 	c.trips++
@@ -717,7 +824,7 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := c.flushBegin(ctx); err != nil {
+	if err := c.ready(ctx); err != nil {
 		return 0, err
 	}
 	c.trips++

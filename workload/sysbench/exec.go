@@ -15,7 +15,8 @@ import (
 
 // executor runs the drawn transactions on the workers' connections (schedule.Executor). A test
 // with transactions (oltp_read_write, oltp_read_only, oltp_write_only, without --skip-trx) runs
-// its statements between BEGIN and COMMIT at the run's isolation; the others send each statement
+// its statements between BEGIN and COMMIT at the run's isolation (a BEGIN sent as a statement of
+// its own, driver.TxOptions.Explicit, as sysbench's is); the others send each statement
 // alone (autocommit), as sysbench does. Each statement that completes, and the commit, is recorded
 // as a part of the transaction on the worker's stripe (workload.PartTimer).
 //
@@ -90,7 +91,7 @@ func (e *executor) Execute(ctx context.Context, i int, t schedule.Terminal, op i
 			var err error
 			if e.trx {
 				n, err = driver.Retry(ctx, db, timedCommit{Conn: c, parts: e.parts, slot: i, op: e.rec[OpCommit], measured: measured},
-					driver.TxOptions{Isolation: e.iso, ReadOnly: e.readOnly}, sqlexec.MaxRetries, body)
+					driver.TxOptions{Isolation: e.iso, ReadOnly: e.readOnly, Explicit: true}, sqlexec.MaxRetries, body)
 			} else {
 				n, err = sqlexec.Statement(ctx, db, c, e.iso, e.readOnly, body)
 			}

@@ -19,8 +19,10 @@ import (
 // per connection.
 //
 // These are the statements sent one by one (the default; always on Dolt, which has no batches): round trips
-// (BEGIN and COMMIT included) New-Order 9, Payment 7 (8 by last name), Order-Status 3 (4), Delivery
-// 8 for all ten districts, Stock-Level 3. With batches=on in the URL, MySQL, MariaDB and
+// (COMMIT included) New-Order 8, Payment 6 (7 by last name), Order-Status 3 (4: its START TRANSACTION
+// READ ONLY), Delivery 7 for all ten districts, Stock-Level 3 (read-only too). A read-write
+// transaction sends no BEGIN: driver/mysql turns the session's autocommit off once, and the
+// transaction's first statement starts it. With batches=on in the URL, MySQL, MariaDB and
 // TiDB send them in batches (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
 
 type mysqlTxOps struct{}

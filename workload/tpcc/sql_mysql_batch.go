@@ -22,7 +22,10 @@ import (
 // prepared. Measured on loopback MariaDB, the batches cost the server more (statements parsed from
 // text each time) than the round trips save, and tpmC was lower with them (README).
 //
-// Round trips (BEGIN and COMMIT included), against 9, 7 (8), 3 (4), 8 and 3 one by one:
+// Round trips (BEGIN and COMMIT included), against 8, 6 (7), 3 (4), 7 and 3 one by one. "BEGIN" below
+// is what driver/mysql puts in front of the first batch: SET autocommit = 0 in a session's first
+// read-write transaction and nothing after it (the first statement starts the transaction), START
+// TRANSACTION READ ONLY for the read-only ones:
 //   - New-Order 2: [BEGIN; district update; header; stock read FOR UPDATE], [stock update; orders,
 //     new_order and order_line inserts; COMMIT]. The 1% that roll back by design: 3 (ROLLBACK).
 //   - Payment 2 by id: [BEGIN; warehouse, district and customer updates; history insert; the read],

@@ -834,8 +834,8 @@ func (e *txEnv) testRoundTrips(t *testing.T) {
 		}
 		cl := e.newClient(e.db)
 		cl.batches = batched
-		want := map[string]int64{"new_order": 9, "payment": 7, "payment_by_name": 8, "order_status": 3,
-			"order_status_by_name": 4, "delivery": 8, "stock_level": 3}
+		want := map[string]int64{"new_order": 8, "payment": 6, "payment_by_name": 7, "order_status": 3,
+			"order_status_by_name": 4, "delivery": 7, "stock_level": 3}
 		if batched {
 			want = map[string]int64{"new_order": 2, "payment": 2, "payment_by_name": 3, "order_status": 1,
 				"order_status_by_name": 2, "delivery": 4, "stock_level": 1}
@@ -856,6 +856,11 @@ func (e *txEnv) testRoundTrips(t *testing.T) {
 		}
 		var no NewOrderInput
 		for GenNewOrder(e.r, e.c, 1, 1, &no); no.Rollback; GenNewOrder(e.r, e.c, 1, 1, &no) {
+		}
+		// the session's first read-write transaction turns its autocommit off (driver/mysql's
+		// Begin): a statement more, once per session, not counted here
+		if out := cl.NewOrder(e.ctx, e.conn, &no, e.iso); out.Err != nil || out.RolledBack {
+			t.Fatalf("batched %v, the session's first New-Order: %+v", batched, out)
 		}
 		trips("new_order", func() Outcome { return cl.NewOrder(e.ctx, e.conn, &no, e.iso) })
 		pay := PaymentInput{WID: 1, DID: 3, CWID: 1, CDID: 3, CID: 7, AmountCents: 1234, Date: time.Now()}
