@@ -166,10 +166,8 @@ func dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	}
 	c, err := dc(ctx, network, addr)
 	if err == nil {
-		if !blockingSockets() {
-			c = rawsock.Wrap(c)
-		}
-		c = newReadAhead(c)
+		// raw system calls on a netpoller's socket; blockconn's are left as they are (rawsock.Wrap)
+		c = newReadAhead(rawsock.Wrap(c))
 		if h, ok := ctx.Value(socketKey{}).(*socketHolder); ok {
 			h.c = c
 		}

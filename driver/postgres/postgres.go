@@ -70,9 +70,10 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	}
 	if blockingSockets() {
 		cfg.DialFunc = blockconn.Dial(cfg.DialFunc)
-	} else {
-		cfg.DialFunc = rawsock.Dial(cfg.DialFunc)
 	}
+	// raw system calls on the netpoller's sockets: blockconn's own are left as they are (they have
+	// no descriptor to give), those past its MaxLive are wrapped
+	cfg.DialFunc = rawsock.Dial(cfg.DialFunc)
 	db.cfg = cfg
 
 	// Connect once to check that the server answers and accepts us, and to read its version.

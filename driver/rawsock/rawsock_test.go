@@ -4,6 +4,7 @@ package rawsock
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/candor-bench/candor/driver/blockconn"
 )
 
 // pair is a connected pair over network ("tcp" on loopback, or "unix"): the dialled end wrapped,
@@ -162,6 +165,42 @@ func TestWrapWithoutDescriptor(t *testing.T) {
 	defer b.Close()
 	if Wrap(a) != a {
 		t.Fatal("Wrap of a net.Pipe end changed it")
+	}
+}
+
+// The engines dial through Dial(blockconn.Dial(...)) with blocking sockets on: blockconn's own
+// connections are left to it (no descriptor to give), and the netpoller's it returns past its
+// MaxLive get raw calls as any other.
+func TestBlockconnLeftAlone(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	var d net.Dialer
+	c, err := Dial(blockconn.Dial(d.DialContext))(context.Background(), "tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.(*blockconn.Conn); !ok {
+		t.Fatalf("Dial(blockconn.Dial(...)) gave a %T, want blockconn's own *blockconn.Conn", c)
+	}
+	if c, err = Dial(d.DialContext)(context.Background(), "tcp", l.Addr().String()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.(*Conn); !ok {
+		t.Fatalf("Dial of the netpoller's dialer gave a %T, want *rawsock.Conn", c)
 	}
 }
 
