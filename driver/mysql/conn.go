@@ -323,23 +323,35 @@ func (c *Conn) sentBegin(ok bool) {
 // back on if a Begin turned it off (a round trip of its own); inside, it sends a pending Begin's
 // statements (flushBegin).
 func (c *Conn) ready(ctx context.Context) error {
-	if c.tx == txNone {
+	if c.outside() {
 		if c.ac == acOn {
 			return nil
 		}
-		c.trips++
-		stop := c.watch(ctx)
-		_, err := c.dc.Exec(autocommitOnSQL, nil)
-		if stop != nil {
-			stop()
-		}
-		if err != nil {
-			return failed(ctx, err)
+		if err := c.send(ctx, autocommitOnSQL); err != nil {
+			return err
 		}
 		c.ac = acOn
 		return nil
 	}
 	return c.flushBegin(ctx)
+}
+
+// outside says the server has no transaction of Begin's open: none was begun, or a batch's COMMIT
+// ended it (Commit then sends nothing).
+func (c *Conn) outside() bool { return c.tx == txNone || c.tx == txEnded }
+
+// send runs q, a statement without parameters whose result is not read, in a round trip of its own.
+func (c *Conn) send(ctx context.Context, q string) error {
+	c.trips++
+	stop := c.watch(ctx)
+	_, err := c.dc.Exec(q, nil)
+	if stop != nil {
+		stop()
+	}
+	if err != nil {
+		return failed(ctx, err)
+	}
+	return nil
 }
 
 // Transaction states of a Conn.
@@ -366,18 +378,12 @@ func (c *Conn) flushBegin(ctx context.Context) error {
 		if q == "" {
 			continue
 		}
-		c.trips++
-		stop := c.watch(ctx)
-		_, err := c.dc.Exec(q, nil)
-		if stop != nil {
-			stop()
-		}
-		if err != nil {
+		if err := c.send(ctx, q); err != nil {
 			// A level set for this transaction only may still be pending: the next Begin states
 			// its level whatever it is.
 			c.sessIso = ""
 			c.sentBegin(false)
-			return failed(ctx, err)
+			return err
 		}
 	}
 	c.sentBegin(true)
@@ -398,7 +404,7 @@ func (c *Conn) batchText(stmts string, commit bool) string {
 				c.lead++
 			}
 		}
-	case c.tx == txNone && c.ac != acOn:
+	case c.outside() && c.ac != acOn:
 		b = append(append(b, autocommitOnSQL...), "; "...)
 		c.lead, c.leadOn = 1, true
 	}
@@ -541,12 +547,14 @@ func (c *Conn) Commit(ctx context.Context) error {
 	return c.end(ctx, "COMMIT")
 }
 
-// end sends COMMIT or ROLLBACK: while it runs the transaction is still open (ready must not turn
-// autocommit back on before it), and after it, none is.
+// end sends COMMIT or ROLLBACK, as it is: never with SET autocommit = 1 before it (ready), which
+// would commit what it should roll back. After it, no transaction is open.
 func (c *Conn) end(ctx context.Context, q string) error {
-	_, err := c.Exec(ctx, q)
 	c.tx = txNone
-	return err
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return c.send(ctx, q)
 }
 
 // endPending ends a transaction that sent nothing: the session is as it was before its Begin.

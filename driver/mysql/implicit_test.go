@@ -136,6 +136,20 @@ func testImplicit(t *testing.T, params string) {
 	if got := value(2); got != 22 {
 		t.Errorf("after two batches another session reads %d, want 22", got)
 	}
+	// a statement between a batch's COMMIT and Commit is outside any transaction: it commits itself
+	if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.ExecBatch(ctx, "UPDATE t SET v = 43 WHERE id = 1", true, nil); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c, "UPDATE t SET v = ? WHERE id = ?", 44, 1)
+	if got := value(1); got != 44 {
+		t.Errorf("a statement after a batch's COMMIT is not committed: another session reads %d, want 44", got)
+	}
+	if err := c.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
 	// a batch outside a transaction carries SET autocommit = 1 in front and commits itself
 	n, err := b.ExecBatch(ctx, "UPDATE t SET v = 50 WHERE id = 3", false, nil)
 	if err != nil || len(n) != 1 || n[0] != 1 {
