@@ -294,18 +294,6 @@ func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 	return nil
 }
 
-// pendCount is the number of statements a pending Begin sends.
-func (c *Conn) pendCount() int {
-	n := 0
-	if c.pendSet != "" {
-		n++
-	}
-	if c.pendStart != "" {
-		n++
-	}
-	return n
-}
-
 // sentBegin records the end of the statements of a pending Begin that were sent: with ok, they
 // ran; else any of them may have, or not.
 func (c *Conn) sentBegin(ok bool) {
