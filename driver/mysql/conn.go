@@ -254,8 +254,9 @@ func isoIndex(iso driver.Isolation) (int, error) {
 // A read-write transaction is started by turning the session's autocommit off (SET autocommit =
 // 0, once per session) rather than by START TRANSACTION: from then on its first statement starts
 // it, and Begin has nothing to send unless the level changes. A read-only one (or one asked to be
-// Explicit) is started by START TRANSACTION [READ ONLY], which autocommit does not affect. A statement run outside a transaction
-// turns autocommit back on first (ready), so it commits itself as it would on a fresh session.
+// Explicit) is started by START TRANSACTION [READ ONLY], which autocommit does not affect. A
+// statement run outside a transaction turns autocommit back on first (ready), so it commits itself
+// as it would on a fresh session.
 func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 	iso := opts.Isolation
 	if iso == driver.IsolationDefault {
