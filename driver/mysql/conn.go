@@ -64,8 +64,8 @@ type Conn struct {
 	leadOn                   bool
 	// ac is the session's autocommit as candor left it (acOn, acOff, acUnknown): see Begin.
 	ac int
-	// trips counts round trips (driver.RoundTripCounter): every statement, START TRANSACTION,
-	// COMMIT and ROLLBACK included, goes through QueryRow, Query or Exec.
+	// trips counts round trips (driver.RoundTripCounter): every statement goes through QueryRow,
+	// Query, Exec, a batch or send (Begin's statements, SET autocommit, COMMIT and ROLLBACK).
 	trips int64
 }
 
