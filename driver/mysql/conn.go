@@ -30,8 +30,12 @@ type Conn struct {
 	dc    driverConn
 	conv  sqldriver.NamedValueChecker // dc's converter of unusual argument types
 	stmts map[string]sqldriver.Stmt
-	args  []sqldriver.Value // the arguments of the statement being sent
-	vals  []sqldriver.Value // the values of the current row
+	// w runs the statements with arguments on candor's own wire (wire.go), prepared once per SQL
+	// text in wstmts; nil when the session cannot use it, and they go through stmts.
+	w      *wire
+	wstmts map[string]*wstmt
+	args   []sqldriver.Value // the arguments of the statement being sent
+	vals   []sqldriver.Value // the values of the current row
 	// sock is the session's socket; closing it interrupts a statement in progress (see watch).
 	sock        net.Conn
 	unwatchFn   func() bool
@@ -575,7 +579,8 @@ type rows struct {
 	vals   []sqldriver.Value // the current row: its []byte values live in the driver's buffer until the next Next
 	err    error             // what ended the rows; io.EOF at the end of a result set
 	closed bool
-	row    bool // Next returned a row that Scan may read
+	row    bool  // Next returned a row that Scan may read
+	w      wrows // the result, when it comes through candor's wire (r.r is then &w)
 }
 
 func (r *rows) Next() bool {
@@ -740,10 +745,27 @@ func (c *Conn) newRows(rs sqldriver.Rows, ctx context.Context, stop func() bool)
 }
 
 // query sends query: as text without arguments, else as its prepared statement's execution with
-// args converted as go-sql-driver takes them.
-func (c *Conn) query(query string, args []any) (sqldriver.Rows, error) {
+// args converted as go-sql-driver takes them; on candor's wire, the answer is read into wr.
+func (c *Conn) query(query string, args []any, wr *wrows) (sqldriver.Rows, error) {
 	if len(args) == 0 {
 		return c.dc.Query(query, nil)
+	}
+	if c.w != nil {
+		s, err := c.wrun(query, args)
+		if err != nil {
+			return nil, err
+		}
+		ncols, _, status, err := c.w.result(s)
+		if err != nil {
+			return nil, err
+		}
+		*wr = wrows{w: c.w}
+		if ncols == 0 {
+			wr.done, wr.status = true, status
+		} else {
+			wr.cols, wr.names = s.cols, s.names
+		}
+		return wr, nil
 	}
 	s, vals, err := c.prepared(query, args)
 	if err != nil {
@@ -752,8 +774,31 @@ func (c *Conn) query(query string, args []any) (sqldriver.Rows, error) {
 	return s.Query(vals)
 }
 
-// prepared is query's statement, prepared on first use, and args as its driver values (in a slice
-// reused from statement to statement: go-sql-driver keeps none).
+// wrun sends the execution of query's statement with args on candor's wire, preparing it on first
+// use.
+func (c *Conn) wrun(query string, args []any) (*wstmt, error) {
+	s, ok := c.wstmts[query]
+	if !ok {
+		var err error
+		if s, err = c.w.prepare(query); err != nil {
+			return nil, err
+		}
+		c.wstmts[query] = s
+	}
+	if s.nParams != len(args) {
+		return nil, fmt.Errorf("sql: expected %d arguments, got %d", s.nParams, len(args))
+	}
+	vals, err := c.driverArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.w.execute(s, vals); err != nil {
+		return nil, err
+	}
+	return s, c.w.flush()
+}
+
+// prepared is query's statement, prepared on first use, and args as its driver values.
 func (c *Conn) prepared(query string, args []any) (sqldriver.Stmt, []sqldriver.Value, error) {
 	s, err := c.stmt(query)
 	if err != nil {
@@ -762,16 +807,23 @@ func (c *Conn) prepared(query string, args []any) (sqldriver.Stmt, []sqldriver.V
 	if want := s.NumInput(); want >= 0 && want != len(args) {
 		return nil, nil, fmt.Errorf("sql: expected %d arguments, got %d", want, len(args))
 	}
+	vals, err := c.driverArgs(args)
+	return s, vals, err
+}
+
+// driverArgs is args as driver values, as go-sql-driver takes them (in a slice reused from statement
+// to statement: neither go-sql-driver nor wire keeps it).
+func (c *Conn) driverArgs(args []any) ([]sqldriver.Value, error) {
 	vals := c.args[:0]
 	for i, a := range args {
 		v, err := driverArg(c.conv, a)
 		if err != nil {
-			return nil, nil, fmt.Errorf("sql: converting argument $%d type: %w", i+1, err)
+			return nil, fmt.Errorf("sql: converting argument $%d type: %w", i+1, err)
 		}
 		vals = append(vals, v)
 	}
 	c.args = vals
-	return s, vals, nil
+	return vals, nil
 }
 
 func (c *Conn) QueryRow(ctx context.Context, query string, args ...any) driver.Row {
@@ -786,7 +838,7 @@ func (c *Conn) QueryRow(ctx context.Context, query string, args ...any) driver.R
 	}
 	c.trips++
 	stop := c.watch(ctx)
-	rs, err := c.query(query, args)
+	rs, err := c.query(query, args, &r.w)
 	if err != nil {
 		if stop != nil {
 			stop()
@@ -807,14 +859,16 @@ func (c *Conn) Query(ctx context.Context, query string, args ...any) (driver.Row
 	}
 	c.trips++
 	stop := c.watch(ctx)
-	rs, err := c.query(query, args)
+	r := c.newRows(nil, ctx, stop)
+	rs, err := c.query(query, args, &r.w)
 	if err != nil {
 		if stop != nil {
 			stop()
 		}
 		return nil, failed(ctx, err)
 	}
-	return c.newRows(rs, ctx, stop), nil
+	r.r = rs
+	return r, nil
 }
 
 func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
@@ -826,26 +880,45 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 	}
 	c.trips++
 	stop := c.watch(ctx)
-	res, err := c.exec(query, args)
+	n, err := c.exec(query, args)
 	if stop != nil {
 		stop()
 	}
 	if err != nil {
 		return 0, failed(ctx, err)
 	}
-	return res.RowsAffected()
+	return n, nil
 }
 
-// exec is query for statements whose rows, if any, are not read.
-func (c *Conn) exec(query string, args []any) (sqldriver.Result, error) {
-	if len(args) == 0 {
-		return c.dc.Exec(query, nil)
+// exec is query for statements whose rows, if any, are not read: it returns the rows affected.
+func (c *Conn) exec(query string, args []any) (int64, error) {
+	var res sqldriver.Result
+	var err error
+	switch {
+	case len(args) == 0:
+		res, err = c.dc.Exec(query, nil)
+	case c.w != nil:
+		s, err := c.wrun(query, args)
+		if err != nil {
+			return 0, err
+		}
+		ncols, affected, status, err := c.w.result(s)
+		if err == nil && (ncols > 0 || status&statusMoreResults != 0) {
+			err = c.w.discard(ncols > 0, status)
+		}
+		return affected, err
+	default:
+		var s sqldriver.Stmt
+		var vals []sqldriver.Value
+		if s, vals, err = c.prepared(query, args); err != nil {
+			return 0, err
+		}
+		res, err = s.Exec(vals)
 	}
-	s, vals, err := c.prepared(query, args)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	return s.Exec(vals)
+	return res.RowsAffected()
 }
 
 // Close closes the statements and the session (the server rolls back a transaction left open; the
@@ -868,3 +941,7 @@ func (c *Conn) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// OwnWire says whether the session runs its prepared statements on candor's own wire (wire.go)
+// rather than through go-sql-driver's statements.
+func (c *Conn) OwnWire() bool { return c.w != nil }

@@ -198,6 +198,12 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	c := &Conn{db: db, sc: sc, dc: dc, conv: conv, stmts: make(map[string]sqldriver.Stmt), sock: sock.c, sessIso: db.serverIso}
+	if ra, ok := sock.c.(*readAhead); ok && ownWire() {
+		tls := db.cfg.TLSConfig != "" && db.cfg.TLSConfig != "false"
+		if c.w = newWire(ra, tls); c.w != nil {
+			c.wstmts = make(map[string]*wstmt)
+		}
+	}
 	c.unwatchFn = c.unwatch
 	return c, nil
 }

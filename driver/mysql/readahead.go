@@ -1,6 +1,9 @@
 package mysql
 
-import "net"
+import (
+	"encoding/binary"
+	"net"
+)
 
 // readAheadSize is how much one read of the socket may take: sysbench's 100-row ranges (about
 // 14 KiB) and TPC-C's largest results come in one system call.
@@ -10,11 +13,24 @@ const readAheadSize = 32 << 10
 // readAheadSize, and hand it to go-sql-driver from memory. go-sql-driver reads into its own
 // 4 KiB buffer (not configurable), so a result of several packets cost one read per 4 KiB, and on
 // Go's netpoller each read that finds the socket empty costs a park and a wake as well.
+//
+// candor's own statements (wire.go) read the same buffer in place through next. readAhead also
+// keeps what the server's greeting, the first packet it reads, says the server can do (caps).
 type readAhead struct {
 	net.Conn
 	buf  []byte
 	r, w int
 	err  error // the read's error, returned once the bytes read before it are consumed
+	// caps is the server's greeting as wire needs it; greeted says the first read was seen.
+	caps    serverCaps
+	greeted bool
+}
+
+// serverCaps is what the greeting says: the capability flags, MariaDB's extended ones, and known
+// whether the greeting came whole in the first read (else wire is not used on the session).
+type serverCaps struct {
+	flags, ext uint32
+	known      bool
 }
 
 func newReadAhead(c net.Conn) *readAhead {
@@ -32,6 +48,10 @@ func (c *readAhead) Read(p []byte) (int, error) {
 		}
 		n, err := c.Conn.Read(c.buf)
 		c.r, c.w, c.err = 0, max(n, 0), err
+		if !c.greeted && c.w > 0 {
+			c.greeted = true
+			c.caps = greeting(c.buf[:c.w])
+		}
 		if c.w == 0 {
 			c.err = nil
 			return 0, err
@@ -45,4 +65,65 @@ func (c *readAhead) Read(p []byte) (int, error) {
 		return n, err
 	}
 	return n, nil
+}
+
+// next returns the next n bytes read from the socket, in place: they stay valid until the next call
+// of next or Read. It reads as much as the socket holds, and grows the buffer for n beyond it.
+func (c *readAhead) next(n int) ([]byte, error) {
+	for c.w-c.r < n {
+		if err := c.err; err != nil {
+			c.err = nil
+			return nil, err
+		}
+		if len(c.buf)-c.r < n { // the bytes left go to the front, into a larger buffer if n needs it
+			b := c.buf
+			if len(b) < n {
+				b = make([]byte, max(n, 2*len(b)))
+			}
+			c.w = copy(b, c.buf[c.r:c.w])
+			c.r, c.buf = 0, b
+		}
+		m, err := c.Conn.Read(c.buf[c.w:])
+		c.w += max(m, 0)
+		if err != nil {
+			c.err = err
+		}
+	}
+	p := c.buf[c.r : c.r+n : c.r+n]
+	c.r += n
+	return p, nil
+}
+
+// greeting reads the server's capabilities from b, the first bytes it sent: its greeting
+// (Protocol::HandshakeV10), which must be whole.
+func greeting(b []byte) serverCaps {
+	if len(b) < 4 {
+		return serverCaps{}
+	}
+	n := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
+	p := b[4:]
+	if len(p) < n || n == 0 || p[0] != 10 {
+		return serverCaps{}
+	}
+	p = p[:n]
+	// protocol version, server version (NUL-terminated), connection id 4, auth data 8, filler 1
+	i := 1
+	for i < len(p) && p[i] != 0 {
+		i++
+	}
+	i += 1 + 4 + 8 + 1
+	if i+2 > len(p) {
+		return serverCaps{}
+	}
+	caps := serverCaps{flags: uint32(binary.LittleEndian.Uint16(p[i:])), known: true}
+	i += 2
+	// charset 1, status 2, the flags' upper half 2, auth data length 1, reserved 6, MariaDB's
+	// extended capabilities 4 (when the lowest flag, CLIENT_MYSQL, is clear)
+	if i+3+2 <= len(p) {
+		caps.flags |= uint32(binary.LittleEndian.Uint16(p[i+3:])) << 16
+		if caps.flags&capClientMySQL == 0 && i+3+2+7+4 <= len(p) {
+			caps.ext = binary.LittleEndian.Uint32(p[i+3+2+7:])
+		}
+	}
+	return caps
 }

@@ -182,3 +182,11 @@ const SocketEnv = "CANDOR_MYSQL_SOCKET"
 
 // blockingSockets reports whether SocketEnv asks for blocking sockets.
 func blockingSockets() bool { return os.Getenv(SocketEnv) == "blocking" }
+
+// PreparedEnv chooses who executes the prepared statements: "go-sql-driver" sends them through
+// go-sql-driver's statements, for measuring; anything else through candor's own wire (wire.go), the
+// default.
+const PreparedEnv = "CANDOR_MYSQL_PREPARED"
+
+// ownWire reports whether PreparedEnv leaves the prepared statements to candor's wire.
+func ownWire() bool { return os.Getenv(PreparedEnv) != "go-sql-driver" }
