@@ -131,6 +131,38 @@ type BatchRows interface {
 	NextResultSet() bool
 }
 
+// Pipeliner is an optional ability of a Conn whose protocol takes several statements in one write
+// and answers each in turn (MySQL's: each statement a command of its own, prepared, with its
+// parameters). The server runs them one after another and goes on after one fails, so a caller
+// pipelines only inside a transaction it rolls back on any error, and never COMMIT: a statement
+// that ran after a failed one is undone with the rest.
+type Pipeliner interface {
+	// Pipe returns the connection's pipeline, empty, or nil when the session has none. The
+	// statements a pending Begin has not sent yet go in front, in the same write.
+	Pipe() Pipe
+}
+
+// Pipe is a pipeline: statements queued by Exec and Query, written by Send in one round trip, their
+// answers read by Affected and Rows in the order queued. Close reads what is left and must be called
+// before the connection's next statement (which otherwise reads it first).
+type Pipe interface {
+	// Exec queues a statement whose rows, if any, are not read; without arguments it goes as text
+	// (not prepared: its text may differ each time).
+	Exec(query string, args ...any)
+	// Query queues a statement whose rows are read.
+	Query(query string, args ...any)
+	// Send writes the queued statements and reads the answers of Begin's in front. An error queueing
+	// a statement (its prepare, its arguments) is returned here, before anything is written.
+	Send(ctx context.Context) error
+	// Affected reads the next answer, of a statement queued by Exec: the rows it affected.
+	Affected() (int64, error)
+	// Rows reads the next answer, of a statement queued by Query; its rows are read or closed before
+	// the next answer is (reading the next closes them).
+	Rows() (Rows, error)
+	// Close reads the answers left and ends the pipeline; it returns the first error among them.
+	Close() error
+}
+
 // Simulator is an optional ability of a Conn that runs no statements (the null engine,
 // driver/null): an operation on it is complete once Simulate returns, after the engine's service
 // time. Executors (workload/sqlexec's Slots.Run, TPC-C's deferred Delivery) call it instead of the

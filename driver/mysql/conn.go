@@ -34,6 +34,7 @@ type Conn struct {
 	// text in wstmts; nil when the session cannot use it, and they go through stmts.
 	w      *wire
 	wstmts map[string]*wstmt
+	pp     pipe              // the session's pipeline (pipe.go), reused
 	args   []sqldriver.Value // the arguments of the statement being sent
 	vals   []sqldriver.Value // the values of the current row
 	// sock is the session's socket; closing it interrupts a statement in progress (see watch).
@@ -316,6 +317,7 @@ func (c *Conn) sentBegin(ok bool) {
 // back on if a Begin turned it off (a round trip of its own); inside, it sends a pending Begin's
 // statements (flushBegin).
 func (c *Conn) ready(ctx context.Context) error {
+	c.endPipe()
 	if c.outside() {
 		if c.ac == acOn {
 			return nil
@@ -335,6 +337,7 @@ func (c *Conn) outside() bool { return c.tx == txNone || c.tx == txEnded }
 
 // send runs q, a statement without parameters whose result is not read, in a round trip of its own.
 func (c *Conn) send(ctx context.Context, q string) error {
+	c.endPipe()
 	c.trips++
 	stop := c.watch(ctx)
 	_, err := c.dc.Exec(q, nil)
@@ -424,6 +427,7 @@ func (c *Conn) batchStart(ctx context.Context, stmts string, commit bool) (text 
 	if err := c.batches(); err != nil {
 		return "", false, err
 	}
+	c.endPipe()
 	pending = c.tx == txPending
 	text = c.batchText(stmts, commit)
 	if pending {

@@ -4,7 +4,8 @@
 //
 // URLs: mysql://user:pass@host:port/db, or mariadb://, tidb://, dolt:// (the scheme names the
 // engine: engines.go), with parameters connect_timeout=SECONDS, socket=PATH,
-// tls=true|false|skip-verify|preferred, bulk=auto|load-data|insert and batches=on|off (see url.go).
+// tls=true|false|skip-verify|preferred, bulk=auto|load-data|insert, batches=on|off and
+// pipelines=on|off (see url.go).
 // Open connects once to check the server and reports what is wrong (unreachable, refused
 // credentials, missing database) as a user error; it reads the server's version, default isolation
 // level, max_allowed_packet and local_infile, which choose the bulk path of CopyFrom.

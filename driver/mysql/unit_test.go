@@ -58,6 +58,19 @@ func TestParseURL(t *testing.T) {
 	if _, _, err := parse("mysql://u:p@127.0.0.1:3306/db?batches=maybe"); err == nil || !strings.Contains(err.Error(), "batches=on or batches=off") {
 		t.Errorf("batches=maybe: %v", err)
 	}
+	// Pipelines unless pipelines=off.
+	for raw, want := range map[string]bool{
+		"mariadb://u:p@127.0.0.1:3306/db":               false,
+		"mariadb://u:p@127.0.0.1:3306/db?pipelines=on":  false,
+		"mariadb://u:p@127.0.0.1:3306/db?pipelines=off": true,
+	} {
+		if _, o, err := parse(raw); err != nil || o.noPipes != want {
+			t.Errorf("%s: noPipes %v, %v; want %v", raw, o.noPipes, err, want)
+		}
+	}
+	if _, _, err := parse("mysql://u:p@127.0.0.1:3306/db?pipelines=2"); err == nil || !strings.Contains(err.Error(), "pipelines=on or pipelines=off") {
+		t.Errorf("pipelines=2: %v", err)
+	}
 	cfg, o, err = parse("mariadb://u@/db?socket=/run/m.sock&tls=preferred")
 	if err != nil {
 		t.Fatal(err)

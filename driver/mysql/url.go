@@ -39,6 +39,9 @@ type options struct {
 	// batches: batches=on, several statements in one round trip where the engine takes them
 	// (off by default: measured on loopback MariaDB, they cost the server more than they save).
 	batches bool
+	// noPipes: pipelines=off, statements one by one where a pipeline would send them together
+	// (Conn.Pipe is nil).
+	noPipes bool
 }
 
 // connectTimeout applies when the URL sets no connect_timeout.
@@ -51,7 +54,8 @@ const urlForm = "mysql://user:pass@host:port/db"
 // go-sql-driver's configuration. Parameters: connect_timeout=SECONDS, socket=PATH (a Unix socket instead of
 // host:port), tls=true|false|skip-verify|preferred, bulk=auto|load-data|insert, batches=on|off
 // (on: multi-statements for the batches of Conn.ExecBatch and QueryBatch where the engine has them;
-// off, the default: every statement prepared and sent on its own).
+// off, the default: every statement prepared and sent on its own), pipelines=on|off (on, the
+// default: Conn.Pipe sends a workload's pipelined statements in one write; off: one by one).
 //
 // The configuration always has: parseTime (DATETIME columns scan into time.Time) in UTC, the
 // server's own max_allowed_packet, CLIENT_FOUND_ROWS (an UPDATE reports the rows it matched, not
@@ -141,8 +145,17 @@ func parseURL(u *url.URL, raw string) (*gomysql.Config, options, error) {
 			default:
 				return nil, o, userr.Errorf("batches=%s in the %s URL is not a choice: use batches=on or batches=off", v, o.engine)
 			}
+		case "pipelines":
+			switch v {
+			case "on":
+				o.noPipes = false
+			case "off":
+				o.noPipes = true
+			default:
+				return nil, o, userr.Errorf("pipelines=%s in the %s URL is not a choice: use pipelines=on or pipelines=off", v, o.engine)
+			}
 		default:
-			return nil, o, userr.Errorf("the %s URL parameter %q is unknown: use connect_timeout=, socket=, tls=, bulk= or batches=", o.engine, k)
+			return nil, o, userr.Errorf("the %s URL parameter %q is unknown: use connect_timeout=, socket=, tls=, bulk=, batches= or pipelines=", o.engine, k)
 		}
 	}
 	cfg.MultiStatements = batches && o.batches

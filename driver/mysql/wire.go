@@ -37,6 +37,7 @@ const (
 	capDeprecateEOF     = 1 << 24 // CLIENT_DEPRECATE_EOF
 	extCacheMetadata    = 1 << 4  // MARIADB_CLIENT_CACHE_METADATA
 	statusMoreResults   = 0x0008  // SERVER_MORE_RESULTS_EXISTS
+	comQuery            = 0x03
 	comStmtPrepare      = 0x16
 	comStmtExecute      = 0x17
 	maxPacketPayload    = 1<<24 - 1
@@ -69,6 +70,7 @@ type wire struct {
 	ra                      *readAhead
 	deprecateEOF, cacheMeta bool
 	out                     []byte // the commands being written
+	prep                    []byte // a prepare's command, written while a pipeline's wait in out
 	big                     []byte // a packet of 16 MiB or more, put together
 	seq                     byte   // the sequence number the next packet of the answer must have
 	err                     error
@@ -149,13 +151,28 @@ func (w *wire) done(start int) {
 
 // flush writes the commands in out, and readies the reading of the first one's answer.
 func (w *wire) flush() error {
+	if w.err != nil {
+		w.out = w.out[:0]
+		return w.err
+	}
 	_, err := w.ra.Conn.Write(w.out)
 	w.out = w.out[:0]
-	w.seq = 1
+	w.answer()
 	if err != nil {
 		return w.lost(err)
 	}
 	return nil
+}
+
+// answer readies the reading of the next command's answer: its packets are numbered from 1, the
+// command's own being 0.
+func (w *wire) answer() { w.seq = 1 }
+
+// text queues query as a text command (COM_QUERY), whose answer result reads.
+func (w *wire) text(query string) {
+	start := w.command(comQuery)
+	w.out = append(w.out, query...)
+	w.done(start)
 }
 
 // packet reads the answer's next packet, in place (valid until the next read).
@@ -215,10 +232,15 @@ func (w *wire) prepare(query string) (*wstmt, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
+	// commands a pipeline has queued wait in out, behind this one (see pipe.go)
+	queued := w.out
+	w.out = w.prep[:0]
 	start := w.command(comStmtPrepare)
 	w.out = append(w.out, query...)
 	w.done(start)
-	if err := w.flush(); err != nil {
+	err := w.flush()
+	w.prep, w.out = w.out, queued
+	if err != nil {
 		return nil, err
 	}
 	p, err := w.packet()

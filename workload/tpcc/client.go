@@ -61,6 +61,10 @@ type Client struct {
 	// batches: the engine sends several statements in one round trip (driver.Dialect.Batches;
 	// sql_mysql_batch.go).
 	batches bool
+	// seq runs a pipeline's statements one by one on a connection without pipelines (sql_mysql.go);
+	// noPipes makes every connection do so (tests).
+	seq     driver.SeqPipe
+	noPipes bool
 
 	// Single-statement transactions (see txConn).
 	pg     bool
@@ -164,6 +168,14 @@ func (*autoConn) Rollback(context.Context) error                { return nil }
 
 // argList returns the reused argument slice filled with vals. Callers pass it on with args...,
 // which hands the driver the slice itself instead of a new one per call.
+// pipe is c's pipeline (driver.PipeOf): valid until the next call.
+func (cl *Client) pipe(c driver.Conn) driver.Pipe {
+	if cl.noPipes {
+		return cl.seq.Reset(c)
+	}
+	return driver.PipeOf(c, &cl.seq)
+}
+
 func (cl *Client) argList(vals ...any) []any {
 	cl.args = append(cl.args[:0], vals...)
 	return cl.args

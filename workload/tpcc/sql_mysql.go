@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/candor-bench/candor/driver"
 )
@@ -18,12 +19,18 @@ import (
 // count, built once), so the client formats no SQL per transaction and each text is prepared once
 // per connection.
 //
-// These are the statements sent one by one (the default; always on Dolt, which has no batches): round trips
-// (COMMIT included) New-Order 8, Payment 6 (7 by last name), Order-Status 3 (4: its START TRANSACTION
-// READ ONLY), Delivery 7 for all ten districts, Stock-Level 3 (read-only too). A read-write
-// transaction sends no BEGIN: driver/mysql turns the session's autocommit off once, and the
-// transaction's first statement starts it. With batches=on in the URL, MySQL, MariaDB and
-// TiDB send them in batches (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
+// These are the statements sent without batches (the default; always on Dolt, which has none). The
+// statements that do not depend on each other's answers are queued in one pipeline (driver.Pipe):
+// on candor's MySQL wire they go in one write and one round trip, prepared, with their parameters;
+// on a connection without pipelines (CANDOR_MYSQL_PREPARED=go-sql-driver, TLS, pipelines=off in the
+// URL) each goes in a round trip of its own (driver.SeqPipe). Round trips, COMMIT included,
+// pipelined and one by one: New-Order 3 and 8, Payment 2 (3 by last name) and 6 (7), Order-Status
+// 2 (3) and 3 (4: its START TRANSACTION READ ONLY, which a pipeline carries in front), Delivery 4
+// and 7 for all ten districts, Stock-Level 2 and 3 (read-only too). A read-write transaction sends
+// no BEGIN: driver/mysql turns the session's autocommit off once, and the transaction's first
+// statement starts it. COMMIT is never pipelined: the server goes on after a failed statement, and
+// candor rolls back what ran. With batches=on in the URL, MySQL, MariaDB and TiDB send them in
+// batches (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
 
 type mysqlTxOps struct{}
 
@@ -173,42 +180,57 @@ func (mysqlTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) e
 	}
 	st, my := &cl.no, &cl.my
 	in := st.in
-	n, err := c.Exec(ctx, mysqlNODistrict, cl.argList(in.WID, in.DID)...)
-	if err != nil {
-		return err
-	}
-	if n != 1 {
-		return errNotFound
-	}
-	if my.noHeader == nil {
-		my.noHeader = []any{&st.oID, &st.dTax, &st.wTax, &st.cDiscount, &st.cLast, &st.cCredit}
-	}
-	if err := c.QueryRow(ctx, mysqlNOHeader, cl.argList(in.WID, in.DID, in.WID, in.WID, in.DID, in.CID)...).Scan(my.noHeader...); err != nil {
-		return notFound(err)
-	}
-	allLocal := 0
-	if in.AllLocal() {
-		allLocal = 1
-	}
-	if _, err := c.Exec(ctx, mysqlNOOrder, cl.argList(st.oID, in.DID, in.WID, in.CID, in.EntryD, in.OLCnt, allLocal)...); err != nil {
-		return err
-	}
-	if _, err := c.Exec(ctx, mysqlNONewOrder, cl.argList(st.oID, in.DID, in.WID)...); err != nil {
-		return err
-	}
-
+	// one pipeline: the district's increment, the header read after it, the stock rows locked
+	p := cl.pipe(c)
+	defer p.Close()
+	p.Exec(mysqlNODistrict, cl.argList(in.WID, in.DID)...)
+	p.Query(mysqlNOHeader, cl.argList(in.WID, in.DID, in.WID, in.WID, in.DID, in.CID)...)
 	args := append(cl.args[:0], in.DID)
 	for k := 0; k < MaxLines; k++ {
 		r := &st.rows[min(k, st.nRows-1)]
 		args = append(args, r.w, r.i)
 	}
 	cl.args = args
-	rows, err := c.Query(ctx, mysqlNOStock, args...)
+	p.Query(mysqlNOStock, args...)
+	if err := p.Send(ctx); err != nil {
+		return err
+	}
+	if n, err := p.Affected(); err != nil {
+		return err
+	} else if n != 1 {
+		return errNotFound
+	}
+	if my.noHeader == nil {
+		my.noHeader = []any{&st.oID, &st.dTax, &st.wTax, &st.cDiscount, &st.cLast, &st.cCredit}
+	}
+	if err := oneRow(p, my.noHeader...); err != nil {
+		return notFound(err)
+	}
+	rows, err := p.Rows()
+	if err != nil {
+		return err
+	}
+	if err := my.scanStock(rows, st); err != nil {
+		return err
+	}
+	return p.Close()
+}
+
+// oneRow scans the first row of the pipeline's next answer into dest (driver.ErrNoRows when it
+// has none), as QueryRow does.
+func oneRow(p driver.Pipe, dest ...any) error {
+	rows, err := p.Rows()
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	return my.scanStock(rows, st)
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return driver.ErrNoRows
+	}
+	return rows.Scan(dest...)
 }
 
 // scanStock reads New-Order's stock rows (mysqlNOStock's columns, or its batch's) into the
@@ -236,17 +258,22 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 	}
 	st := &cl.no
 	in := st.in
+	// one pipeline: the stock update, the order, its new_order row and its lines
+	p := cl.pipe(c)
+	defer p.Close()
 	var found int
 	cl.my.stmt, found = appendNOStockUpdate(cl.my.stmt[:0], st)
 	if found > 0 {
-		n, err := c.Exec(ctx, string(cl.my.stmt))
-		if err != nil {
-			return err
-		}
-		if int(n) != found {
-			return driver.Checkf("tpcc: new-order updated %d stock rows, expected %d", n, found)
-		}
+		// the text lives in cl.my.stmt until the pipeline is read: a pipeline sends it at once,
+		// driver.SeqPipe when its answer is read, before the next New-Order builds its own
+		p.Exec(unsafe.String(unsafe.SliceData(cl.my.stmt), len(cl.my.stmt)))
 	}
+	allLocal := 0
+	if in.AllLocal() {
+		allLocal = 1
+	}
+	p.Exec(mysqlNOOrder, cl.argList(st.oID, in.DID, in.WID, in.CID, in.EntryD, in.OLCnt, allLocal)...)
+	p.Exec(mysqlNONewOrder, cl.argList(st.oID, in.DID, in.WID)...)
 	args := cl.args[:0]
 	lines := 0
 	for l := 0; l < in.OLCnt; l++ {
@@ -259,17 +286,32 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 		lines++
 	}
 	cl.args = args
-	if lines == 0 {
-		return nil
+	if lines > 0 {
+		p.Exec(mysqlNOLines[lines-1], args...)
 	}
-	n, err := c.Exec(ctx, mysqlNOLines[lines-1], args...)
-	if err != nil {
+	if err := p.Send(ctx); err != nil {
 		return err
 	}
-	if int(n) != lines {
-		return driver.Checkf("tpcc: new-order inserted %d order lines, expected %d", n, lines)
+	if found > 0 {
+		if n, err := p.Affected(); err != nil {
+			return err
+		} else if int(n) != found {
+			return driver.Checkf("tpcc: new-order updated %d stock rows, expected %d", n, found)
+		}
 	}
-	return nil
+	for range 2 {
+		if _, err := p.Affected(); err != nil {
+			return err
+		}
+	}
+	if lines > 0 {
+		if n, err := p.Affected(); err != nil {
+			return err
+		} else if int(n) != lines {
+			return driver.Checkf("tpcc: new-order inserted %d order lines, expected %d", n, lines)
+		}
+	}
+	return p.Close()
 }
 
 // Payment, clause 2.5.2.2: the rows are locked in the order warehouse, district, customer.
@@ -295,9 +337,11 @@ WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?`
 	CASE WHEN c_credit = 'BC' THEN LEFT(c_data, 200) ELSE '' END
 FROM warehouse, district, customer
 WHERE w_id = ? AND d_w_id = ? AND d_id = ? AND c_w_id = ? AND c_d_id = ? AND c_id = ?`
-	// ? c_id, c_d_id, c_w_id, d_id, w_id, date, amount, w_name, d_name
+	// ? c_id, c_d_id, c_w_id, d_id, w_id, date, amount, then w_id, w_id, d_id: H_DATA is W_NAME and
+	// D_NAME read in the same statement (so it does not wait for the read).
 	mysqlPayHistory = `INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-VALUES (?, ?, ?, ?, ?, ?, ? * 0.01, CONCAT(?, '    ', ?))`
+SELECT ?, ?, ?, ?, ?, ?, ? * 0.01, CONCAT(w_name, '    ', d_name) FROM warehouse, district
+WHERE w_id = ? AND d_w_id = ? AND d_id = ?`
 )
 
 func (mysqlTxOps) payment(ctx context.Context, c driver.Conn, cl *Client) error {
@@ -306,37 +350,65 @@ func (mysqlTxOps) payment(ctx context.Context, c driver.Conn, cl *Client) error 
 	}
 	st := &cl.pay
 	in := st.in
-	if n, err := c.Exec(ctx, mysqlPayWarehouse, cl.argList(in.AmountCents, in.WID)...); err != nil {
-		return err
-	} else if n != 1 {
-		return errNotFound
-	}
-	if n, err := c.Exec(ctx, mysqlPayDistrict, cl.argList(in.AmountCents, in.WID, in.DID)...); err != nil {
-		return err
-	} else if n != 1 {
-		return errNotFound
+	// one pipeline, or two by last name: the warehouse's and district's updates (and the customers of
+	// that name), then the customer's update, the history row and the read
+	p := cl.pipe(c)
+	defer func() { p.Close() }()
+	p.Exec(mysqlPayWarehouse, cl.argList(in.AmountCents, in.WID)...)
+	p.Exec(mysqlPayDistrict, cl.argList(in.AmountCents, in.WID, in.DID)...)
+	// one returns the rows the next answer affected: errNotFound unless one
+	one := func() error {
+		if n, err := p.Affected(); err != nil {
+			return err
+		} else if n != 1 {
+			return errNotFound
+		}
+		return nil
 	}
 	cID := int32(in.CID)
 	if in.ByName {
-		var err error
-		if cID, err = customerByName(ctx, c, mysqlByName, &st.ids, in.CWID, in.CDID, in.CLast); err != nil {
+		p.Query(mysqlByName, cl.argList(in.CWID, in.CDID, in.CLast)...)
+		if err := p.Send(ctx); err != nil {
+			return err
+		}
+		for range 2 {
+			if err := one(); err != nil {
+				return err
+			}
+		}
+		rows, err := p.Rows()
+		if err != nil {
+			return err
+		}
+		if cID, err = readByName(rows, &st.ids); err != nil {
+			return err
+		}
+		if err := p.Close(); err != nil {
+			return err
+		}
+		p = cl.pipe(c)
+	}
+	p.Exec(mysqlPayCustomer, cl.argList(in.AmountCents, in.AmountCents, in.DID, in.WID, in.AmountCents,
+		in.CWID, in.CDID, cID)...)
+	p.Exec(mysqlPayHistory, cl.argList(cID, in.CDID, in.CWID, in.DID, in.WID, in.Date, in.AmountCents, in.WID, in.WID, in.DID)...)
+	p.Query(mysqlPayRead, cl.argList(in.WID, in.WID, in.DID, in.CWID, in.CDID, cID)...)
+	if err := p.Send(ctx); err != nil {
+		return err
+	}
+	steps := 2
+	if !in.ByName {
+		steps = 4 // the warehouse's and district's updates came in this pipeline
+	}
+	for range steps {
+		if err := one(); err != nil {
 			return err
 		}
 	}
-	n, err := c.Exec(ctx, mysqlPayCustomer, cl.argList(in.AmountCents, in.AmountCents, in.DID, in.WID, in.AmountCents,
-		in.CWID, in.CDID, cID)...)
-	if err != nil {
-		return err
-	}
-	if n != 1 {
-		return errNotFound
-	}
-	if err := c.QueryRow(ctx, mysqlPayRead, cl.argList(in.WID, in.WID, in.DID, in.CWID, in.CDID, cID)...).Scan(cl.payDest()...); err != nil {
+	if err := oneRow(p, cl.payDest()...); err != nil {
 		return notFound(err)
 	}
 	st.c.id = cID
-	_, err = c.Exec(ctx, mysqlPayHistory, cl.argList(cID, in.CDID, in.CWID, in.DID, in.WID, in.Date, in.AmountCents, st.wName, st.dName)...)
-	return err
+	return p.Close()
 }
 
 // Order-Status, clause 2.6.2.2, in one statement: the customer, their latest order (the highest
@@ -360,22 +432,39 @@ func (mysqlTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) er
 	st, my := &cl.os, &cl.my
 	in := st.in
 	cID := int32(in.CID)
+	// pipelines of one statement: the first carries the transaction's START TRANSACTION READ ONLY
+	p := cl.pipe(c)
+	defer func() { p.Close() }()
 	if in.ByName {
-		var err error
-		if cID, err = customerByName(ctx, c, mysqlByName, &st.ids, in.WID, in.DID, in.CLast); err != nil {
+		p.Query(mysqlByName, cl.argList(in.WID, in.DID, in.CLast)...)
+		if err := p.Send(ctx); err != nil {
 			return err
 		}
+		rows, err := p.Rows()
+		if err != nil {
+			return err
+		}
+		if cID, err = readByName(rows, &st.ids); err != nil {
+			return err
+		}
+		if err := p.Close(); err != nil {
+			return err
+		}
+		p = cl.pipe(c)
 	}
 	st.cID = cID
-	rows, err := c.Query(ctx, mysqlOrderStatus, cl.argList(in.WID, in.DID, cID, in.WID, in.DID, cID)...)
+	p.Query(mysqlOrderStatus, cl.argList(in.WID, in.DID, cID, in.WID, in.DID, cID)...)
+	if err := p.Send(ctx); err != nil {
+		return err
+	}
+	rows, err := p.Rows()
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
 	if err := my.scanOrderStatusRows(rows, st); err != nil {
 		return err
 	}
-	return nil
+	return p.Close()
 }
 
 // Delivery, clause 2.7.4.2, all ten districts in one transaction of set-based statements. The
@@ -419,7 +508,7 @@ func (mysqlTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error
 		return cl.deliveryBatch(ctx, c, b)
 	}
 	st, my := &cl.del, &cl.my
-	n, err := scanPairs(ctx, c, mysqlDelOldest, &my.delD, &my.delO, cl.argList(st.w)...)
+	n, err := pipePairs(ctx, cl.pipe(c), mysqlDelOldest, &my.delD, &my.delO, cl.argList(st.w)...)
 	if err != nil {
 		return err
 	}
@@ -437,7 +526,7 @@ func (mysqlTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error
 	}
 	cl.args = pairs(append(cl.args[:0], st.w))
 	var lockD, lockO [DistrictsPerWarehouse]int64
-	locked, err := scanPairs(ctx, c, mysqlDelLock, &lockD, &lockO, cl.args...)
+	locked, err := pipePairs(ctx, cl.pipe(c), mysqlDelLock, &lockD, &lockO, cl.args...)
 	if err != nil {
 		return err
 	}
@@ -447,32 +536,27 @@ func (mysqlTxOps) delivery(ctx context.Context, c driver.Conn, cl *Client) error
 	if err := cl.deliveryRecord(n); err != nil {
 		return err
 	}
-	check := func(what string, got int64, err error) error {
+	// one pipeline: the new_order rows deleted, the orders, lines and customers updated
+	p := cl.pipe(c)
+	defer p.Close()
+	p.Exec(mysqlDelNewOrder, pairs(append(cl.args[:0], st.w))...)
+	p.Exec(mysqlDelOrders, pairs(append(cl.args[:0], st.in.CarrierID, st.w))...)
+	p.Exec(mysqlDelLines, pairs(append(cl.args[:0], st.now, st.w))...)
+	cl.args = append(pairs(append(cl.args[:0], st.w)), st.w)
+	p.Exec(mysqlDelCustomers, cl.args...)
+	if err := p.Send(ctx); err != nil {
+		return err
+	}
+	for _, what := range [...]string{"deleted new_order", "updated orders", "", "updated customer"} {
+		got, err := p.Affected()
 		if err != nil {
 			return err
 		}
-		if int(got) != n {
+		if what != "" && int(got) != n {
 			return driver.Checkf("tpcc: delivery of warehouse %d: %s %d rows for %d districts (a concurrent Delivery, or orders, lines or customers missing)", st.w, what, got, n)
 		}
-		return nil
 	}
-	cl.args = pairs(append(cl.args[:0], st.w))
-	got, err := c.Exec(ctx, mysqlDelNewOrder, cl.args...)
-	if err := check("deleted new_order", got, err); err != nil {
-		return err
-	}
-	cl.args = pairs(append(cl.args[:0], st.in.CarrierID, st.w))
-	got, err = c.Exec(ctx, mysqlDelOrders, cl.args...)
-	if err := check("updated orders", got, err); err != nil {
-		return err
-	}
-	cl.args = pairs(append(cl.args[:0], st.now, st.w))
-	if _, err := c.Exec(ctx, mysqlDelLines, cl.args...); err != nil {
-		return err
-	}
-	cl.args = append(pairs(append(cl.args[:0], st.w)), st.w)
-	got, err = c.Exec(ctx, mysqlDelCustomers, cl.args...)
-	return check("updated customer", got, err)
+	return p.Close()
 }
 
 // deliveryRelock takes the oldest orders of the n districts of my.delD, my.delO of which the
@@ -525,14 +609,23 @@ func (cl *Client) deliveryRecord(n int) error {
 	return nil
 }
 
-// scanPairs reads the (d_id, o_id) rows of a query, at most DistrictsPerWarehouse, into d and o.
-func scanPairs(ctx context.Context, c driver.Conn, query string, d, o *[DistrictsPerWarehouse]int64, args ...any) (int, error) {
-	rows, err := c.Query(ctx, query, args...)
+// pipePairs reads the (d_id, o_id) rows of a query, at most DistrictsPerWarehouse, into d and o: a
+// pipeline of one statement, which carries a pending Begin's statements in front.
+func pipePairs(ctx context.Context, p driver.Pipe, query string, d, o *[DistrictsPerWarehouse]int64, args ...any) (int, error) {
+	defer p.Close()
+	p.Query(query, args...)
+	if err := p.Send(ctx); err != nil {
+		return 0, err
+	}
+	rows, err := p.Rows()
 	if err != nil {
 		return 0, err
 	}
-	defer rows.Close()
-	return scanPairRows(rows, d, o)
+	n, err := scanPairRows(rows, d, o)
+	if err != nil {
+		return 0, err
+	}
+	return n, p.Close()
 }
 
 // scanPairRows reads (d_id, o_id) rows, at most DistrictsPerWarehouse, into d and o.
@@ -562,7 +655,17 @@ func (mysqlTxOps) stockLevel(ctx context.Context, c driver.Conn, cl *Client) err
 		return cl.stockLevelBatch(ctx, b)
 	}
 	st := &cl.sl
-	return c.QueryRow(ctx, mysqlStockLevel, cl.argList(st.w, st.d, st.w, st.w, st.d, st.in.Threshold)...).Scan(&st.count)
+	// a pipeline of one statement: it carries the transaction's START TRANSACTION READ ONLY
+	p := cl.pipe(c)
+	defer p.Close()
+	p.Query(mysqlStockLevel, cl.argList(st.w, st.d, st.w, st.w, st.d, st.in.Threshold)...)
+	if err := p.Send(ctx); err != nil {
+		return err
+	}
+	if err := oneRow(p, &st.count); err != nil {
+		return err
+	}
+	return p.Close()
 }
 
 // payDest is where Payment's read is scanned (built once).

@@ -828,17 +828,28 @@ func (e *txEnv) testRoundTrips(t *testing.T) {
 	if e.db.Dialect().SQLFamily() != driver.FamilyMySQL || e.cl.Procedures() {
 		return // the MySQL family's interactive transactions only: nothing to count on the others
 	}
-	for _, batched := range []bool{true, false} {
-		if batched && !e.db.Dialect().Batches {
+	_, pipes := e.conn.(driver.Pipeliner)
+	if pipes && e.conn.(driver.Pipeliner).Pipe() == nil {
+		pipes = false
+	}
+	for _, mode := range []string{"batched", "pipelined", "one by one"} {
+		if mode == "batched" && !e.db.Dialect().Batches || mode == "pipelined" && !pipes {
 			continue
 		}
+		t.Logf("round trips %s", mode)
+		batched := mode == "batched"
 		cl := e.newClient(e.db)
 		cl.batches = batched
+		cl.noPipes = mode == "one by one"
 		want := map[string]int64{"new_order": 8, "payment": 6, "payment_by_name": 7, "order_status": 3,
 			"order_status_by_name": 4, "delivery": 7, "stock_level": 3}
-		if batched {
+		switch mode {
+		case "batched":
 			want = map[string]int64{"new_order": 2, "payment": 2, "payment_by_name": 3, "order_status": 1,
 				"order_status_by_name": 2, "delivery": 4, "stock_level": 1}
+		case "pipelined":
+			want = map[string]int64{"new_order": 3, "payment": 2, "payment_by_name": 3, "order_status": 2,
+				"order_status_by_name": 3, "delivery": 4, "stock_level": 2}
 		}
 		trips := func(name string, run func() Outcome) {
 			t.Helper()
@@ -847,11 +858,11 @@ func (e *txEnv) testRoundTrips(t *testing.T) {
 				t.Fatalf("%T counts no round trips", e.conn)
 			}
 			if out := run(); out.Err != nil || out.RolledBack || out.Retries != 0 {
-				t.Fatalf("batched %v, %s: %+v", batched, name, out)
+				t.Fatalf("%s, %s: %+v", mode, name, out)
 			}
 			n1, _ := driver.RoundTrips(e.conn)
 			if n1-n0 != want[name] {
-				t.Errorf("batched %v: %s took %d round trips, want %d", batched, name, n1-n0, want[name])
+				t.Errorf("%s: %s took %d round trips, want %d", mode, name, n1-n0, want[name])
 			}
 		}
 		var no NewOrderInput
@@ -860,7 +871,7 @@ func (e *txEnv) testRoundTrips(t *testing.T) {
 		// the session's first read-write transaction turns its autocommit off (driver/mysql's
 		// Begin): a statement more, once per session, not counted here
 		if out := cl.NewOrder(e.ctx, e.conn, &no, e.iso); out.Err != nil || out.RolledBack {
-			t.Fatalf("batched %v, the session's first New-Order: %+v", batched, out)
+			t.Fatalf("%s, the session's first New-Order: %+v", mode, out)
 		}
 		trips("new_order", func() Outcome { return cl.NewOrder(e.ctx, e.conn, &no, e.iso) })
 		pay := PaymentInput{WID: 1, DID: 3, CWID: 1, CDID: 3, CID: 7, AmountCents: 1234, Date: time.Now()}
