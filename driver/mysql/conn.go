@@ -335,12 +335,19 @@ func (c *Conn) ready(ctx context.Context) error {
 // ended it (Commit then sends nothing).
 func (c *Conn) outside() bool { return c.tx == txNone || c.tx == txEnded }
 
-// send runs q, a statement without parameters whose result is not read, in a round trip of its own.
+// send runs q, one of candor's own statements without parameters (Begin's, SET autocommit, COMMIT,
+// ROLLBACK) whose result is not read, in a round trip of its own: on candor's wire when the
+// session has it.
 func (c *Conn) send(ctx context.Context, q string) error {
 	c.endPipe()
 	c.trips++
 	stop := c.watch(ctx)
-	_, err := c.dc.Exec(q, nil)
+	var err error
+	if c.w != nil {
+		err = c.w.run(q)
+	} else {
+		_, err = c.dc.Exec(q, nil)
+	}
 	if stop != nil {
 		stop()
 	}
@@ -792,11 +799,7 @@ func (c *Conn) wrun(query string, args []any) (*wstmt, error) {
 	if s.nParams != len(args) {
 		return nil, fmt.Errorf("sql: expected %d arguments, got %d", s.nParams, len(args))
 	}
-	vals, err := c.driverArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.w.execute(s, vals); err != nil {
+	if err := c.w.execute(s, args, c.conv); err != nil {
 		return nil, err
 	}
 	return s, c.w.flush()

@@ -122,11 +122,7 @@ func (p *pipe) queue(kind byte, query string, args []any) {
 		p.err = fmt.Errorf("sql: expected %d arguments, got %d", s.nParams, len(args))
 		return
 	}
-	vals, err := c.driverArgs(args)
-	if err == nil {
-		err = c.w.execute(s, vals)
-	}
-	if err != nil {
+	if err := c.w.execute(s, args, c.conv); err != nil {
 		p.err = err
 		return
 	}

@@ -326,6 +326,19 @@ func (w *wire) columns(cols []wcol, names []string) error {
 	return w.skipEOF()
 }
 
+// run sends query as a text command and reads its answer, rows discarded.
+func (w *wire) run(query string) error {
+	w.text(query)
+	if err := w.flush(); err != nil {
+		return err
+	}
+	ncols, _, status, err := w.result(nil)
+	if err == nil && (ncols > 0 || status&statusMoreResults != 0) {
+		err = w.discard(ncols > 0, status)
+	}
+	return err
+}
+
 // lenencInt reads a length-encoded integer: its value, its length in bytes, and false when b is cut
 // short or holds NULL (0xfb).
 func lenencInt(b []byte) (uint64, int, bool) {
@@ -364,8 +377,9 @@ func lenencString(b []byte) ([]byte, int, bool) {
 }
 
 // execute queues s's execution with args (COM_STMT_EXECUTE, no cursor, the parameters' types sent
-// each time) in out; flush sends it.
-func (w *wire) execute(s *wstmt, args []sqldriver.Value) error {
+// each time) in out; flush sends it. The common Go types are written as they are; any other is
+// converted first as go-sql-driver converts it (conv, its CheckNamedValue).
+func (w *wire) execute(s *wstmt, args []any, conv sqldriver.NamedValueChecker) error {
 	if len(args) != s.nParams {
 		return fmt.Errorf("sql: expected %d arguments, got %d", s.nParams, len(args))
 	}
@@ -383,13 +397,27 @@ func (w *wire) execute(s *wstmt, args []sqldriver.Value) error {
 			w.out = append(w.out, 0, 0)
 		}
 		for i, a := range args {
-			if m, ok := a.(json.RawMessage); ok {
-				a = []byte(m)
+			switch v := a.(type) {
+			case int, int32, int64, string, []byte, float64, bool, time.Time, nil:
+			case json.RawMessage:
+				a = []byte(v)
+			default:
+				var err error
+				if a, err = driverArg(conv, a); err != nil {
+					w.out = w.out[:start]
+					return fmt.Errorf("sql: converting argument $%d type: %w", i+1, err)
+				}
 			}
 			t, u := byte(typeString), byte(0)
 			switch v := a.(type) {
 			case nil:
 				t = typeNull
+			case int:
+				t = typeLongLong
+				w.out = binary.LittleEndian.AppendUint64(w.out, uint64(v))
+			case int32:
+				t = typeLongLong
+				w.out = binary.LittleEndian.AppendUint64(w.out, uint64(int64(v)))
 			case int64:
 				t = typeLongLong
 				w.out = binary.LittleEndian.AppendUint64(w.out, uint64(v))

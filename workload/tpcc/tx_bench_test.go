@@ -12,6 +12,7 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/gen"
+	"github.com/candor-bench/candor/internal/dbtest"
 )
 
 // BenchmarkPostgres runs the transactions against PostgreSQL (CANDOR_TEST_PG_URL) on one loaded
@@ -28,6 +29,18 @@ func BenchmarkPostgres(b *testing.B) { txBenchEngine(b, pgTestDB(b), "SELECT $1:
 //	CANDOR_TEST_MYSQL_URL=mysql://... go test -run '^$' -bench MySQL -benchtime 3s ./workload/tpcc/
 func BenchmarkMySQL(b *testing.B) { txBenchEngine(b, mysqlTestDB(b), "SELECT CAST(? AS SIGNED)") }
 
+// BenchmarkMySQLOneByOne is BenchmarkMySQL with pipelines=off: the same statements, each in a round
+// trip of its own (driver.SeqPipe). With CANDOR_MYSQL_PREPARED=go-sql-driver in the environment,
+// BenchmarkMySQL runs them one by one through go-sql-driver's prepared statements instead.
+func BenchmarkMySQLOneByOne(b *testing.B) {
+	db, err := driver.Open(context.Background(), dbtest.FreshMySQLURL(b, "candor_test")+"?pipelines=off")
+	if err != nil {
+		b.Fatalf("opening MySQL with pipelines=off: %v", err)
+	}
+	b.Cleanup(func() { db.Close() })
+	txBenchEngine(b, db, "SELECT CAST(? AS SIGNED)")
+}
+
 // BenchmarkMySQLBatches is BenchmarkMySQL with batches=on (sql_mysql_batch.go).
 func BenchmarkMySQLBatches(b *testing.B) {
 	txBenchEngine(b, mysqlBatchesTestDB(b), "SELECT CAST(? AS SIGNED)")
@@ -41,8 +54,8 @@ func txBenchEngine(b *testing.B, db driver.DB, roundTrip string) {
 	// The CPU of one round trip of a trivial statement through the same driver: the floor every
 	// statement pays (syscalls, wake-ups), which rises with the load of the machine. It puts the
 	// figures below in proportion: the mix averages 1.9 round trips per transaction on PostgreSQL,
-	// 2.3 on MySQL and MariaDB with batches, about 7 without (BEGIN and COMMIT included, see
-	// sql_mysql_batch.go); each figure's trips/tx is the connections' own count.
+	// 2.3 on MySQL and MariaDB with batches, 2.8 with pipelines and about 7 one by one (BEGIN and
+	// COMMIT included, see sql_mysql.go); each figure's trips/tx is the connections' own count.
 	b.Run("round_trip", func(b *testing.B) {
 		conn, err := db.Connect(context.Background())
 		if err != nil {
