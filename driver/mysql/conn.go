@@ -599,10 +599,14 @@ func (r *rows) Next() bool {
 	if r.closed {
 		return false
 	}
-	if r.vals == nil {
-		r.vals = r.c.values(len(r.r.Columns()))
+	if r.own() {
+		r.err = r.w.next() // Scan decodes the row straight into its destinations
+	} else {
+		if r.vals == nil {
+			r.vals = r.c.values(len(r.r.Columns()))
+		}
+		r.err = r.r.Next(r.vals)
 	}
-	r.err = r.r.Next(r.vals)
 	if r.err == nil {
 		r.row = true
 		return true
@@ -623,6 +627,11 @@ func (r *rows) Scan(dest ...any) error {
 		return failed(r.ctx, errRowsClosed)
 	case !r.row:
 		return errors.New("sql: Scan called without calling Next")
+	case r.own():
+		if len(dest) != len(r.w.cols) {
+			return fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", len(r.w.cols), len(dest))
+		}
+		return r.w.scan(dest)
 	case len(dest) != len(r.vals):
 		return fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", len(r.vals), len(dest))
 	}
@@ -671,6 +680,9 @@ func (r *rows) NextResultSet() bool {
 }
 
 func (r *rows) Close() { r.close() }
+
+// own says the rows come through candor's wire (r.w), whose rows Scan decodes itself.
+func (r *rows) own() bool { return r.r == sqldriver.Rows(&r.w) }
 
 // close discards the rows left, stops watching the context and returns the driver's error, if
 // discarding failed (the session is then lost, and its next statement says so).

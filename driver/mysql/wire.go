@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"bytes"
+	"database/sql"
 	sqldriver "database/sql/driver"
 	"encoding/binary"
 	"encoding/json"
@@ -629,11 +631,21 @@ type wrows struct {
 	done   bool   // the result set's end was read
 	status uint16 // the status of its end
 	closed bool
+	row    []byte // the current row's packet, in place (next)
 }
 
 func (r *wrows) Columns() []string { return r.names }
 
 func (r *wrows) Next(dest []sqldriver.Value) error {
+	if err := r.next(); err != nil {
+		return err
+	}
+	return r.decode(dest)
+}
+
+// next reads the next row into r.row (in place: valid until the next read), or io.EOF at the end of
+// the result set.
+func (r *wrows) next() error {
 	if r.done || r.closed {
 		return io.EOF
 	}
@@ -658,114 +670,247 @@ func (r *wrows) Next(dest []sqldriver.Value) error {
 		r.done = true
 		return w.protocol("a row began with %#x", p[0])
 	}
-	return r.decode(p, dest)
-}
-
-// decode reads a binary row (Protocol::BinaryResultsetRow) into dest: integers as int64 (an
-// unsigned BIGINT beyond int64 as its digits), floating point as float32 and float64, dates and
-// times as time.Time in UTC, TIME as its text, everything else as the bytes the server sent, in
-// place.
-func (r *wrows) decode(p []byte, dest []sqldriver.Value) error {
-	w := r.w
-	if len(dest) != len(r.cols) {
-		return fmt.Errorf("mysql: %d destinations for %d columns", len(dest), len(r.cols))
-	}
-	pos := 1 + (len(dest)+7+2)>>3
+	pos := 1 + (len(r.cols)+7+2)>>3
 	if pos > len(p) {
 		return w.protocol("a row is cut short")
 	}
-	nulls := p[1:pos]
-	short := func() error { return w.protocol("a row is cut short") }
-	for i, c := range r.cols {
-		if nulls[(i+2)>>3]>>((i+2)&7)&1 == 1 {
-			dest[i] = nil
-			continue
+	r.row = p
+	return nil
+}
+
+// decode reads the current row (Protocol::BinaryResultsetRow) into dest: integers as int64 (an
+// unsigned BIGINT beyond int64 as its digits), floating point as float32 and float64, dates and
+// times as time.Time in UTC, TIME as its text, everything else as the bytes the server sent, in
+// place: the values go-sql-driver's binary rows give.
+func (r *wrows) decode(dest []sqldriver.Value) error {
+	if len(dest) != len(r.cols) {
+		return fmt.Errorf("mysql: %d destinations for %d columns", len(dest), len(r.cols))
+	}
+	pos := 1 + (len(r.cols)+7+2)>>3
+	for i := range r.cols {
+		var v cval
+		var err error
+		if v, pos, err = r.column(i, pos); err != nil {
+			return err
 		}
-		unsigned := c.flags&flagUnsignedColumn != 0
-		switch c.typ {
-		case typeNull:
-			dest[i] = nil
-		case typeTiny:
-			if pos+1 > len(p) {
-				return short()
-			}
-			if unsigned {
-				dest[i] = int64(p[pos])
-			} else {
-				dest[i] = int64(int8(p[pos]))
-			}
-			pos++
-		case typeShort, typeYear:
-			if pos+2 > len(p) {
-				return short()
-			}
-			v := binary.LittleEndian.Uint16(p[pos:])
-			if unsigned {
-				dest[i] = int64(v)
-			} else {
-				dest[i] = int64(int16(v))
-			}
-			pos += 2
-		case typeInt24, typeLong:
-			if pos+4 > len(p) {
-				return short()
-			}
-			v := binary.LittleEndian.Uint32(p[pos:])
-			if unsigned {
-				dest[i] = int64(v)
-			} else {
-				dest[i] = int64(int32(v))
-			}
-			pos += 4
-		case typeLongLong:
-			if pos+8 > len(p) {
-				return short()
-			}
-			v := binary.LittleEndian.Uint64(p[pos:])
-			if unsigned && v > math.MaxInt64 {
-				dest[i] = strconv.AppendUint(nil, v, 10)
-			} else {
-				dest[i] = int64(v)
-			}
-			pos += 8
-		case typeFloat:
-			if pos+4 > len(p) {
-				return short()
-			}
-			dest[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[pos:]))
-			pos += 4
-		case typeDouble:
-			if pos+8 > len(p) {
-				return short()
-			}
-			dest[i] = math.Float64frombits(binary.LittleEndian.Uint64(p[pos:]))
-			pos += 8
-		case typeDate, typeNewDate, typeTimestamp, typeDateTime, typeTime:
-			n, k, ok := lenencInt(p[pos:])
-			if !ok || pos+k+int(n) > len(p) {
-				return short()
-			}
-			b := p[pos+k : pos+k+int(n)]
-			pos += k + int(n)
-			var err error
-			if c.typ == typeTime {
-				dest[i], err = binaryTime(b, c.decimals)
-			} else {
-				dest[i], err = binaryDateTime(b)
-			}
-			if err != nil {
-				return w.protocol("%v", err)
-			}
-		default: // DECIMAL, strings, blobs, BIT, ENUM, SET, JSON, GEOMETRY, VECTOR: length-encoded
-			s, n, ok := lenencString(p[pos:])
-			if !ok {
-				return short()
-			}
-			dest[i] = s
-			pos += n
+		dest[i] = v.value()
+	}
+	return nil
+}
+
+// scan stores the current row in dest as assign would store decode's values, without making them
+// values first: the common pairs (an integer into an int64, int32, int, bool or sql.NullInt64, text
+// into a string, sql.NullString, []byte or sql.RawBytes, a date into a time.Time or sql.NullTime)
+// directly, the rest through assign.
+func (r *wrows) scan(dest []any) error {
+	pos := 1 + (len(r.cols)+7+2)>>3
+	for i := range r.cols {
+		var v cval
+		var err error
+		if v, pos, err = r.column(i, pos); err != nil {
+			return err
+		}
+		if !v.store(dest[i]) {
+			err = assign(dest[i], v.value())
+		}
+		if err != nil {
+			return fmt.Errorf("sql: Scan error on column index %d, name %q: %w", i, r.names[i], err)
 		}
 	}
 	return nil
+}
+
+// cval is a column's value as read, before it is made a driver value or stored.
+type cval struct {
+	kind byte // cvNull, cvInt, cvFloat32, cvFloat64, cvBytes, cvTime
+	i    int64
+	f    float64
+	b    []byte
+	t    time.Time
+}
+
+const (
+	cvNull = iota
+	cvInt
+	cvFloat32
+	cvFloat64
+	cvBytes
+	cvTime
+)
+
+// value is v as decode gives it.
+func (v *cval) value() sqldriver.Value {
+	switch v.kind {
+	case cvInt:
+		return v.i
+	case cvFloat32:
+		return float32(v.f)
+	case cvFloat64:
+		return v.f
+	case cvBytes:
+		return v.b
+	case cvTime:
+		return v.t
+	}
+	return nil
+}
+
+// store stores v in dest when the pair is a common one (see scan), and says whether it did.
+func (v *cval) store(dest any) bool {
+	switch v.kind {
+	case cvInt:
+		switch d := dest.(type) {
+		case *int64:
+			*d = v.i
+		case *int:
+			if int64(int(v.i)) != v.i {
+				return false
+			}
+			*d = int(v.i)
+		case *int32:
+			if int64(int32(v.i)) != v.i {
+				return false // assign reports the overflow
+			}
+			*d = int32(v.i)
+		case *bool:
+			if v.i != 0 && v.i != 1 {
+				return false
+			}
+			*d = v.i == 1
+		case *sql.NullInt64:
+			*d = sql.NullInt64{Int64: v.i, Valid: true}
+		default:
+			return false
+		}
+	case cvBytes:
+		switch d := dest.(type) {
+		case *string:
+			*d = string(v.b)
+		case *sql.NullString:
+			*d = sql.NullString{String: string(v.b), Valid: true}
+		case *sql.RawBytes:
+			*d = v.b
+		case *[]byte:
+			*d = bytes.Clone(v.b)
+		default:
+			return false
+		}
+	case cvTime:
+		switch d := dest.(type) {
+		case *time.Time:
+			*d = v.t
+		case *sql.NullTime:
+			*d = sql.NullTime{Time: v.t, Valid: true}
+		default:
+			return false
+		}
+	case cvNull:
+		switch d := dest.(type) {
+		case *sql.NullInt64:
+			*d = sql.NullInt64{}
+		case *sql.NullString:
+			*d = sql.NullString{}
+		case *sql.NullTime:
+			*d = sql.NullTime{}
+		default:
+			return false
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// column reads column i of the current row from pos, and returns where the next begins.
+func (r *wrows) column(i, pos int) (cval, int, error) {
+	p, c := r.row, r.cols[i]
+	short := func() (cval, int, error) { return cval{}, pos, r.w.protocol("a row is cut short") }
+	if p[1+(i+2)>>3]>>((i+2)&7)&1 == 1 {
+		return cval{}, pos, nil
+	}
+	unsigned := c.flags&flagUnsignedColumn != 0
+	var v cval
+	switch c.typ {
+	case typeNull:
+		return cval{}, pos, nil
+	case typeTiny:
+		if pos+1 > len(p) {
+			return short()
+		}
+		v = cval{kind: cvInt, i: int64(int8(p[pos]))}
+		if unsigned {
+			v.i = int64(p[pos])
+		}
+		pos++
+	case typeShort, typeYear:
+		if pos+2 > len(p) {
+			return short()
+		}
+		u := binary.LittleEndian.Uint16(p[pos:])
+		v = cval{kind: cvInt, i: int64(int16(u))}
+		if unsigned {
+			v.i = int64(u)
+		}
+		pos += 2
+	case typeInt24, typeLong:
+		if pos+4 > len(p) {
+			return short()
+		}
+		u := binary.LittleEndian.Uint32(p[pos:])
+		v = cval{kind: cvInt, i: int64(int32(u))}
+		if unsigned {
+			v.i = int64(u)
+		}
+		pos += 4
+	case typeLongLong:
+		if pos+8 > len(p) {
+			return short()
+		}
+		u := binary.LittleEndian.Uint64(p[pos:])
+		v = cval{kind: cvInt, i: int64(u)}
+		if unsigned && u > math.MaxInt64 {
+			v = cval{kind: cvBytes, b: strconv.AppendUint(nil, u, 10)}
+		}
+		pos += 8
+	case typeFloat:
+		if pos+4 > len(p) {
+			return short()
+		}
+		v = cval{kind: cvFloat32, f: float64(math.Float32frombits(binary.LittleEndian.Uint32(p[pos:])))}
+		pos += 4
+	case typeDouble:
+		if pos+8 > len(p) {
+			return short()
+		}
+		v = cval{kind: cvFloat64, f: math.Float64frombits(binary.LittleEndian.Uint64(p[pos:]))}
+		pos += 8
+	case typeDate, typeNewDate, typeTimestamp, typeDateTime, typeTime:
+		n, k, ok := lenencInt(p[pos:])
+		if !ok || pos+k+int(n) > len(p) {
+			return short()
+		}
+		b := p[pos+k : pos+k+int(n)]
+		pos += k + int(n)
+		var err error
+		if c.typ == typeTime {
+			v.kind = cvBytes
+			v.b, err = binaryTime(b, c.decimals)
+		} else {
+			v.kind = cvTime
+			v.t, err = binaryDateTime(b)
+		}
+		if err != nil {
+			return cval{}, pos, r.w.protocol("%v", err)
+		}
+	default: // DECIMAL, strings, blobs, BIT, ENUM, SET, JSON, GEOMETRY, VECTOR: length-encoded
+		b, n, ok := lenencString(p[pos:])
+		if !ok {
+			return short()
+		}
+		v = cval{kind: cvBytes, b: b}
+		pos += n
+	}
+	return v, pos, nil
 }
 
 // binaryDateTime is a binary DATE, DATETIME or TIMESTAMP (0, 4, 7 or 11 bytes) in UTC.
