@@ -41,9 +41,10 @@ const (
 var _ driver.Pipeliner = (*Conn)(nil)
 
 // Pipe returns the session's pipeline, empty, or nil when the session does not run on candor's
-// wire or the URL says pipelines=off. A pipeline left open is read to its end first.
+// wire, the URL says pipelines=off, or the engine takes no pipelines (engines.go: TiDB, Dolt). A
+// pipeline left open is read to its end first.
 func (c *Conn) Pipe() driver.Pipe {
-	if c.w == nil || c.db.opts.noPipes {
+	if c.w == nil || c.db.opts.noPipes || !c.db.engine.pipelines {
 		return nil
 	}
 	c.endPipe()

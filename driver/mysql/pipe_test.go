@@ -15,9 +15,41 @@ import (
 // answers come in order (rows, affected rows, a text statement's), a failing statement does not stop
 // those behind it and the transaction's rollback undoes them all, and a pipeline left unread is read
 // to its end before the session's next statement.
-func TestPipe(t *testing.T) {
-	t.Run("mariadb", func(t *testing.T) { testPipe(t, freshURL(t, "")) })
-	t.Run("dolt-standin", func(t *testing.T) { testPipe(t, gmsstandin.FreshDoltURL(t, "candor_drv")) })
+func TestPipe(t *testing.T) { testPipe(t, freshURL(t, "")) }
+
+// TestNoPipes: Dolt's engine, pipelines=off and go-sql-driver's statements give no pipeline
+// (Dolt 2.3.1 ends a statement when the client writes while it runs); driver.PipeOf then runs the
+// statements one by one.
+func TestNoPipes(t *testing.T) {
+	for name, raw := range map[string]string{
+		"dolt-standin":  gmsstandin.FreshDoltURL(t, "candor_drv"),
+		"pipelines=off": freshURL(t, "pipelines=off"),
+	} {
+		c := connect(t, openURL(t, raw))
+		if p := c.(driver.Pipeliner).Pipe(); p != nil {
+			t.Errorf("%s: a pipeline", name)
+		}
+		var seq driver.SeqPipe
+		p := driver.PipeOf(c, &seq)
+		if p != driver.Pipe(&seq) {
+			t.Fatalf("%s: PipeOf gave %T", name, p)
+		}
+		p.Query("SELECT ? + 1", 41)
+		p.Query("SELECT ? + 2", 40)
+		if err := p.Send(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			var v int64
+			rows, err := p.Rows()
+			if err != nil || !rows.Next() || rows.Scan(&v) != nil || v != 42 {
+				t.Fatalf("%s: %d, %v", name, v, err)
+			}
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func testPipe(t *testing.T, raw string) {
