@@ -3,12 +3,9 @@ package mysql_test
 import (
 	"database/sql"
 	"fmt"
-	"net/url"
 	"reflect"
 	"testing"
 	"time"
-
-	gomysql "github.com/go-sql-driver/mysql"
 )
 
 // myString is a named string type: database/sql converts into it by reflection.
@@ -34,21 +31,7 @@ func TestScanMatchesDatabaseSQL(t *testing.T) {
 	c := connect(t, openURL(t, raw))
 	ctx := testCtx(t)
 
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := gomysql.NewConfig()
-	cfg.Net, cfg.Addr, cfg.DBName = "tcp", u.Host, u.Path[1:]
-	cfg.User = u.User.Username()
-	cfg.Passwd, _ = u.User.Password()
-	cfg.ParseTime, cfg.Loc, cfg.ClientFoundRows = true, time.UTC, true
-	conn, err := gomysql.NewConnector(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := sql.OpenDB(conn)
-	defer ref.Close()
+	ref := refDB(t, raw)
 
 	cols := []string{
 		"CAST(42 AS SIGNED)", "CAST(-7 AS SIGNED)", "CAST(18446744073709551615 AS UNSIGNED)",

@@ -136,23 +136,14 @@ func parseURL(u *url.URL, raw string) (*gomysql.Config, options, error) {
 			default:
 				return nil, o, userr.Errorf("bulk=%s in the %s URL is not a bulk path: use bulk=auto, load-data or insert", v, o.engine)
 			}
-		case "batches":
-			switch v {
-			case "on":
-				o.batches = true
-			case "off":
-				o.batches = false
-			default:
-				return nil, o, userr.Errorf("batches=%s in the %s URL is not a choice: use batches=on or batches=off", v, o.engine)
+		case "batches", "pipelines":
+			if v != "on" && v != "off" {
+				return nil, o, userr.Errorf("%s=%s in the %s URL is not a choice: use %s=on or %s=off", k, v, o.engine, k, k)
 			}
-		case "pipelines":
-			switch v {
-			case "on":
-				o.noPipes = false
-			case "off":
-				o.noPipes = true
-			default:
-				return nil, o, userr.Errorf("pipelines=%s in the %s URL is not a choice: use pipelines=on or pipelines=off", v, o.engine)
+			if k == "batches" {
+				o.batches = v == "on"
+			} else {
+				o.noPipes = v == "off"
 			}
 		default:
 			return nil, o, userr.Errorf("the %s URL parameter %q is unknown: use connect_timeout=, socket=, tls=, bulk=, batches= or pipelines=", o.engine, k)

@@ -833,45 +833,13 @@ func (r *wrows) column(i, pos int) (cval, int, error) {
 	switch c.typ {
 	case typeNull:
 		return cval{}, pos, nil
-	case typeTiny:
-		if pos+1 > len(p) {
+	case typeTiny, typeShort, typeYear, typeInt24, typeLong, typeLongLong:
+		size := intSizes[c.typ]
+		if pos+size > len(p) {
 			return short()
 		}
-		v = cval{kind: cvInt, i: int64(int8(p[pos]))}
-		if unsigned {
-			v.i = int64(p[pos])
-		}
-		pos++
-	case typeShort, typeYear:
-		if pos+2 > len(p) {
-			return short()
-		}
-		u := binary.LittleEndian.Uint16(p[pos:])
-		v = cval{kind: cvInt, i: int64(int16(u))}
-		if unsigned {
-			v.i = int64(u)
-		}
-		pos += 2
-	case typeInt24, typeLong:
-		if pos+4 > len(p) {
-			return short()
-		}
-		u := binary.LittleEndian.Uint32(p[pos:])
-		v = cval{kind: cvInt, i: int64(int32(u))}
-		if unsigned {
-			v.i = int64(u)
-		}
-		pos += 4
-	case typeLongLong:
-		if pos+8 > len(p) {
-			return short()
-		}
-		u := binary.LittleEndian.Uint64(p[pos:])
-		v = cval{kind: cvInt, i: int64(u)}
-		if unsigned && u > math.MaxInt64 {
-			v = cval{kind: cvBytes, b: strconv.AppendUint(nil, u, 10)}
-		}
-		pos += 8
+		v = intColumn(p[pos:pos+size], unsigned)
+		pos += size
 	case typeFloat:
 		if pos+4 > len(p) {
 			return short()
@@ -911,6 +879,36 @@ func (r *wrows) column(i, pos int) (cval, int, error) {
 		pos += n
 	}
 	return v, pos, nil
+}
+
+// intSizes is the size in a binary row of each integer type.
+var intSizes = [...]int{typeTiny: 1, typeShort: 2, typeYear: 2, typeInt24: 4, typeLong: 4, typeLongLong: 8}
+
+// intColumn is a binary row's integer of len(b) bytes; an unsigned BIGINT beyond int64 as its
+// digits, as go-sql-driver gives it.
+func intColumn(b []byte, unsigned bool) cval {
+	var u uint64
+	var signed int64
+	switch len(b) {
+	case 1:
+		u, signed = uint64(b[0]), int64(int8(b[0]))
+	case 2:
+		x := binary.LittleEndian.Uint16(b)
+		u, signed = uint64(x), int64(int16(x))
+	case 4:
+		x := binary.LittleEndian.Uint32(b)
+		u, signed = uint64(x), int64(int32(x))
+	default:
+		u = binary.LittleEndian.Uint64(b)
+		signed = int64(u)
+	}
+	switch {
+	case !unsigned:
+		return cval{kind: cvInt, i: signed}
+	case u > math.MaxInt64:
+		return cval{kind: cvBytes, b: strconv.AppendUint(nil, u, 10)}
+	}
+	return cval{kind: cvInt, i: int64(u)}
 }
 
 // binaryDateTime is a binary DATE, DATETIME or TIMESTAMP (0, 4, 7 or 11 bytes) in UTC.

@@ -216,6 +216,20 @@ func (mysqlTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) e
 	return p.Close()
 }
 
+// pipeByName reads the customers of a by-name query, the pipeline's next answer, into ids, ends
+// the pipeline and returns the one in the middle (readByName).
+func pipeByName(p driver.Pipe, ids *[]int32) (int32, error) {
+	rows, err := p.Rows()
+	if err != nil {
+		return 0, err
+	}
+	id, err := readByName(rows, ids)
+	if err != nil {
+		return 0, err
+	}
+	return id, p.Close()
+}
+
 // oneRow scans the first row of the pipeline's next answer into dest (driver.ErrNoRows when it
 // has none), as QueryRow does.
 func oneRow(p driver.Pipe, dest ...any) error {
@@ -376,14 +390,8 @@ func (mysqlTxOps) payment(ctx context.Context, c driver.Conn, cl *Client) error 
 				return err
 			}
 		}
-		rows, err := p.Rows()
-		if err != nil {
-			return err
-		}
-		if cID, err = readByName(rows, &st.ids); err != nil {
-			return err
-		}
-		if err := p.Close(); err != nil {
+		var err error
+		if cID, err = pipeByName(p, &st.ids); err != nil {
 			return err
 		}
 		p = cl.pipe(c)
@@ -440,14 +448,8 @@ func (mysqlTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) er
 		if err := p.Send(ctx); err != nil {
 			return err
 		}
-		rows, err := p.Rows()
-		if err != nil {
-			return err
-		}
-		if cID, err = readByName(rows, &st.ids); err != nil {
-			return err
-		}
-		if err := p.Close(); err != nil {
+		var err error
+		if cID, err = pipeByName(p, &st.ids); err != nil {
 			return err
 		}
 		p = cl.pipe(c)
