@@ -66,7 +66,7 @@ func TestMySQLStatementTexts(t *testing.T) {
 	}{
 		{mysqlNOHeader, 6}, {mysqlNOOrder, 7}, {mysqlNONewOrder, 3}, {mysqlNOStock, 1 + 2*MaxLines},
 		{mysqlNOLines[0], 9}, {mysqlNOLines[MaxLines-1], 9 * MaxLines},
-		{mysqlPayCustomer, 8}, {mysqlPayRead, 6}, {mysqlPayHistory, 9}, {mysqlOrderStatus, 6},
+		{mysqlPayCustomer, 8}, {mysqlPayRead, 6}, {mysqlPayHistory, 10}, {mysqlOrderStatus, 6},
 		{mysqlDelLock, 1 + 2*DistrictsPerWarehouse}, {mysqlDelNewOrder, 1 + 2*DistrictsPerWarehouse},
 		{mysqlDelOrders, 2 + 2*DistrictsPerWarehouse}, {mysqlDelLines, 2 + 2*DistrictsPerWarehouse},
 		{mysqlDelCustomers, 2 + 2*DistrictsPerWarehouse}, {mysqlStockLevel, 6},
