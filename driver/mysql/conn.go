@@ -17,10 +17,12 @@ import (
 )
 
 // Conn is one MySQL session, owned by one goroutine. Statements with arguments are prepared on the
-// server once per SQL text (binary protocol: one round trip per execution); statements without
-// arguments (BEGIN, COMMIT, DDL, SET) go as plain text, which is also one round trip and needs no
-// statement slot on the server. As the protocol requires, a result (Row or Rows) must be read or
-// closed before the next statement on the same connection.
+// server once per SQL text (binary protocol: one round trip per execution, on candor's own wire,
+// wire.go, where the session has it); statements without arguments (BEGIN, COMMIT, DDL, SET) go
+// as plain text, which is also one round trip and needs no statement slot on the server. Several
+// statements may go in one round trip as a pipeline (Pipe, pipe.go) or a batch (ExecBatch,
+// QueryBatch). As the protocol requires, a result (Row or Rows) must be read or closed before the
+// next statement on the same connection.
 type Conn struct {
 	db *DB
 	// sc holds the session in database/sql (whose pool never hands it to anyone else) and closes
@@ -782,13 +784,7 @@ func (c *Conn) query(query string, args []any, wr *wrows) (sqldriver.Rows, error
 		if err != nil {
 			return nil, err
 		}
-		*wr = wrows{w: c.w}
-		if ncols == 0 {
-			wr.done, wr.status = true, status
-		} else {
-			wr.cols, wr.names = s.cols, s.names
-		}
-		return wr, nil
+		return wr.start(c.w, s, ncols, status), nil
 	}
 	s, vals, err := c.prepared(query, args)
 	if err != nil {

@@ -239,13 +239,7 @@ func (p *pipe) Rows() (driver.Rows, error) {
 		return nil, failed(p.ctx, err)
 	}
 	r := c.newRows(nil, p.ctx, nil)
-	r.w = wrows{w: c.w}
-	if ncols == 0 {
-		r.w.done, r.w.status = true, status
-	} else {
-		r.w.cols, r.w.names = s.cols, s.names
-	}
-	r.r = &r.w
+	r.r = r.w.start(c.w, s, ncols, status)
 	p.rows = r
 	return r, nil
 }

@@ -634,6 +634,18 @@ type wrows struct {
 	row    []byte // the current row's packet, in place (next)
 }
 
+// start readies r for the result set whose head result read (ncols columns of s, or none and the
+// OK's status), and returns it.
+func (r *wrows) start(w *wire, s *wstmt, ncols int, status uint16) *wrows {
+	*r = wrows{w: w}
+	if ncols == 0 {
+		r.done, r.status = true, status
+	} else {
+		r.cols, r.names = s.cols, s.names
+	}
+	return r
+}
+
 func (r *wrows) Columns() []string { return r.names }
 
 func (r *wrows) Next(dest []sqldriver.Value) error {
