@@ -188,6 +188,9 @@ func (w *wire) packet() ([]byte, error) {
 		return nil, w.protocol("packet %d of an answer came as %d", w.seq, seq)
 	}
 	w.seq++
+	if n == 0 { // every packet of an answer begins with its kind's byte
+		return nil, w.protocol("an empty packet")
+	}
 	p, err := w.ra.next(n)
 	if err != nil {
 		return nil, w.lost(err)
@@ -866,7 +869,7 @@ func (r *wrows) column(i, pos int) (cval, int, error) {
 		pos += 8
 	case typeDate, typeNewDate, typeTimestamp, typeDateTime, typeTime:
 		n, k, ok := lenencInt(p[pos:])
-		if !ok || pos+k+int(n) > len(p) {
+		if !ok || n > uint64(len(p)-pos-k) {
 			return short()
 		}
 		b := p[pos+k : pos+k+int(n)]

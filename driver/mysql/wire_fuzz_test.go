@@ -1,0 +1,102 @@
+package mysql
+
+import (
+	"bytes"
+	"database/sql"
+	sqldriver "database/sql/driver"
+	"encoding/binary"
+	"net"
+	"testing"
+	"time"
+)
+
+// FuzzGreeting: whatever the server's first bytes are, greeting reads what it can and never panics.
+func FuzzGreeting(f *testing.F) {
+	// a MariaDB 10.11 greeting's start: protocol 10, version, id, auth data, filler, flags, charset,
+	// status, the flags' upper half, auth length, reserved, extended flags
+	g := []byte{10}
+	g = append(g, "5.5.5-10.11.19-MariaDB\x00"...)
+	g = append(g, 1, 0, 0, 0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 0, 0xfe, 0xf7, 8, 2, 0, 0xff, 0x81, 21)
+	g = append(g, 0, 0, 0, 0, 0, 0, 0x1d, 0, 0, 0)
+	f.Add(append([]byte{byte(len(g)), 0, 0, 0}, g...))
+	f.Add([]byte{5, 0, 0, 0, 10, 'x', 0})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c := greeting(b)
+		if !c.known && (c.flags != 0 || c.ext != 0) {
+			t.Fatalf("unknown greeting with flags %#x %#x", c.flags, c.ext)
+		}
+	})
+}
+
+// streamConn is a socket whose reads return the bytes given, then io.EOF.
+type streamConn struct {
+	net.Conn
+	r *bytes.Reader
+}
+
+func (c *streamConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
+func (c *streamConn) Write(p []byte) (int, error) { return len(p), nil }
+func (c *streamConn) Close() error                { return nil }
+
+// packet is a protocol packet of payload with sequence number seq.
+func packet(seq byte, payload ...byte) []byte {
+	return append([]byte{byte(len(payload)), byte(len(payload) >> 8), byte(len(payload) >> 16), seq}, payload...)
+}
+
+// FuzzWireAnswer: whatever the server answers to an execution, the wire reads it to a result, rows
+// or an error (a server's, or the stream lost) and never panics or reads for ever; every row is
+// scanned into the common destinations and decoded as values.
+func FuzzWireAnswer(f *testing.F) {
+	// an OK; a result set of a BIGINT and a VARCHAR with one row; a DATETIME whose length is absurd
+	ok := packet(1, 0, 1, 0, 2, 0, 0, 0)
+	rs := packet(1, 2)
+	rs = append(rs, packet(2, 1)...) // column definitions are not read: wstmt's columns stand
+	row := []byte{0, 0}
+	row = binary.LittleEndian.AppendUint64(row, 42)
+	row = append(row, 3, 'a', 'b', 'c')
+	rs = append(rs[:5], packet(2, row...)...)
+	rs = append(rs, packet(3, 0xfe, 0, 0, 2, 0, 0, 0)...)
+	f.Add(ok, []byte{typeLongLong, typeString}, true, false)
+	f.Add(rs, []byte{typeLongLong, typeString}, true, true)
+	f.Add(append(packet(1, 1), packet(2, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f)...), []byte{typeDateTime}, true, true)
+	f.Add(packet(1, 0xff, 0x28, 0x04, '#', '2', '3', '0', '0', '0', 'd', 'u', 'p'), []byte{typeTiny}, false, true)
+	f.Fuzz(func(t *testing.T, answer, types []byte, deprecateEOF, cacheMeta bool) {
+		if len(types) > 64 {
+			types = types[:64]
+		}
+		s := &wstmt{cols: make([]wcol, len(types)), names: make([]string, len(types))}
+		for i, ty := range types {
+			s.cols[i] = wcol{typ: ty, flags: uint16(i%2) * flagUnsignedColumn, decimals: byte(i % 8)}
+		}
+		w := &wire{ra: newReadAhead(&streamConn{r: bytes.NewReader(answer)}), deprecateEOF: deprecateEOF, cacheMeta: cacheMeta}
+		w.answer()
+		ncols, _, status, err := w.result(s)
+		if err != nil {
+			return
+		}
+		var r wrows
+		r.start(w, s, ncols, status)
+		vals := make([]sqldriver.Value, len(r.cols))
+		var (
+			i  int64
+			st string
+			tm time.Time
+			ni sql.NullInt64
+			ns sql.NullString
+			nt sql.NullTime
+		)
+		dests := []any{&i, &st, &tm, &ni, &ns, &nt}
+		for n := 0; n < 1000 && r.next() == nil; n++ {
+			for k := range r.cols {
+				d := make([]any, len(r.cols))
+				for j := range d {
+					d[j] = dests[(j+k)%len(dests)]
+				}
+				_ = r.scan(d)
+			}
+			_ = r.decode(vals)
+		}
+		_ = r.Close()
+	})
+}
