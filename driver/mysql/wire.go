@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/candor-bench/candor/driver/rawsock"
 	gomysql "github.com/go-sql-driver/mysql"
 )
 
@@ -151,13 +152,15 @@ func (w *wire) done(start int) {
 	}
 }
 
-// flush writes the commands in out, and readies the reading of the first one's answer.
+// flush writes the commands in out, and readies the reading of the first one's answer. Every
+// command wire sends has an answer, read next: the write is a request (rawsock.Request), which
+// returns once the answer begins to arrive.
 func (w *wire) flush() error {
 	if w.err != nil {
 		w.out = w.out[:0]
 		return w.err
 	}
-	_, err := w.ra.Conn.Write(w.out)
+	_, err := rawsock.Request(w.ra.Conn, w.out)
 	w.out = w.out[:0]
 	w.answer()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/candor-bench/candor/driver/rawsock"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
@@ -68,13 +69,15 @@ func (w *wire) protocol(format string, args ...any) error {
 	return w.fail(fmt.Errorf("%w: %s", errWire, fmt.Sprintf(format, args...)))
 }
 
-// flush writes the messages appended to out in one write.
+// flush writes the messages appended to out in one write. Every flush is of messages whose answer
+// is read next: the write is a request (rawsock.Request), which returns once the answer begins to
+// arrive.
 func (w *wire) flush() error {
 	if w.broken != nil {
 		w.out = w.out[:0]
 		return w.broken
 	}
-	_, err := w.nc.Write(w.out)
+	_, err := rawsock.Request(w.nc, w.out)
 	w.out = w.out[:0]
 	if err != nil {
 		return w.fail(err)

@@ -37,3 +37,13 @@ func Dial(dial DialFunc) DialFunc {
 		return Wrap(c), nil
 	}
 }
+
+// Request writes p on c: a request whose answer the caller reads next. On a raw connection (Conn,
+// Linux) it returns once the answer begins to arrive, which spares the read that would find the
+// socket empty before the wait (Conn.Request); on any other, it is c.Write.
+func Request(c net.Conn, p []byte) (int, error) {
+	if rq, ok := c.(interface{ Request([]byte) (int, error) }); ok {
+		return rq.Request(p)
+	}
+	return c.Write(p)
+}

@@ -24,6 +24,10 @@ type Conn struct {
 	rmu, wmu sync.Mutex
 	r, w     rawCall
 	rf, wf   func(fd uintptr) bool
+	// qf is Request's function (made once); queued says its write is made and it waits for the
+	// answer, stalled that the write met a full socket buffer.
+	qf              func(fd uintptr) bool
+	queued, stalled bool
 }
 
 type rawCall struct {
@@ -52,7 +56,7 @@ func Wrap(c net.Conn) net.Conn {
 		return c
 	}
 	w := &Conn{Conn: c, rc: rc}
-	w.rf, w.wf = w.read, w.write
+	w.rf, w.wf, w.qf = w.read, w.write, w.request
 	return w
 }
 
@@ -96,6 +100,61 @@ func (c *Conn) write(fd uintptr) bool {
 		}
 	}
 	return true
+}
+
+// request is Request's function, which RawConn's Read calls: first the write of c.w.p (false: wait
+// for the answer; true if the socket's buffer is full, which Request's Write then waits for), then,
+// once the socket is readable, true without reading.
+func (c *Conn) request(fd uintptr) bool {
+	if c.queued {
+		return true
+	}
+	if !c.write(fd) {
+		c.stalled = true
+		return true
+	}
+	c.queued = true
+	if afterRequestWrite != nil {
+		afterRequestWrite()
+	}
+	return c.w.errno != 0
+}
+
+// afterRequestWrite, when a test sets it, runs between a request's write and its wait: the answer
+// can arrive there.
+var afterRequestWrite func()
+
+// Request writes p whole, as Write does, and then waits until the connection has something to read:
+// p is a request whose answer the caller reads next. It spares the read that would find the socket
+// empty (EAGAIN) before the wait, one system call per round trip: the wait is armed before the
+// write (RawConn's Read clears the socket's readiness on entry, then calls request, which writes),
+// so the answer's arrival, however soon, wakes it, which a write followed by a wait could miss.
+// After a write that met a full socket buffer (a request of megabytes), the rest is written as Write
+// does and the answer is read the usual way. The wait ends with the connection's read deadline, or
+// its closing.
+func (c *Conn) Request(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.w = rawCall{p: p}
+	c.queued, c.stalled = false, false
+	err := c.rc.Read(c.qf)
+	if c.stalled && err == nil && c.w.errno == 0 {
+		return c.w.result(c, "write", c.rc.Write(c.wf))
+	}
+	if err != nil { // the poller's error, before the write (closed, deadline) or in the wait
+		n := c.w.n
+		c.w.p = nil
+		if c.queued {
+			return n, c.opError("read", err)
+		}
+		return n, c.opError("write", err)
+	}
+	return c.w.result(c, "write", nil)
 }
 
 // Read reads into p. A read of nothing returns at once, without checking the connection.

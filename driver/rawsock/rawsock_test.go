@@ -315,3 +315,125 @@ func TestBlockingNotWrapped(t *testing.T) {
 		t.Fatal("a blocking socket was wrapped")
 	}
 }
+
+// Request writes a request and returns once its answer begins to arrive; the answer is then read
+// as usual. Every wait has a deadline, so that a missed wake fails the test instead of hanging it.
+func TestRequest(t *testing.T) {
+	answer := func(peer net.Conn, reqLen int, ans []byte) chan error {
+		done := make(chan error, 1)
+		go func() {
+			buf := make([]byte, reqLen)
+			for {
+				if _, err := io.ReadFull(peer, buf); err != nil {
+					done <- err
+					return
+				}
+				if _, err := peer.Write(ans); err != nil {
+					done <- err
+					return
+				}
+			}
+		}()
+		return done
+	}
+	for _, network := range []string{"tcp", "unix"} {
+		t.Run("round trips/"+network, func(t *testing.T) {
+			c, peer := pair(t, network)
+			c.SetReadDeadline(time.Now().Add(time.Minute))
+			req, ans := []byte("request!"), []byte("the answer")
+			answer(peer, len(req), ans)
+			got := make([]byte, len(ans))
+			for i := range 20000 {
+				if n, err := c.Request(req); n != len(req) || err != nil {
+					t.Fatalf("Request %d: %d bytes, %v", i, n, err)
+				}
+				if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, ans) {
+					t.Fatalf("answer %d: %q, %v", i, got, err)
+				}
+			}
+		})
+	}
+	t.Run("bytes waiting before the request", func(t *testing.T) {
+		// the socket's readiness for bytes that came before the request is cleared before the
+		// write: the wait ends with the answer's arrival, not on the stale bytes, and not never
+		c, peer := pair(t, "tcp")
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := peer.Write([]byte("early")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+		answer(peer, 3, []byte("late"))
+		if n, err := c.Request([]byte("req")); n != 3 || err != nil {
+			t.Fatalf("Request: %d bytes, %v", n, err)
+		}
+		got := make([]byte, len("earlylate"))
+		if _, err := io.ReadFull(c, got); err != nil || string(got) != "earlylate" {
+			t.Fatalf("read %q, %v (want earlylate)", got, err)
+		}
+	})
+	t.Run("the answer before the wait", func(t *testing.T) {
+		// the answer arrives between the write and the wait: the wait ends at once
+		c, peer := pair(t, "tcp")
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		answer(peer, 3, []byte("ans"))
+		afterRequestWrite = func() { time.Sleep(50 * time.Millisecond) }
+		defer func() { afterRequestWrite = nil }()
+		for i := range 3 {
+			if n, err := c.Request([]byte("req")); n != 3 || err != nil {
+				t.Fatalf("Request %d: %d bytes, %v", i, n, err)
+			}
+			got := make([]byte, 3)
+			if _, err := io.ReadFull(c, got); err != nil || string(got) != "ans" {
+				t.Fatalf("answer %d: %q, %v", i, got, err)
+			}
+		}
+	})
+	t.Run("more than the socket holds", func(t *testing.T) {
+		// the write meets a full socket buffer: the rest is written after a wait for the socket
+		c, peer := pair(t, "tcp")
+		c.SetReadDeadline(time.Now().Add(time.Minute))
+		req := bytes.Repeat([]byte("q"), 16<<20)
+		answer(peer, len(req), []byte("ok"))
+		if n, err := c.Request(req); n != len(req) || err != nil {
+			t.Fatalf("Request of 16 MiB: %d bytes, %v", n, err)
+		}
+		got := make([]byte, 2)
+		if _, err := io.ReadFull(c, got); err != nil || string(got) != "ok" {
+			t.Fatalf("answer %q, %v", got, err)
+		}
+	})
+	t.Run("no answer by the read deadline", func(t *testing.T) {
+		c, _ := pair(t, "tcp")
+		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		n, err := c.Request([]byte("req"))
+		var oe *net.OpError
+		if n != 3 || !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &oe) || oe.Op != "read" {
+			t.Fatalf("Request unanswered: %d bytes, %v (want 3 bytes written, a read past its deadline)", n, err)
+		}
+	})
+	t.Run("the peer closes", func(t *testing.T) {
+		c, peer := pair(t, "tcp")
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		go func() {
+			io.ReadFull(peer, make([]byte, 3))
+			peer.Close()
+		}()
+		if n, err := c.Request([]byte("req")); n != 3 || err != nil {
+			t.Fatalf("Request: %d bytes, %v (want 3, nil: the end of the stream is read next)", n, err)
+		}
+		if n, err := c.Read(make([]byte, 8)); n != 0 || err != io.EOF {
+			t.Fatalf("Read after the peer closed: %d, %v (want 0, EOF)", n, err)
+		}
+	})
+	t.Run("closed", func(t *testing.T) {
+		c, _ := pair(t, "tcp")
+		c.Close()
+		var oe *net.OpError
+		if n, err := c.Request([]byte("req")); n != 0 || !errors.Is(err, net.ErrClosed) || !errors.As(err, &oe) || oe.Op != "write" {
+			t.Fatalf("Request after Close: %d, %v (want 0, net.ErrClosed from a write)", n, err)
+		}
+		if n, err := c.Request(nil); n != 0 || err != nil {
+			t.Fatalf("Request of nothing: %d, %v", n, err)
+		}
+	})
+}
