@@ -63,6 +63,9 @@ func printDisclosure(w io.Writer, r *Result) {
 		}
 		p("  data       %s %s\n", BytesIEC(float64(d.SizeBytes)), where)
 	}
+	if c := r.Database.Client; c != "" {
+		p("  client     %s\n", c)
+	}
 	h := r.Driver
 	if h.OS != "" {
 		p("  driver     %s · %s · kernel %s · %d CPUs, GOMAXPROCS %d · %s · %s %s\n", h.Hostname, h.OS, h.Kernel, h.CPUs, h.GOMAXPROCS, h.GoVersion, r.Tool.Name, r.Tool.Version)

@@ -232,6 +232,9 @@ type Database struct {
 	// server runs on the driver's host, whose memory (driver_host.mem_*) is then the server's.
 	SizeBytes    int64 `json:"size_bytes,omitempty"`
 	OnDriverHost bool  `json:"on_driver_host"`
+	// Client is how candor's driver sent the statements and used its sockets (its statement path,
+	// pipelines or not and why, blocking sockets), where the engine's driver says.
+	Client string `json:"client,omitempty"`
 }
 
 // Host is the machine the driver ran on.

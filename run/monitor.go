@@ -48,6 +48,7 @@ func (m *monitor) finish(r *report.Result) {
 	r.Database.Settings = d.Settings
 	r.Database.SizeBytes = d.SizeBytes
 	r.Database.OnDriverHost = d.OnDriverHost
+	r.Database.Client = d.Client
 	h := d.Host
 	r.Driver.OS, r.Driver.Kernel, r.Driver.GoVersion, r.Driver.GOMAXPROCS = h.OS, h.Kernel, h.GoVersion, h.GOMAXPROCS
 	r.Driver.MemTotalBytes, r.Driver.MemAvailableBytes = h.MemTotalBytes, h.MemAvailableBytes

@@ -3,6 +3,7 @@ package sysmon
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -179,6 +180,9 @@ func TestDisclose(t *testing.T) {
 	}
 	if _, ok := ParseMemSetting(pg.Settings["shared_buffers"]); !ok {
 		t.Errorf("shared_buffers %q does not parse", pg.Settings["shared_buffers"])
+	}
+	if !strings.HasPrefix(pg.Client, "statements with arguments on candor's wire") {
+		t.Errorf("PostgreSQL client path %q", pg.Client)
 	}
 	if pg.SizeBytes < 1<<20 || !pg.OnDriverHost {
 		t.Errorf("size %d bytes, on the driver's host %v; want a few MB on this host", pg.SizeBytes, pg.OnDriverHost)

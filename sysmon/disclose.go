@@ -28,7 +28,10 @@ type Disclosure struct {
 	// OnDriverHost: the database server runs on the driver's host (a Unix socket or one of its
 	// addresses; always for SQLite), so the host's memory is the server's.
 	OnDriverHost bool
-	Host         HostInfo
+	// Client says how candor's driver sends the statements and uses its sockets (ClientPath of
+	// the database, where it has one).
+	Client string
+	Host   HostInfo
 	// Errors say what could not be read.
 	Errors []string
 }
@@ -59,6 +62,9 @@ func Disclose(ctx context.Context, db driver.DB) Disclosure {
 	d := Disclosure{Host: ReadHostInfo(ctx)}
 	if db == nil {
 		return d
+	}
+	if p, ok := db.(interface{ ClientPath() string }); ok {
+		d.Client = p.ClientPath()
 	}
 	kind := db.Kind()
 	if db.Dialect().SQLFamily() == driver.FamilyMySQL {

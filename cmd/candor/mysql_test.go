@@ -66,6 +66,11 @@ func TestMySQLEndToEnd(t *testing.T) {
 		d["size_bytes"] == nil || d["size_bytes"].(float64) < 50e6 || d["on_driver_host"] != true {
 		t.Errorf("result.json database disclosure: %v", d)
 	}
+	// and how candor sent the statements: the default, pipelined on candor's wire
+	const client = "prepared statements on candor's wire, pipelined"
+	if d["client"] != client || !strings.Contains(out, "client     "+client) {
+		t.Errorf("the client path: result.json %q; want %q in both it and the console", d["client"], client)
+	}
 	if strings.Contains(out, "DURABILITY_OFF") {
 		t.Error("a durable server was reported with durability off")
 	}

@@ -209,6 +209,32 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 	return c, nil
 }
 
+// ClientPath says how the sessions send their statements and use their sockets, for the
+// disclosure: candor's wire pipelined (the default), one by one, or go-sql-driver's prepared
+// statements, and why.
+func (db *DB) ClientPath() string {
+	var path string
+	switch tls := db.cfg.TLSConfig != "" && db.cfg.TLSConfig != "false"; {
+	case !ownWire():
+		path = "prepared statements through go-sql-driver, one per round trip (" + PreparedEnv + "=go-sql-driver)"
+	case tls:
+		path = "prepared statements through go-sql-driver, one per round trip (TLS: candor's wire does not speak it)"
+	case !db.engine.pipelines:
+		path = "prepared statements on candor's wire, one per round trip (" + db.engine.title + " gets no pipelines)"
+	case db.opts.noPipes:
+		path = "prepared statements on candor's wire, one per round trip (pipelines=off)"
+	default:
+		path = "prepared statements on candor's wire, pipelined"
+	}
+	if db.Dialect().Batches {
+		path += "; batches=on: multi-statement batches where a transaction has them"
+	}
+	if blockingSockets() {
+		path += "; blocking sockets (" + SocketEnv + "=blocking)"
+	}
+	return path
+}
+
 // Version is what the server said when Open connected, e.g. "MariaDB 10.11.19-0+deb12u1 (Debian 12)".
 func (db *DB) Version(ctx context.Context) (string, error) { return db.version, nil }
 

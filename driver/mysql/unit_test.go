@@ -225,3 +225,34 @@ func TestEncoder(t *testing.T) {
 		t.Error("an unsupported type was encoded")
 	}
 }
+
+// ClientPath names the statement path a run takes, and why it is not the default.
+func TestClientPath(t *testing.T) {
+	for raw, want := range map[string]string{
+		"mariadb://u:p@127.0.0.1:3306/db":                          "prepared statements on candor's wire, pipelined",
+		"mysql://u:p@127.0.0.1:3306/db?pipelines=off":              "prepared statements on candor's wire, one per round trip (pipelines=off)",
+		"dolt://u:p@127.0.0.1:3306/db":                             "prepared statements on candor's wire, one per round trip (Dolt gets no pipelines)",
+		"mysql://u:p@127.0.0.1:3306/db?tls=skip-verify":            "prepared statements through go-sql-driver, one per round trip (TLS: candor's wire does not speak it)",
+		"mariadb://u:p@127.0.0.1:3306/db?batches=on":               "prepared statements on candor's wire, pipelined; batches=on: multi-statement batches where a transaction has them",
+		"mariadb://u:p@127.0.0.1:3306/db?pipelines=on&batches=off": "prepared statements on candor's wire, pipelined",
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, o, err := parseURL(u, raw)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		db := &DB{engine: engineFor(u.Scheme), cfg: cfg, opts: o}
+		if got := db.ClientPath(); got != want {
+			t.Errorf("%s: client path\n%q, want\n%q", raw, got, want)
+		}
+	}
+	t.Setenv(PreparedEnv, "go-sql-driver")
+	t.Setenv(SocketEnv, "blocking")
+	db := &DB{engine: engineMariaDB, cfg: &gomysql.Config{}}
+	if got, want := db.ClientPath(), "prepared statements through go-sql-driver, one per round trip (CANDOR_MYSQL_PREPARED=go-sql-driver); blocking sockets (CANDOR_MYSQL_SOCKET=blocking)"; got != want {
+		t.Errorf("with the environment's switches: %q, want %q", got, want)
+	}
+}

@@ -118,6 +118,16 @@ func (db *DB) connect(ctx context.Context) (*Conn, error) {
 // 15.18-0+deb12u1)", or version() on CockroachDB and YugabyteDB.
 func (db *DB) Version(ctx context.Context) (string, error) { return db.version, nil }
 
+// ClientPath says how the sessions send their statements and use their sockets, for the
+// disclosure.
+func (db *DB) ClientPath() string {
+	path := "statements with arguments on candor's wire (direct.go), the rest through pgconn"
+	if blockingSockets() {
+		path += "; blocking sockets (" + SocketEnv + "=blocking)"
+	}
+	return path
+}
+
 func (db *DB) Classify(err error) driver.ErrorClass { return classify(err) }
 
 // DefaultIsolation is the engine's effective default: read committed on PostgreSQL, serializable on

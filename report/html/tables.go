@@ -114,11 +114,15 @@ func conditions(r *report.Result) []string {
 	if r.Setup != "" {
 		out = append(out, r.Setup)
 	}
-	return append(out,
+	out = append(out,
 		fmt.Sprintf("%d terminals over %d connections", r.Terminals, r.Connections),
 		"isolation "+r.Isolation,
 		r.Database.Version+" ("+r.Database.Kind+")",
-		r.Database.URL,
+		r.Database.URL)
+	if r.Database.Client != "" {
+		out = append(out, "client: "+r.Database.Client)
+	}
+	return append(out,
 		fmt.Sprintf("driver host %s, %d CPUs, %.0f µs of %s%s per operation", r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose, report.RoundTripsPhrase(r)),
 		"started "+r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
 		fmt.Sprintf("seed %d", r.Seed),
