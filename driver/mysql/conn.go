@@ -71,6 +71,9 @@ type Conn struct {
 	leadOn                   bool
 	// ac is the session's autocommit as candor left it (acOn, acOff, acUnknown): see Begin.
 	ac int
+	// readOnly: the transaction Begin began is read-only; carry: its next pipeline carries COMMIT
+	// (CarryCommit).
+	readOnly, carry bool
 	// trips counts round trips (driver.RoundTripCounter): every statement goes through QueryRow,
 	// Query, Exec, a batch or send (Begin's statements, SET autocommit, COMMIT and ROLLBACK).
 	trips int64
@@ -277,6 +280,7 @@ func (c *Conn) Begin(ctx context.Context, opts driver.TxOptions) error {
 		return fmt.Errorf("mysql: Begin inside a transaction")
 	}
 	c.pendSessIso, c.pendLastIso = c.sessIso, c.lastIso
+	c.readOnly, c.carry = opts.ReadOnly, false
 	last := c.lastIso
 	c.lastIso = iso
 	c.pendSet = ""
@@ -364,7 +368,7 @@ const (
 	txNone    = iota // no transaction begun by Begin
 	txPending        // Begin's statements are not sent yet (c.pending)
 	txOpen           // sent: the server has a transaction open (or failed to open it)
-	txEnded          // ended by a batch's COMMIT: Commit has nothing left to send
+	txEnded          // ended by a batch's COMMIT or a pipeline's: Commit has nothing left to send
 )
 
 // flushBegin sends a pending Begin's statements before a statement that cannot carry them (one
@@ -541,7 +545,17 @@ func (c *Conn) QueryBatch(ctx context.Context, stmts string, commit bool) (drive
 	return c.newRows(rs, ctx, stop), nil
 }
 
+// CarryCommit makes the transaction's next pipeline (Pipe) its last: COMMIT goes in the same write
+// behind its statements, so a read-only transaction of one pipeline costs one round trip (TPC-C's
+// Order-Status and Stock-Level). Only a read-only transaction carries it: the server runs every
+// command of a pipeline, those after a failing one too, and committing a read-only transaction
+// changes nothing whichever statement failed. In a read-write transaction or outside one it does
+// nothing, and without pipelines (SeqPipe) nothing carries it. Commit after a carried COMMIT sends
+// nothing; Rollback after one sends ROLLBACK, which finds nothing to undo.
+func (c *Conn) CarryCommit() { c.carry = c.readOnly && (c.tx == txPending || c.tx == txOpen) }
+
 func (c *Conn) Commit(ctx context.Context) error {
+	c.carry = false
 	switch c.tx {
 	case txPending:
 		c.endPending()
@@ -572,6 +586,7 @@ func (c *Conn) endPending() {
 // Rollback rolls back the open transaction. It is not an error if the server already rolled it back
 // (InnoDB does after a deadlock).
 func (c *Conn) Rollback(ctx context.Context) error {
+	c.carry = false
 	if c.tx == txPending {
 		c.endPending()
 		return nil

@@ -14,7 +14,8 @@ import (
 // Begin's statements (or SET autocommit = 1 outside a transaction) in front, and written in one
 // write. MariaDB and MySQL read the commands one after another from the socket and send each
 // answer as it is done; they are read in order. A command that fails does not stop the ones
-// behind it, which is why COMMIT never goes in a pipeline (driver.Pipeliner).
+// behind it, which is why COMMIT goes in a pipeline only to end a read-only transaction
+// (Conn.CarryCommit), where committing changes nothing whichever statement failed.
 type pipe struct {
 	c     *Conn
 	kinds []byte   // per queued command: pipeLead, pipeExec, pipeText or pipeQuery
@@ -32,10 +33,11 @@ type pipe struct {
 
 // The kinds of a pipeline's commands.
 const (
-	pipeLead  = iota // a statement candor put in front (Begin's, SET autocommit = 1)
-	pipeExec         // a prepared statement whose rows are not read
-	pipeText         // a text statement whose rows are not read
-	pipeQuery        // a prepared statement whose rows are read
+	pipeLead   = iota // a statement candor put in front (Begin's, SET autocommit = 1)
+	pipeExec          // a prepared statement whose rows are not read
+	pipeText          // a text statement whose rows are not read
+	pipeQuery         // a prepared statement whose rows are read
+	pipeCommit        // the transaction's COMMIT, behind the caller's statements (Conn.CarryCommit)
 )
 
 var _ driver.Pipeliner = (*Conn)(nil)
@@ -149,6 +151,12 @@ func (p *pipe) Send(ctx context.Context) error {
 	if p.pending {
 		c.tx = txOpen
 	}
+	if c.carry { // a read-only transaction's COMMIT, behind its statements
+		c.carry = false
+		c.w.text("COMMIT")
+		p.kinds = append(p.kinds, pipeCommit)
+		p.stmts = append(p.stmts, nil)
+	}
 	c.trips++
 	p.stop = c.watch(ctx)
 	if err := c.w.flush(); err != nil {
@@ -255,8 +263,13 @@ func (p *pipe) Close() error {
 			p.rows = nil
 		}
 		for p.next < len(p.kinds) && p.c.w.err == nil {
-			if _, err := p.answer(); err != nil && first == nil {
+			k := p.kinds[p.next]
+			_, err := p.answer()
+			if err != nil && first == nil {
 				first = err
+			}
+			if k == pipeCommit && err == nil {
+				p.c.tx = txEnded // Commit has nothing left to send
 			}
 		}
 		if p.c.w.err != nil && first == nil {

@@ -172,3 +172,127 @@ func testPipe(t *testing.T, raw string) {
 		t.Fatalf("a pipeline that failed to queue changed a row: %d", got)
 	}
 }
+
+// TestPipeCarriesCommit: a read-only transaction's last pipeline carries its COMMIT (one round trip
+// for Begin's statement, the read and COMMIT; Commit then sends nothing), also when its read fails;
+// a read-write transaction's pipeline never carries it, and a session without pipelines sends it
+// on its own.
+func TestPipeCarriesCommit(t *testing.T) {
+	ctx := testCtx(t)
+	db := openURL(t, freshURL(t, ""))
+	c := connect(t, db)
+	createTable(t, c, 3)
+	trips := func(c driver.Conn) int64 { n, _ := driver.RoundTrips(c); return n }
+	commits := func() int64 { // this session's COMMITs, as the server counts them
+		t.Helper()
+		var name string
+		var n int64
+		if err := c.QueryRow(ctx, "SHOW SESSION STATUS LIKE 'Com_commit'").Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	readOnly := func(query string) (int64, error) {
+		t.Helper()
+		if err := c.Begin(ctx, driver.TxOptions{ReadOnly: true}); err != nil {
+			t.Fatal(err)
+		}
+		c.(interface{ CarryCommit() }).CarryCommit()
+		p := c.(driver.Pipeliner).Pipe()
+		p.Query(query, 2)
+		if err := p.Send(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var v int64
+		rows, err := p.Rows()
+		if err == nil {
+			if rows.Next() {
+				err = rows.Scan(&v)
+			} else if err = rows.Err(); err == nil {
+				t.Fatal("no row")
+			}
+		}
+		if cerr := p.Close(); err == nil {
+			err = cerr
+		}
+		return v, err
+	}
+	const read = "SELECT v FROM t WHERE id = ?"
+	readOnly(read) // prepared in a round trip of its own
+	c.Commit(ctx)
+	n0, k0 := trips(c), commits()
+	if v, err := readOnly(read); err != nil || v != 20 {
+		t.Fatalf("read-only pipeline: %d, %v (want 20)", v, err)
+	}
+	if err := c.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// the status read is a round trip of its own
+	if n, k := trips(c)-n0, commits()-k0; n != 2 || k != 1 {
+		t.Errorf("read-only transaction: %d round trips (want 1, and 1 for the status read), %d COMMITs (want 1)", n-1, k)
+	}
+
+	// a read that fails on the server as it runs: the carried COMMIT still ends the transaction,
+	// and Rollback finds nothing to undo
+	if _, err := readOnly("SELECT (SELECT v FROM t WHERE id >= ?)"); err == nil {
+		t.Fatal("a subquery of two rows as a value did not fail")
+	}
+	if err := c.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := readOnly(read); err != nil || v != 20 {
+		t.Fatalf("the next read-only transaction: %d, %v (want 20)", v, err)
+	}
+	if err := c.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// read-write: COMMIT goes on its own, after the pipeline
+	if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.(interface{ CarryCommit() }).CarryCommit()
+	p := c.(driver.Pipeliner).Pipe()
+	p.Exec("UPDATE t SET v = v + ? WHERE id = ?", 5, 2)
+	if err := p.Send(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n0, k0 = trips(c), commits()
+	if err := c.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, k := trips(c)-n0, commits()-k0; n != 2 || k != 1 {
+		t.Errorf("read-write Commit after CarryCommit: %d round trips (want 1, and 1 for the status read), %d COMMITs (want 1)", n-1, k)
+	}
+	if v, err := readOnly(read); err != nil || v != 25 {
+		t.Fatalf("after the read-write transaction: %d, %v (want 25)", v, err)
+	}
+	c.Commit(ctx)
+
+	// no pipelines: nothing carries it, Commit sends it
+	c2 := connect(t, openURL(t, freshURL(t, "pipelines=off")))
+	if err := c2.Begin(ctx, driver.TxOptions{ReadOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	c2.(interface{ CarryCommit() }).CarryCommit()
+	var seq driver.SeqPipe
+	sp := driver.PipeOf(c2, &seq)
+	sp.Query("SELECT ? + 1", 1)
+	if err := sp.Send(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var v int64
+	if rows, err := sp.Rows(); err != nil || !rows.Next() || rows.Scan(&v) != nil || v != 2 {
+		t.Fatalf("without pipelines: %d, %v", v, err)
+	}
+	if err := sp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n0 = trips(c2)
+	if err := c2.Commit(ctx); err != nil || trips(c2)-n0 != 1 {
+		t.Errorf("Commit without pipelines: %v, %d round trips (want 1)", err, trips(c2)-n0)
+	}
+}

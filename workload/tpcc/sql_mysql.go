@@ -25,11 +25,13 @@ import (
 // on a connection without pipelines (CANDOR_MYSQL_PREPARED=go-sql-driver, TLS, pipelines=off in the
 // URL) each goes in a round trip of its own (driver.SeqPipe). Round trips, COMMIT included,
 // pipelined and one by one: New-Order 3 and 8, Payment 2 (3 by last name) and 6 (7), Order-Status
-// 2 (3) and 3 (4: its START TRANSACTION READ ONLY, which a pipeline carries in front), Delivery 4
-// and 7 for all ten districts, Stock-Level 2 and 3 (read-only too). A read-write transaction sends
+// 1 (2) and 3 (4: its START TRANSACTION READ ONLY, which a pipeline carries in front), Delivery 4
+// and 7 for all ten districts, Stock-Level 1 and 3 (read-only too). A read-write transaction sends
 // no BEGIN: driver/mysql turns the session's autocommit off once, and the transaction's first
-// statement starts it. COMMIT is never pipelined: the server goes on after a failed statement, and
-// candor rolls back what ran. With batches=on in the URL, MySQL, MariaDB and TiDB send them in
+// statement starts it. A read-write transaction's COMMIT is never pipelined: the server goes on
+// after a failed statement, and candor rolls back what ran. The read-only ones (Order-Status,
+// Stock-Level) carry their COMMIT behind their last pipeline (carryCommit): committing a read-only
+// transaction changes nothing, whichever statement failed. With batches=on in the URL, MySQL, MariaDB and TiDB send them in
 // batches (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
 
 type mysqlTxOps struct{}
@@ -455,6 +457,7 @@ func (mysqlTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) er
 		p = cl.pipe(c)
 	}
 	st.cID = cID
+	carryCommit(c) // read-only: COMMIT goes behind the last pipeline
 	p.Query(mysqlOrderStatus, cl.argList(in.WID, in.DID, cID, in.WID, in.DID, cID)...)
 	if err := p.Send(ctx); err != nil {
 		return err
@@ -657,9 +660,11 @@ func (mysqlTxOps) stockLevel(ctx context.Context, c driver.Conn, cl *Client) err
 		return cl.stockLevelBatch(ctx, b)
 	}
 	st := &cl.sl
-	// a pipeline of one statement: it carries the transaction's START TRANSACTION READ ONLY
+	// a pipeline of one statement: it carries the transaction's START TRANSACTION READ ONLY in
+	// front and, read-only, its COMMIT behind
 	p := cl.pipe(c)
 	defer p.Close()
+	carryCommit(c)
 	p.Query(mysqlStockLevel, cl.argList(st.w, st.d, st.w, st.w, st.d, st.in.Threshold)...)
 	if err := p.Send(ctx); err != nil {
 		return err

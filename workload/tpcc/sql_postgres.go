@@ -133,7 +133,9 @@ func (pgTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client) erro
 // trip instead of two, New-Order two instead of three. The statements that carry it are each
 // transaction's last, whose success on the server leaves nothing to roll back in valid data (a
 // failed check of their result after it finds the transaction committed). A New-Order with an
-// unused item (clause 2.4.2.3), rolled back after its write, does not carry it.
+// unused item (clause 2.4.2.3), rolled back after its write, does not carry it. On the MySQL family
+// (driver/mysql's CarryCommit) only a read-only transaction's last pipeline carries it: Order-Status
+// and Stock-Level (sql_mysql.go).
 func carryCommit(c driver.Conn) {
 	if cc, ok := c.(interface{ CarryCommit() }); ok {
 		cc.CarryCommit()

@@ -54,7 +54,7 @@ func txBenchEngine(b *testing.B, db driver.DB, roundTrip string) {
 	// The CPU of one round trip of a trivial statement through the same driver: the floor every
 	// statement pays (syscalls, wake-ups), which rises with the load of the machine. It puts the
 	// figures below in proportion: the mix averages 1.9 round trips per transaction on PostgreSQL,
-	// 2.3 on MySQL and MariaDB with batches, 2.8 with pipelines and about 7 one by one (BEGIN and
+	// 2.3 on MySQL and MariaDB with batches, 2.7 with pipelines and about 7 one by one (BEGIN and
 	// COMMIT included, see sql_mysql.go); each figure's trips/tx is the connections' own count.
 	b.Run("round_trip", func(b *testing.B) {
 		conn, err := db.Connect(context.Background())
