@@ -200,8 +200,7 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	c := &Conn{db: db, sc: sc, dc: dc, conv: conv, stmts: make(map[string]sqldriver.Stmt), sock: sock.c, sessIso: db.serverIso}
 	if ra, ok := sock.c.(*readAhead); ok && ownWire() {
-		tls := db.cfg.TLSConfig != "" && db.cfg.TLSConfig != "false"
-		if c.w = newWire(ra, tls); c.w != nil {
+		if c.w = newWire(ra, db.tls()); c.w != nil {
 			c.wstmts = make(map[string]*wstmt)
 		}
 	}
@@ -209,15 +208,19 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 	return c, nil
 }
 
+// tls reports whether the URL asks for TLS (tls=true, skip-verify, preferred or a named config):
+// candor's wire is not used then (newWire).
+func (db *DB) tls() bool { return db.cfg.TLSConfig != "" && db.cfg.TLSConfig != "false" }
+
 // ClientPath says how the sessions send their statements and use their sockets, for the
 // disclosure: candor's wire pipelined (the default), one by one, or go-sql-driver's prepared
 // statements, and why.
 func (db *DB) ClientPath() string {
 	var path string
-	switch tls := db.cfg.TLSConfig != "" && db.cfg.TLSConfig != "false"; {
+	switch {
 	case !ownWire():
 		path = "prepared statements through go-sql-driver, one per round trip (" + PreparedEnv + "=go-sql-driver)"
-	case tls:
+	case db.tls():
 		path = "prepared statements through go-sql-driver, one per round trip (TLS: candor's wire does not speak it)"
 	case !db.engine.pipelines:
 		path = "prepared statements on candor's wire, one per round trip (" + db.engine.title + " gets no pipelines)"

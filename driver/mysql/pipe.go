@@ -18,7 +18,7 @@ import (
 // (Conn.CarryCommit), where committing changes nothing whichever statement failed.
 type pipe struct {
 	c     *Conn
-	kinds []byte   // per queued command: pipeLead, pipeExec, pipeText or pipeQuery
+	kinds []byte   // per queued command: pipeLead, pipeExec, pipeText, pipeQuery or pipeCommit
 	stmts []*wstmt // per queued command: its statement (nil for text)
 	next  int      // the next answer to read
 	err   error    // an error queueing, returned by Send
