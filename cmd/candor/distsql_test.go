@@ -121,16 +121,7 @@ func TestDialectCockroachCLI(t *testing.T) {
 	}
 	// What the load left, seen by PostgreSQL itself.
 	ctx := context.Background()
-	db, err := driver.Open(ctx, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := connectURL(t, raw)
 	var keyed, vacuumed, noKey int64
 	tables := "{warehouse,district,customer,history,new_order,orders,order_line,item,stock}"
 	if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text = ANY($1::text[])", tables).Scan(&keyed); err != nil {

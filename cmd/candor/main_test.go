@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/report"
 )
@@ -31,6 +33,23 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 	os.Stdout, os.Stderr = oldOut, oldErr
 	t.Logf("candor %s -> exit %d\n%s", strings.Join(args, " "), code, buf.String())
 	return code, buf.String()
+}
+
+// connectURL opens the database at url and one connection to it, both closed when the test ends.
+func connectURL(t *testing.T, url string) (driver.DB, driver.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := driver.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	c, err := db.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return db, c
 }
 
 func readResult(t *testing.T, dir string) map[string]any {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/dbtest"
 )
 
@@ -50,16 +49,7 @@ END;
 	}
 
 	ctx := context.Background()
-	d, err := driver.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	c, err := d.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := connectURL(t, db)
 	var rows, distinct, committed int64
 	if err := c.QueryRow(ctx, `SELECT count(*), count(DISTINCT (client, a)) FROM tries`).Scan(&rows, &distinct); err != nil {
 		t.Fatal(err)

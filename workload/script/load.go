@@ -77,11 +77,12 @@ func createSQL(fam string) []string {
 	}
 }
 
-// keysSQL is pgbench's initCreatePKeys, on PostgreSQL's family.
-var keysSQL = []string{
-	"ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)",
-	"ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)",
-	"ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)",
+// keys are pgbench's initCreatePKeys (ALTER TABLE table ADD PRIMARY KEY (column)), on
+// PostgreSQL's family.
+var keys = [...]struct{ table, column string }{
+	{"pgbench_branches", "bid"},
+	{"pgbench_tellers", "tid"},
+	{"pgbench_accounts", "aid"},
 }
 
 // Load creates and fills pgbench's tables.
@@ -166,7 +167,19 @@ func (s *Script) Load(ctx context.Context, db driver.DB, o workload.LoadOptions)
 		summary += ", and the whole load completed"
 	}
 	if fam == sqlexec.FamilyPostgres {
-		for _, q := range keysSQL {
+		// Resumed, shard 0 may have been stopped while it added the keys: those there are whole
+		// (loadstate.Keys), the rest are added now.
+		var built loadstate.Keys
+		if resumed {
+			if built, err = loadstate.ReadKeys(ctx, ctl, fam); err != nil {
+				return workload.LoadResult{}, err
+			}
+		}
+		for _, k := range keys {
+			if built.PrimaryKeys[k.table] {
+				continue
+			}
+			q := "ALTER TABLE " + k.table + " ADD PRIMARY KEY (" + k.column + ")"
 			if _, err := ctl.Exec(ctx, q); err != nil {
 				return workload.LoadResult{}, fmt.Errorf("adding the primary keys (%s): %w", q, err)
 			}

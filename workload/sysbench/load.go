@@ -159,7 +159,22 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 	if finish, err := parts.Done(ctx, db, o); err != nil || !finish {
 		return workload.LoadResult{Rows: rows, Summary: summary}, err // shard i > 0: shard 0 finishes
 	}
+	// Resumed, shard 0 may have been stopped while it built the k indexes: those there are whole
+	// (loadstate.Keys), the rest are built now.
+	var built loadstate.Keys
+	if resumed {
+		var err error
+		if built, err = loadstate.ReadKeys(ctx, ctl, fam); err != nil {
+			return workload.LoadResult{}, err
+		}
+	}
 	for t := 1; t <= opt.Tables; t++ {
+		if built.Indexes[indexName(t)] {
+			if err := moveSequence(ctx, ctl, fam, engine, t); err != nil {
+				return workload.LoadResult{}, err
+			}
+			continue
+		}
 		if err := indexTable(ctx, ctl, fam, engine, t); err != nil {
 			return workload.LoadResult{}, err
 		}
@@ -297,8 +312,14 @@ func readRecord(ctx context.Context, db driver.DB) (loadstate.State, record, err
 // sequence past the rows loaded.
 func indexTable(ctx context.Context, ctl driver.Conn, fam, engine string, t int) error {
 	if _, err := ctl.Exec(ctx, indexSQL(t)); err != nil {
-		return fmt.Errorf("creating the index k_%d: %w", t, err)
+		return fmt.Errorf("creating the index %s: %w", indexName(t), err)
 	}
+	return moveSequence(ctx, ctl, fam, engine, t)
+}
+
+// moveSequence moves table t's id sequence past the rows loaded (sequenceSQL), on PostgreSQL
+// itself; it can be done again.
+func moveSequence(ctx context.Context, ctl driver.Conn, fam, engine string, t int) error {
 	if fam == sqlexec.FamilyPostgres && engine == "postgres" {
 		if _, err := ctl.Exec(ctx, sequenceSQL(t)); err != nil {
 			return fmt.Errorf("moving %s's id sequence past the rows loaded: %w", tableName(t), err)

@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/candor-bench/candor/workload/sqlexec"
@@ -91,7 +92,12 @@ func createSQL(family string, n int) string {
 
 // indexSQL is the secondary index sysbench creates after the rows (--create-secondary, on by
 // default).
-func indexSQL(n int) string { return fmt.Sprintf("CREATE INDEX k_%d ON %s(k)", n, tableName(n)) }
+func indexSQL(n int) string {
+	return fmt.Sprintf("CREATE INDEX %s ON %s(k)", indexName(n), tableName(n))
+}
+
+// indexName is the name of table n's index on k, as sysbench's: k_n.
+func indexName(n int) string { return "k_" + strconv.Itoa(n) }
 
 // sequenceSQL moves table n's SERIAL sequence past the ids loaded, as sysbench's own inserts of
 // the rows without ids leave it (a COPY with ids does not advance it), so oltp_insert's rows get

@@ -11,6 +11,7 @@ import (
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
 )
 
 // LoadOptions say what to load and how.
@@ -151,10 +152,7 @@ func finishLoad(ctx context.Context, db driver.DB, ctl driver.Conn, o LoadOption
 		err = parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note)
 	}
 	if err == nil {
-		err = buildKeys(ctx, db, ctl, dialect, o.Loaders)
-		if err != nil && info.Resumed && ctx.Err() == nil {
-			err = fmt.Errorf("%w (the keys of a load resumed by shard 0: if an earlier start was stopped while building them, reload every shard with --drop)", err)
-		}
+		err = buildKeys(ctx, db, ctl, dialect, o.Loaders, info.Resumed)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -383,18 +381,33 @@ var bySize = []*table{tOrderLine, tStock, tCustomer, tOrders, tHistory, tNewOrde
 
 // buildKeys adds the primary keys and secondary indexes after the load and prepares the tables for
 // the run. PostgreSQL builds the indexes in parallel on `loaders` connections, largest first.
-func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect string, loaders int) error {
+//
+// A load resumed by shard 0 (resumed) may find some of them built already: an earlier start was
+// stopped while it built them. Each index and primary key is built in one statement that either
+// completes or leaves nothing (PostgreSQL's CREATE INDEX and ALTER TABLE are transactional; InnoDB's
+// and SQLite's DDL are atomic), so what the catalog shows is whole, and only the rest is built. The
+// statistics and VACUUM that follow are run again: they can be.
+func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect string, loaders int, resumed bool) error {
+	var built loadstate.Keys
+	if resumed {
+		var err error
+		if built, err = loadstate.ReadKeys(ctx, ctl, dialect); err != nil {
+			return err
+		}
+	}
 	var tasks []string
 	engine := engineName(db)
 	if !keysAtCreate(dialect, engine) {
 		for _, t := range bySize {
-			if ks := t.keySQL(dialect); len(ks) > 0 {
+			if ks := t.keySQL(dialect); len(ks) > 0 && !keyBuilt(built, dialect, t) {
 				tasks = append(tasks, ks[0])
 			}
 		}
 	}
 	for _, x := range indexes {
-		tasks = append(tasks, x.sql())
+		if !built.Indexes[x.name] {
+			tasks = append(tasks, x.sql())
+		}
 	}
 	if dialect == dialectSQLite {
 		// Statistics for the planner from a sample, and the WAL folded into the database file so
@@ -426,7 +439,7 @@ func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect strin
 		return fmt.Errorf("building keys and indexes: %w", err)
 	}
 	for _, t := range tables {
-		if ks := t.keySQL(dialect); len(ks) > 1 {
+		if ks := t.keySQL(dialect); len(ks) > 1 && !built.PrimaryKeys[t.name] {
 			if _, err := ctl.Exec(ctx, ks[1]); err != nil {
 				return fmt.Errorf("adding the primary key of %s: %w", t.name, err)
 			}
