@@ -228,6 +228,8 @@ func TestEncoder(t *testing.T) {
 
 // ClientPath names the statement path a run takes, and why it is not the default.
 func TestClientPath(t *testing.T) {
+	t.Setenv(PreparedEnv, "") // the defaults, whatever the environment of the test says
+	t.Setenv(SocketEnv, "")
 	for raw, want := range map[string]string{
 		"mariadb://u:p@127.0.0.1:3306/db":                          "prepared statements on candor's wire, pipelined",
 		"mysql://u:p@127.0.0.1:3306/db?pipelines=off":              "prepared statements on candor's wire, one per round trip (pipelines=off)",

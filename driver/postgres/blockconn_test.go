@@ -13,6 +13,7 @@ import (
 // TestBlockingConnIsUsed: with CANDOR_PG_SOCKET=blocking candor's connections read and write with
 // blocking system calls; without it, on Go's netpoller.
 func TestBlockingConnIsUsed(t *testing.T) {
+	t.Setenv(SocketEnv, "") // the default, whatever the environment of the test says
 	c := connect(t, openDB(t).(*DB)).(*Conn)
 	if _, ok := c.pc.PgConn().Conn().(*blockconn.Conn); ok {
 		t.Fatalf("without %s the connection is a *blockconn.Conn, want the netpoller's", SocketEnv)
