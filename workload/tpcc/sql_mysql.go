@@ -31,8 +31,8 @@ import (
 // statement starts it. A read-write transaction's COMMIT is never pipelined: the server goes on
 // after a failed statement, and candor rolls back what ran. The read-only ones (Order-Status,
 // Stock-Level) carry their COMMIT behind their last pipeline (carryCommit): committing a read-only
-// transaction changes nothing, whichever statement failed. With batches=on in the URL, MySQL, MariaDB and TiDB send them in
-// batches (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
+// transaction changes nothing, whichever statement failed. With batches=on in the URL, MySQL,
+// MariaDB and TiDB send them in batches (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
 
 type mysqlTxOps struct{}
 
