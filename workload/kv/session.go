@@ -19,21 +19,14 @@ import (
 
 // session is one kv run (workload.Session, workload.RoundTripper).
 type session struct {
-	db        driver.DB
-	endpoints []driver.DB // db first
-	cfg       workload.SessionConfig
-	o         Options
-	st        loadstate.State
-	rec       record
-	family    string
-	engine    string
-	terms     int
-	conns     int
-	seq       *sequence
-	seqStart  int64
-	mix       mix
-	slots     *sqlexec.Slots
-	ex        *executor
+	sqlexec.Run
+	o        Options
+	st       loadstate.State
+	rec      record
+	seq      *sequence
+	seqStart int64
+	mix      mix
+	ex       *executor
 }
 
 var (
@@ -48,36 +41,27 @@ var (
 // pool of random streams arrivals are drawn from, round-robin) to one per connection. Terminals and
 // connections are spread round-robin over the endpoints.
 func (k *KV) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (workload.Session, error) {
-	if c.Mode != workload.ModeThroughput && c.Mode != workload.ModeRate {
-		return nil, userr.Errorf("kv runs in --mode throughput or --mode rate, not %q", c.Mode)
-	}
-	fam, engine, err := sqlexec.Dialect(db, "kv")
+	run, err := sqlexec.NewRun(db, c, "kv")
 	if err != nil {
 		return nil, err
 	}
-	var st loadstate.State
-	var rec record
-	if loadstate.IsNull(db) {
-		// The null engine holds no data: the run's keys are those a load with its flags would have
-		// written.
-		st, rec = loadstate.Given("kv", loadRecord(k.resolve()), c.GivenLoadSeed())
-	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
+	// on the null engine, the keys a load with the run's flags would have written
+	given := func() (record, error) { return loadRecord(k.resolve()), nil }
+	st, rec, err := loadstate.ForRunOrGiven(ctx, db, "kv", readRecord, given, c.GivenLoadSeed())
+	if err != nil {
 		return nil, err
 	}
 	o, err := k.runOptions(rec)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), cfg: c, o: o, st: st, rec: rec,
-		family: fam, engine: engine, seqStart: rec.InsertCount}
+	s := &session{Run: run, o: o, st: st, rec: rec, seqStart: rec.InsertCount}
 	sameKeys := func(erec record) bool { return erec.InsertCount == rec.InsertCount }
 	if err := loadstate.SameLoad(ctx, db, st, c.Endpoints, readRecord, sameKeys); err != nil {
 		return nil, err
 	}
 	conc := sqlexec.DefaultConcurrency()
-	s.terms, s.conns, err = sqlexec.Sizing{Mode: c.Mode, Terminals: c.Terminals, Connections: c.Connections,
-		DefaultTerminals: conc, RateConnections: conc, Endpoints: len(s.endpoints)}.Resolve()
-	if err != nil {
+	if err := s.Size(c.Terminals, c.Connections, conc, conc); err != nil {
 		return nil, err
 	}
 	s.mix = mix{read: o.ReadPercent, del: o.DelPercent, span: o.SpanPercent, spanLimit: o.SpanLimit, batch: o.Batch,
@@ -128,7 +112,7 @@ type runPlan struct {
 }
 
 func (s *session) Setup() workload.Setup {
-	return workload.Setup{Terminals: s.terms, Connections: s.conns, Describe: s.describe(),
+	return workload.Setup{Terminals: s.Terms, Connections: s.Conns, Describe: s.describe(),
 		Options: runPlan{Options: s.o, LoadSeed: strconv.FormatUint(s.st.Seed, 10)}}
 }
 
@@ -160,9 +144,6 @@ func (s *session) describe() string {
 // Start records the run on the data, opens the connections and builds the terminals (closed loop)
 // or the arrival source (rate mode).
 func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
-	if s.slots != nil {
-		return nil, fmt.Errorf("kv: Start called twice")
-	}
 	rec := s.rec
 	if s.o.WritePercent > 0 {
 		rec.wrote(s.o.MinBlockBytes, s.o.MaxBlockBytes)
@@ -178,27 +159,26 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 		rec.Deleted = true
 	}
 	if rec != s.rec {
-		if err := loadstate.SetOptions(ctx, s.db, "kv", rec); err != nil {
+		if err := loadstate.SetOptions(ctx, s.DB, "kv", rec); err != nil {
 			return nil, err
 		}
 		s.rec = rec
 	}
-	if err := loadstate.MarkRun(ctx, s.db, "kv"); err != nil {
+	if err := loadstate.MarkRun(ctx, s.DB, "kv"); err != nil {
 		return nil, err
 	}
-	slots, err := sqlexec.Open(ctx, s.endpoints, s.conns, env.Abort)
+	slots, err := s.Connect(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	s.slots = slots
-	s.ex = newExecutor(slots, newStatements(s.family, s.engine, s.o.Batch, s.o.SpanLimit), s.cfg.Isolation)
+	s.ex = newExecutor(slots, newStatements(s.Family, s.Engine, s.o.Batch, s.o.SpanLimit), s.Session.Isolation)
 	s.seq = newSequence(s.seqStart, s.o.CycleLength)
-	terms := make([]*terminal, s.terms)
+	terms := make([]*terminal, s.Terms)
 	for i := range terms {
-		r := gen.New(gen.Derive(s.cfg.Seed, "kv", "terminal", i))
+		r := gen.New(gen.Derive(s.Session.Seed, "kv", "terminal", i))
 		terms[i] = &terminal{mix: &s.mix, g: newKeyGen(s.o.Distribution, s.seq, s.st.Seed, r, s.o.ZipfianS, s.o.ZipfianV)}
 	}
-	return sqlexec.Work(s.cfg.Mode, s.ex, slots, terms), nil
+	return sqlexec.Work(s.Session.Mode, s.ex, slots, terms), nil
 }
 
 // Details is kv's part of result.json ("details").
@@ -293,12 +273,6 @@ func missedWarning(o Options, deleted bool, t tally) (report.Warning, bool) {
 		"%s of the %s keys read (%.2f%%) found no row, though reads pick keys whose write was drawn before them: writes that failed, were dropped, or still waited in the backlog explain a few; beyond that the table is not what was loaded and written (changed outside candor?): candor kv check --full tells",
 		textfmt.Thousands(missed), textfmt.Thousands(t.ReadKeys), 100*share)}, true
 }
-
-// RoundTrips is the round trips of every connection of the run and the operations completed.
-func (s *session) RoundTrips() (trips, ops int64, counted bool) { return s.slots.Trips() }
-
-// Close closes the run's connections.
-func (s *session) Close() error { return s.slots.Close() }
 
 // blockRange is "1..100".
 func blockRange(lo, hi int) string { return strconv.Itoa(lo) + ".." + strconv.Itoa(hi) }

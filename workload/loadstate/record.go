@@ -92,14 +92,21 @@ func SameLoad[R any](ctx context.Context, db driver.DB, st State, endpoints []dr
 	return nil
 }
 
-// Given is a run's record on the null engine (driver/null), which holds no data and needs no load:
-// a completed load of workload with the options the run was given (rec, which the workload builds
-// from its flags as its load would have recorded them) and seed. A workload's Open calls it instead
-// of ForRun when IsNull(db).
-func Given[R any](workload string, rec R, seed uint64) (State, R) {
+// ForRunOrGiven is ForRun, except on the null engine (driver/null), which holds no data and needs no
+// load: there it is a completed load of workload with the options the run was given, which given
+// builds from the run's flags as the workload's load would have recorded them (its error is the
+// run's), and seed (workload.SessionConfig.GivenLoadSeed).
+func ForRunOrGiven[R any](ctx context.Context, db driver.DB, workload string, read func(context.Context, driver.DB) (State, R, error), given func() (R, error), seed uint64) (State, R, error) {
+	if !IsNull(db) {
+		return ForRun(ctx, db, read)
+	}
+	rec, err := given()
+	if err != nil {
+		return State{}, rec, err
+	}
 	opts, _ := json.Marshal(rec)
-	return State{Status: Completed, Workload: workload, Options: opts, Seed: seed}, rec
+	return State{Status: Completed, Workload: workload, Options: opts, Seed: seed}, rec, nil
 }
 
-// IsNull reports whether db is the null engine, whose runs take their options as given (Given).
+// IsNull reports whether db is the null engine, whose runs take their options as given (ForRunOrGiven).
 func IsNull(db driver.DB) bool { return null.Is(db) }

@@ -21,17 +21,11 @@ import (
 
 // session is one run (workload.Session, workload.RoundTripper).
 type session struct {
-	s         *Script
-	db        driver.DB
-	endpoints []driver.DB
-	cfg       workload.SessionConfig
-	family    string
-	scale     int
-	loaded    bool
-	terms     int
-	conns     int
-	slots     *sqlexec.Slots
-	ex        *executor
+	sqlexec.Run
+	s      *Script
+	scale  int
+	loaded bool
+	ex     *executor
 }
 
 var (
@@ -43,18 +37,15 @@ var (
 // scripts run on whatever the database holds, at scale 1 without a load), terminals and
 // connections from --clients (pgbench's -c), else 1 as pgbench.
 func (s *Script) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (workload.Session, error) {
-	if c.Mode != workload.ModeThroughput && c.Mode != workload.ModeRate {
-		return nil, userr.Errorf("script runs in --mode throughput or --mode rate, not %q", c.Mode)
+	run, err := sqlexec.NewRun(db, c, "script")
+	if err != nil {
+		return nil, err
 	}
 	s.compile()
 	if s.progErr != nil {
 		return nil, s.progErr
 	}
-	fam, _, err := sqlexec.Dialect(db, "script")
-	if err != nil {
-		return nil, err
-	}
-	ss := &session{s: s, db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), cfg: c, family: fam, scale: 1}
+	ss := &session{Run: run, s: s, scale: 1}
 	if loadstate.IsNull(db) {
 		// The null engine holds no data: :scale is --scale as given.
 		ss.scale, ss.loaded = s.o.Scale, true
@@ -73,9 +64,7 @@ func (s *Script) Open(ctx context.Context, db driver.DB, c workload.SessionConfi
 			ss.scale, ss.loaded = rec.Scale, true
 		}
 	}
-	ss.terms, ss.conns, err = sqlexec.Sizing{Mode: c.Mode, Terminals: max(c.Terminals, s.o.Clients), Connections: max(c.Connections, s.o.Clients),
-		DefaultTerminals: 1, RateConnections: 1, Endpoints: len(ss.endpoints)}.Resolve()
-	if err != nil {
+	if err := ss.Size(max(c.Terminals, s.o.Clients), max(c.Connections, s.o.Clients), 1, 1); err != nil {
 		return nil, err
 	}
 	return ss, nil
@@ -85,8 +74,8 @@ func (s *Script) Open(ctx context.Context, db driver.DB, c workload.SessionConfi
 func (s *session) Setup() workload.Setup {
 	o := s.s.o
 	o.Scale = s.scale
-	o.Clients = s.terms
-	return workload.Setup{Terminals: s.terms, Connections: s.conns, Describe: s.describe(), Options: o}
+	o.Clients = s.Terms
+	return workload.Setup{Terminals: s.Terms, Connections: s.Conns, Describe: s.describe(), Options: o}
 }
 
 // describe is "tpcb-like@1, select-only@5; scale 1 (loaded); 7 statements".
@@ -110,23 +99,19 @@ func (s *session) describe() string {
 
 // Start opens the connections and makes the clients.
 func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
-	if s.slots != nil {
-		return nil, fmt.Errorf("script: Start called twice")
-	}
 	if s.loaded {
-		if err := loadstate.MarkRun(ctx, s.db, "script"); err != nil {
+		if err := loadstate.MarkRun(ctx, s.DB, "script"); err != nil {
 			return nil, err
 		}
 	}
-	slots, err := sqlexec.Open(ctx, s.endpoints, s.conns, env.Abort)
+	slots, err := s.Connect(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	s.slots = slots
-	rate := s.cfg.Mode == workload.ModeRate
-	s.ex = newExecutor(s.s, s.family, s.cfg.Isolation, slots, workload.NewPartTimer(env.Rec), rate)
-	s.ex.note = s.cfg.Note
-	seed := s.cfg.Seed
+	rate := s.Session.Mode == workload.ModeRate
+	s.ex = newExecutor(s.s, s.Family, s.Session.Isolation, slots, workload.NewPartTimer(env.Rec), rate)
+	s.ex.note = s.Session.Note
+	seed := s.Session.Seed
 	newEnv := func(client int) *pgscript.Env {
 		return s.s.prog.NewEnv(pgscript.EnvOptions{ClientID: int64(client), Scale: int64(s.scale),
 			RandomSeed: int64(seed), DefaultSeed: int64(gen.Derive(seed, "script", "default_seed")),
@@ -138,14 +123,14 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 			s.ex.envs[i] = newEnv(i)
 		}
 	}
-	terms := make([]*terminal, s.terms)
+	terms := make([]*terminal, s.Terms)
 	for i := range terms {
 		terms[i] = &terminal{prog: s.s.prog, r: gen.New(gen.Derive(seed, "script", "choose", i))}
 		if !rate {
 			terms[i].env = newEnv(i)
 		}
 	}
-	return sqlexec.Work(s.cfg.Mode, s.ex, slots, terms), nil
+	return sqlexec.Work(s.Session.Mode, s.ex, slots, terms), nil
 }
 
 // terminal is one of pgbench's clients: its variables (closed loop), the stream its scripts are
@@ -310,14 +295,3 @@ func (s *session) scripts() []scriptEntry {
 }
 
 func ms(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-
-// RoundTrips is the round trips of every connection and the transactions completed.
-func (s *session) RoundTrips() (trips, ops int64, counted bool) { return s.slots.Trips() }
-
-// Close closes the connections.
-func (s *session) Close() error {
-	if s.slots == nil {
-		return nil
-	}
-	return s.slots.Close()
-}

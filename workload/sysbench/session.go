@@ -18,18 +18,12 @@ import (
 
 // session is one run (workload.Session, workload.RoundTripper).
 type session struct {
-	db        driver.DB
-	endpoints []driver.DB
-	cfg       workload.SessionConfig
-	o         Options
-	t         test
-	st        loadstate.State
-	rec       record
-	family    string
-	terms     int
-	conns     int
-	slots     *sqlexec.Slots
-	ex        *executor
+	sqlexec.Run
+	o   Options
+	t   test
+	st  loadstate.State
+	rec record
+	ex  *executor
 }
 
 var (
@@ -42,21 +36,17 @@ var (
 // --threads, 1; connections to one per terminal (in rate mode connections default to 1 and the
 // terminals to one per connection).
 func (s *Sysbench) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (workload.Session, error) {
-	if c.Mode != workload.ModeThroughput && c.Mode != workload.ModeRate {
-		return nil, userr.Errorf("sysbench runs in --mode throughput or --mode rate, not %q", c.Mode)
-	}
-	fam, _, err := sqlexec.Dialect(db, "sysbench")
+	run, err := sqlexec.NewRun(db, c, "sysbench")
 	if err != nil {
 		return nil, err
 	}
-	var st loadstate.State
-	var rec record
-	if loadstate.IsNull(db) {
-		// The null engine holds no data: the run's tables are those a load with its flags would
-		// have written.
+	// on the null engine, the tables a load with the run's flags would have written
+	given := func() (record, error) {
 		opt := s.resolve()
-		st, rec = loadstate.Given("sysbench", record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}, c.GivenLoadSeed())
-	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
+		return record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}, nil
+	}
+	st, rec, err := loadstate.ForRunOrGiven(ctx, db, "sysbench", readRecord, given, c.GivenLoadSeed())
+	if err != nil {
 		return nil, err
 	}
 	if d := s.differs(rec); len(d) > 0 {
@@ -68,14 +58,12 @@ func (s *Sysbench) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 	}
 	o.TableSize = rec.TableSize
 	t, _ := findTest(o.Test)
-	ss := &session{db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), cfg: c, o: o, t: t, st: st, rec: rec, family: fam}
+	ss := &session{Run: run, o: o, t: t, st: st, rec: rec}
 	same := func(e record) bool { return e.Tables == rec.Tables && e.TableSize == rec.TableSize }
 	if err := loadstate.SameLoad(ctx, db, st, c.Endpoints, readRecord, same); err != nil {
 		return nil, err
 	}
-	ss.terms, ss.conns, err = sqlexec.Sizing{Mode: c.Mode, Terminals: c.Terminals, Connections: c.Connections,
-		DefaultTerminals: defaultThreads, RateConnections: defaultThreads, Endpoints: len(ss.endpoints)}.Resolve()
-	if err != nil {
+	if err := ss.Size(c.Terminals, c.Connections, defaultThreads, defaultThreads); err != nil {
 		return nil, err
 	}
 	return ss, nil
@@ -83,7 +71,7 @@ func (s *Sysbench) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 
 // Setup is the run's terminals, connections and opening line.
 func (s *session) Setup() workload.Setup {
-	return workload.Setup{Terminals: s.terms, Connections: s.conns, Describe: s.describe(), Options: s.o}
+	return workload.Setup{Terminals: s.Terms, Connections: s.Conns, Describe: s.describe(), Options: s.o}
 }
 
 // describe is "oltp_read_write, 1 table of 10,000 rows, 18 statements per transaction in
@@ -107,38 +95,34 @@ func (s *session) trx() bool { return s.t.trx && !s.o.SkipTrx }
 
 // Start records the run, opens the connections and builds the terminals.
 func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
-	if s.slots != nil {
-		return nil, fmt.Errorf("sysbench: Start called twice")
-	}
 	if (s.o.Test == "oltp_insert" || s.o.Test == "oltp_delete") && !s.rec.Changed {
 		s.rec.Changed = true
-		if err := loadstate.SetOptions(ctx, s.db, "sysbench", s.rec); err != nil {
+		if err := loadstate.SetOptions(ctx, s.DB, "sysbench", s.rec); err != nil {
 			return nil, err
 		}
 	}
-	if err := loadstate.MarkRun(ctx, s.db, "sysbench"); err != nil {
+	if err := loadstate.MarkRun(ctx, s.DB, "sysbench"); err != nil {
 		return nil, err
 	}
-	slots, err := sqlexec.Open(ctx, s.endpoints, s.conns, env.Abort)
+	slots, err := s.Connect(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	s.slots = slots
 	stmts := make([]*statements, s.o.Tables+1)
 	for t := 1; t <= s.o.Tables; t++ {
-		stmts[t] = newStatements(s.family, t, &s.o)
+		stmts[t] = newStatements(s.Family, t, &s.o)
 	}
-	s.ex = &executor{iso: s.cfg.Isolation, trx: s.trx(), readOnly: s.o.Test == "oltp_read_only", slots: slots, parts: workload.NewPartTimer(env.Rec),
+	s.ex = &executor{iso: s.Session.Isolation, trx: s.trx(), readOnly: s.o.Test == "oltp_read_only", slots: slots, parts: workload.NewPartTimer(env.Rec),
 		stmts: stmts, per: make([]slotState, slots.Len())}
 	for i, op := range usedOps(&s.o) {
 		s.ex.rec[op] = i
 	}
-	p := &plan{o: &s.o, steps: s.t.steps(&s.o), d: newDist(&s.o), threads: s.terms}
-	terms := make([]*terminal, s.terms)
+	p := &plan{o: &s.o, steps: s.t.steps(&s.o), d: newDist(&s.o), threads: s.Terms}
+	terms := make([]*terminal, s.Terms)
 	for i := range terms {
-		terms[i] = &terminal{p: p, r: gen.New(gen.Derive(s.cfg.Seed, "sysbench", "terminal", i)), tid: i}
+		terms[i] = &terminal{p: p, r: gen.New(gen.Derive(s.Session.Seed, "sysbench", "terminal", i)), tid: i}
 	}
-	return sqlexec.Work(s.cfg.Mode, s.ex, slots, terms), nil
+	return sqlexec.Work(s.Session.Mode, s.ex, slots, terms), nil
 }
 
 // Details is the workload's part of result.json ("details").
@@ -205,12 +189,6 @@ func finish(f *workload.Finished, d Details) {
 }
 
 func ms(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-
-// RoundTrips is the round trips of every connection and the transactions completed.
-func (s *session) RoundTrips() (trips, ops int64, counted bool) { return s.slots.Trips() }
-
-// Close closes the connections.
-func (s *session) Close() error { return s.slots.Close() }
 
 var _ workload.Merger = (*Sysbench)(nil)
 

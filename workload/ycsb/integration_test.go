@@ -646,7 +646,7 @@ func TestKilledRunInsertsFound(t *testing.T) {
 					t.Fatal(out.Err)
 				}
 			}
-			s.(*session).slots.Close() // killed: the record still says a run is inserting
+			s.(*session).Slots.Close() // killed: the record still says a run is inserting
 			if _, rec, _ := readRecord(ctx, db); !rec.Running || rec.NextInsert != 100 {
 				t.Fatalf("the record of the killed run %+v", rec)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
 // newTestYCSB is ycsb with its flags for cmd parsed from args, as the CLI does.
@@ -222,7 +223,7 @@ func TestUnknownPropertiesReported(t *testing.T) {
 	}
 
 	// A run's notes and warnings (Open and Finish, without a database).
-	s := &session{opts: o, cfg: o.cfg, termsFrom: "--terminals", terms: 4, fromLoad: map[string]bool{}}
+	s := &session{opts: o, cfg: o.cfg, termsFrom: "--terminals", Run: sqlexec.Run{Terms: 4}, fromLoad: map[string]bool{}}
 	notes = strings.Join(s.notes(), "\n")
 	for _, want := range []string{"did you mean recordcount?", `ignored property measurementtype="raw": candor always records HdrHistograms`,
 		"threadcount=8 (-p) is overridden by --terminals 4"} {

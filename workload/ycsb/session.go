@@ -22,18 +22,13 @@ import (
 
 // session is one ycsb run (workload.Session, workload.RoundTripper).
 type session struct {
-	db        driver.DB
-	endpoints []driver.DB // db first
-	sc        workload.SessionConfig
-	opts      *options
-	cfg       Config
+	sqlexec.Run
+	opts *options
+	cfg  Config
 	// fromLoad are the data properties taken from the load (not given).
 	fromLoad map[string]bool
 	st       loadstate.State
 	rec      record
-	family   string
-	terms    int
-	conns    int
 	// termsFrom says where the terminals' number came from: "--terminals", "threadcount" or
 	// "default".
 	termsFrom string
@@ -43,7 +38,6 @@ type session struct {
 	insertFrom int64
 	found      int64
 	mix        mix
-	slots      *sqlexec.Slots
 	ex         *executor
 	// recorded: Close has written the run's inserts into the record.
 	recorded bool
@@ -65,24 +59,20 @@ var (
 // and the terminals (the pool of random streams arrivals are drawn from, round-robin) to one per
 // connection. Terminals and connections are spread round-robin over the endpoints.
 func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (workload.Session, error) {
-	if c.Mode != workload.ModeThroughput && c.Mode != workload.ModeRate {
-		return nil, userr.Errorf("ycsb runs in --mode throughput or --mode rate, not %q", c.Mode)
-	}
-	fam, _, err := sqlexec.Dialect(db, recordName)
+	run, err := sqlexec.NewRun(db, c, recordName)
 	if err != nil {
 		return nil, err
 	}
-	var st loadstate.State
-	var rec record
-	if loadstate.IsNull(db) {
-		// The null engine holds no data: the run's records are those a load with its properties
-		// would have written.
+	// on the null engine, the records a load with the run's properties would have written
+	given := func() (record, error) {
 		opts := y.options()
 		if len(opts.problems) > 0 {
-			return nil, userr.Errorf("%s", strings.Join(opts.problems, "; "))
+			return record{}, userr.Errorf("%s", strings.Join(opts.problems, "; "))
 		}
-		st, rec = loadstate.Given(recordName, record{Properties: dataOf(opts.cfg), Workload: opts.builtin, NextInsert: opts.cfg.RecordCount}, c.GivenLoadSeed())
-	} else if st, rec, err = loadstate.ForRun(ctx, db, readRecord); err != nil {
+		return record{Properties: dataOf(opts.cfg), Workload: opts.builtin, NextInsert: opts.cfg.RecordCount}, nil
+	}
+	st, rec, err := loadstate.ForRunOrGiven(ctx, db, recordName, readRecord, given, c.GivenLoadSeed())
+	if err != nil {
 		return nil, err
 	}
 	cfg, fromLoad, err := y.runConfig(db, rec)
@@ -94,8 +84,7 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 		// so the shards' inserts would collide on their keys.
 		return nil, userr.Errorf("a sharded ycsb run cannot insert yet (insertproportion %g): each shard would number its inserts from the same record and their keys would collide; run a workload with inserts (D, E, or insertproportion > 0) unsharded, or shard one without inserts", cfg.Insert)
 	}
-	s := &session{db: db, endpoints: append([]driver.DB{db}, c.Endpoints...), sc: c, opts: y.options(), cfg: cfg,
-		fromLoad: fromLoad, st: st, rec: rec, family: fam}
+	s := &session{Run: run, opts: y.options(), cfg: cfg, fromLoad: fromLoad, st: st, rec: rec}
 	if err := loadstate.SameLoad(ctx, db, st, c.Endpoints, readRecord, nil); err != nil {
 		return nil, err
 	}
@@ -124,9 +113,7 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 		rateConns = threads // the open loop's connections default to the terminals given
 	}
 	s.termsFrom = from
-	s.terms, s.conns, err = sqlexec.Sizing{Mode: c.Mode, Terminals: threads, Connections: c.Connections,
-		DefaultTerminals: conc, RateConnections: rateConns, Endpoints: len(s.endpoints)}.Resolve()
-	if err != nil {
+	if err := s.Size(threads, c.Connections, conc, rateConns); err != nil {
 		return nil, err
 	}
 	if c.Note != nil {
@@ -143,7 +130,7 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 // fewer). It counts them into the record and moves NextInsert past the last, so this run's inserts
 // take new record numbers.
 func (s *session) findInserts(ctx context.Context) error {
-	c, err := s.db.Connect(ctx)
+	c, err := s.DB.Connect(ctx)
 	if err != nil {
 		return err
 	}
@@ -154,7 +141,7 @@ func (s *session) findInserts(ctx context.Context) error {
 		for i := range keys {
 			keys[i] = s.cfg.KeyName(from + int64(i))
 		}
-		present, err := presentKeys(ctx, c, s.family, s.cfg.Table, keys)
+		present, err := presentKeys(ctx, c, s.Family, s.cfg.Table, keys)
 		if err != nil {
 			return fmt.Errorf("looking for the inserts of the last run: %w", err)
 		}
@@ -168,8 +155,8 @@ func (s *session) findInserts(ctx context.Context) error {
 			}
 		}
 	}
-	if s.sc.Note != nil {
-		s.sc.Note(fmt.Sprintf("the last ycsb run on this data did not record its inserts (it was stopped): found %s, the record numbers from %s on are free", textfmt.Thousands(s.found), textfmt.Thousands(next)))
+	if s.Session.Note != nil {
+		s.Session.Note(fmt.Sprintf("the last ycsb run on this data did not record its inserts (it was stopped): found %s, the record numbers from %s on are free", textfmt.Thousands(s.found), textfmt.Thousands(next)))
 	}
 	s.rec.Inserted += s.found
 	s.rec.NextInsert = next
@@ -187,10 +174,10 @@ func (s *session) notes() []string {
 	}
 	switch s.termsFrom {
 	case "threadcount":
-		lines = append(lines, fmt.Sprintf("threadcount=%d (%s): %d terminals", c.ThreadCount, o.origin("threadcount"), s.terms))
+		lines = append(lines, fmt.Sprintf("threadcount=%d (%s): %d terminals", c.ThreadCount, o.origin("threadcount"), s.Terms))
 	case "--terminals":
-		if o.set("threadcount") && c.ThreadCount != s.terms {
-			lines = append(lines, fmt.Sprintf("threadcount=%d (%s) is overridden by --terminals %d", c.ThreadCount, o.origin("threadcount"), s.terms))
+		if o.set("threadcount") && c.ThreadCount != s.Terms {
+			lines = append(lines, fmt.Sprintf("threadcount=%d (%s) is overridden by --terminals %d", c.ThreadCount, o.origin("threadcount"), s.Terms))
 		}
 	}
 	if c.TargetOpsPerSec > 0 {
@@ -271,7 +258,7 @@ func (o *options) overrides() []string {
 }
 
 func (s *session) Setup() workload.Setup {
-	return workload.Setup{Terminals: s.terms, Connections: s.conns, Describe: s.describe(), Options: s.plan(), KeyOp: s.keyOp()}
+	return workload.Setup{Terminals: s.Terms, Connections: s.Conns, Describe: s.describe(), Options: s.plan(), KeyOp: s.keyOp()}
 }
 
 // describe is the run's opening line: "workload a (read 50%, update 50%), zipfian requests, 1,000
@@ -313,10 +300,10 @@ func mixText(p Proportions) string {
 // Start records the run on the data, opens the connections and builds the terminals (closed loop)
 // or the arrival source (rate mode).
 func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, error) {
-	if s.slots != nil {
+	if s.Slots != nil {
 		return nil, fmt.Errorf("ycsb: Start called twice")
 	}
-	slots, err := sqlexec.Open(ctx, s.endpoints, s.conns, env.Abort)
+	slots, err := sqlexec.Open(ctx, s.Endpoints, s.Conns, env.Abort)
 	if err != nil {
 		return nil, err
 	}
@@ -324,22 +311,22 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 	// inserting until Close records how far its inserts went.
 	rec := s.rec
 	rec.Running = s.cfg.Insert > 0
-	if err := loadstate.SetOptions(ctx, s.db, recordName, rec); err != nil {
+	if err := loadstate.SetOptions(ctx, s.DB, recordName, rec); err != nil {
 		slots.Close()
 		return nil, err
 	}
 	s.rec = rec
-	if err := loadstate.MarkRun(ctx, s.db, recordName); err != nil {
+	if err := loadstate.MarkRun(ctx, s.DB, recordName); err != nil {
 		slots.Close()
 		return nil, err
 	}
-	s.slots = slots
-	s.ex = newExecutor(slots, newStatements(s.family, s.cfg, s.cfg.ReadAllFieldsByName || s.cfg.DataIntegrity), &s.mix, s.sc.Isolation)
-	terms := make([]*terminal, s.terms)
+	s.Slots = slots
+	s.ex = newExecutor(slots, newStatements(s.Family, s.cfg, s.cfg.ReadAllFieldsByName || s.cfg.DataIntegrity), &s.mix, s.Session.Isolation)
+	terms := make([]*terminal, s.Terms)
 	for i := range terms {
-		terms[i] = &terminal{mix: &s.mix, r: gen.New(gen.Derive(s.sc.Seed, "ycsb", "terminal", i))}
+		terms[i] = &terminal{mix: &s.mix, r: gen.New(gen.Derive(s.Session.Seed, "ycsb", "terminal", i))}
 	}
-	return sqlexec.Work(s.sc.Mode, s.ex, slots, terms), nil
+	return sqlexec.Work(s.Session.Mode, s.ex, slots, terms), nil
 }
 
 // Details is ycsb's part of result.json ("details").
@@ -611,16 +598,13 @@ func warnings(f *workload.Finished, d Details) []report.Warning {
 	return w
 }
 
-// RoundTrips is the round trips of every connection of the run and the operations completed.
-func (s *session) RoundTrips() (trips, ops int64, counted bool) { return s.slots.Trips() }
-
-// Close closes the run's connections and records in candor_workloads how far the run's inserts
+// Close closes the run's connections (sqlexec.Run's Close) and records in candor_workloads how far the run's inserts
 // went (the counter's end and the inserts that succeeded), for the next run and for Check.
 func (s *session) Close() error {
-	if s.slots == nil {
+	if s.Slots == nil {
 		return nil
 	}
-	err := s.slots.Close()
+	err := s.Run.Close()
 	if s.recorded {
 		return err
 	}
@@ -632,7 +616,7 @@ func (s *session) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if werr := loadstate.SetOptions(ctx, s.db, recordName, rec); werr != nil {
+	if werr := loadstate.SetOptions(ctx, s.DB, recordName, rec); werr != nil {
 		return fmt.Errorf("recording the run's inserts in %s: %w", loadstate.Table, werr)
 	}
 	s.rec = rec
