@@ -1,10 +1,11 @@
-// Package blockconn is the engines' socket: a TCP (or Unix) connection whose reads and writes are
-// blocking system calls on its own descriptor, as libpq's and libmysqlclient's are, instead of Go's
-// netpoller (write, read -> EAGAIN, park, epoll_wait, futex wakes). driver/postgres dials through
-// Dial only with CANDOR_PG_SOCKET=blocking (less CPU per point select, fewer transactions per second
-// on sysbench's oltp_read_only: see README's "Where the driver's CPU goes"); driver/mysql likewise
-// only with CANDOR_MYSQL_SOCKET=blocking (less CPU with one connection, more with more connections
-// than CPUs).
+// Package blockconn is the engines' sockets of their own, outside Go's netpoller, in two kinds
+// (an engine's SocketEnv picks one; KindOf, DialKind): "blocking" (Dial), whose reads and writes
+// are blocking system calls on the socket's own descriptor, as libpq's and libmysqlclient's are,
+// instead of the netpoller's write, read -> EAGAIN, park, epoll_wait and futex wakes; and "held"
+// (DialHeld, held.go), the same descriptor read and written with raw system calls that keep the
+// goroutine's thread and P, woken by the kernel as a C client is. driver/postgres dials through
+// them only with CANDOR_PG_SOCKET=blocking or held, driver/mysql likewise with CANDOR_MYSQL_SOCKET;
+// see README's "sysbench beside sysbench" for what each costs and gains.
 package blockconn
 
 import (
@@ -36,6 +37,14 @@ type Conn struct {
 	mu       sync.Mutex
 	timer    *time.Timer
 	shutdown bool
+
+	// held (DialHeld): reads and writes are raw system calls through rc, the descriptor's own
+	// RawConn; hr and hw are the current read's and write's (one of each at a time, as the
+	// engines use a connection), hrf and hwf their functions, made once
+	held     bool
+	rc       syscall.RawConn
+	hr, hw   heldCall
+	hrf, hwf func(fd uintptr) bool
 }
 
 // errDeadline is what a read or write reports after a deadline shut the socket down; it is a
@@ -64,7 +73,7 @@ func Dial(dial DialFunc) DialFunc {
 		if err != nil {
 			return nil, err
 		}
-		fc, ok := nc.(interface{ File() (*os.File, error) })
+		sc, ok := nc.(syscall.Conn)
 		if !ok {
 			return nc, nil
 		}
@@ -72,7 +81,7 @@ func Dial(dial DialFunc) DialFunc {
 			live.Add(-1)
 			return nc, nil
 		}
-		f, err := fc.File() // a duplicate descriptor, made blocking by Fd below
+		f, err := own(sc, nc)
 		local, remote := nc.LocalAddr(), nc.RemoteAddr()
 		nc.Close()
 		if err != nil {
@@ -83,9 +92,40 @@ func Dial(dial DialFunc) DialFunc {
 	}
 }
 
+// own returns a descriptor of nc's socket that is the process's own, outside Go's netpoller: a
+// duplicate made with the system call itself, then set to blocking mode, then made an os.File,
+// which leaves a blocking descriptor out of the poller. net.TCPConn's File would not do: its
+// duplicate is made while the socket is non-blocking, so the os.File registers it with the
+// runtime's epoll set, where every answer then wakes a thread of the runtime's that waits there
+// (one wasted context switch per answer whenever a P is idle), though nothing ever waits for it.
+func own(sc syscall.Conn, nc net.Conn) (*os.File, error) {
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd, errno := -1, syscall.Errno(0)
+	if err := rc.Control(func(s uintptr) {
+		r, _, e := syscall.Syscall(syscall.SYS_FCNTL, s, syscall.F_DUPFD_CLOEXEC, 0)
+		fd, errno = int(r), e
+	}); err != nil {
+		return nil, err
+	}
+	if errno != 0 {
+		return nil, os.NewSyscallError("fcntl", errno)
+	}
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(fd), "blockconn "+nc.RemoteAddr().String()), nil
+}
+
 // Read and Write go through the os.File, whose reference count keeps the descriptor open (its
 // number not reused) until a read or write in progress returns, even while Close runs beside it.
 func (c *Conn) Read(p []byte) (int, error) {
+	if c.held {
+		return c.heldRead(p)
+	}
 	n, err := c.f.Read(p)
 	if err != nil && err != io.EOF {
 		return n, c.opError("read", err)
@@ -97,6 +137,9 @@ func (c *Conn) Read(p []byte) (int, error) {
 }
 
 func (c *Conn) Write(p []byte) (int, error) {
+	if c.held {
+		return c.heldWrite(p)
+	}
 	n, err := c.f.Write(p)
 	if err != nil {
 		return n, c.opError("write", err)
@@ -131,6 +174,11 @@ func (c *Conn) Close() error {
 	c.shutdownLocked()
 	c.mu.Unlock()
 	live.Add(-1)
+	if c.held {
+		procsMu.Lock()
+		heldLive--
+		procsMu.Unlock()
+	}
 	return c.f.Close()
 }
 

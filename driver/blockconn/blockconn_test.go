@@ -10,8 +10,23 @@ import (
 	"time"
 )
 
-// pair is a blocking Conn dialed to a loopback listener, and the listener's end of it.
-func pair(t *testing.T) (*Conn, net.Conn) {
+// kinds are the two ways of dialling a Conn: every test of a Conn runs on both.
+var kinds = []struct {
+	name string
+	dial func(DialFunc) DialFunc
+}{{Blocking, Dial}, {Held, DialHeld}}
+
+// eachKind runs f as a subtest for each kind, with pair dialling that kind.
+func eachKind(t *testing.T, f func(t *testing.T, pair func(t *testing.T) (*Conn, net.Conn))) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			f(t, func(t *testing.T) (*Conn, net.Conn) { return pairOf(t, k.dial) })
+		})
+	}
+}
+
+// pairOf is a Conn dialled through wrap to a loopback listener, and the listener's end of it.
+func pairOf(t *testing.T, wrap func(DialFunc) DialFunc) (*Conn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -23,7 +38,7 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 		c, _ := ln.Accept()
 		accepted <- c
 	}()
-	nc, err := Dial((&net.Dialer{}).DialContext)(context.Background(), "tcp", ln.Addr().String())
+	nc, err := wrap((&net.Dialer{}).DialContext)(context.Background(), "tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,79 +70,87 @@ func readWithin(t *testing.T, c net.Conn, limit time.Duration) error {
 }
 
 func TestReadWrite(t *testing.T) {
-	c, server := pair(t)
-	if _, err := c.Write([]byte("ping")); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 4)
-	if _, err := io.ReadFull(server, buf); err != nil || string(buf) != "ping" {
-		t.Fatalf("server read %q, %v", buf, err)
-	}
-	server.Write([]byte("pong"))
-	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "pong" {
-		t.Fatalf("client read %q, %v", buf, err)
-	}
-	server.Close()
-	if _, err := c.Read(buf); err != io.EOF {
-		t.Fatalf("read after the peer closed: %v, want io.EOF", err)
-	}
+	eachKind(t, func(t *testing.T, pair func(t *testing.T) (*Conn, net.Conn)) {
+		c, server := pair(t)
+		if _, err := c.Write([]byte("ping")); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(server, buf); err != nil || string(buf) != "ping" {
+			t.Fatalf("server read %q, %v", buf, err)
+		}
+		server.Write([]byte("pong"))
+		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "pong" {
+			t.Fatalf("client read %q, %v", buf, err)
+		}
+		server.Close()
+		if _, err := c.Read(buf); err != io.EOF {
+			t.Fatalf("read after the peer closed: %v, want io.EOF", err)
+		}
+	})
 }
 
 // A deadline that passes while a read is blocked ends it at once with a timeout, as the netpoller's
 // would; so does one already passed when set.
 func TestDeadlineEndsBlockedRead(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		set  func(c *Conn)
-	}{
-		{"future", func(c *Conn) { c.SetDeadline(time.Now().Add(100 * time.Millisecond)) }},
-		{"passed", func(c *Conn) {
-			time.AfterFunc(100*time.Millisecond, func() { c.SetReadDeadline(time.Now()) })
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c, _ := pair(t)
-			tc.set(c)
-			err := readWithin(t, c, 5*time.Second)
-			var ne net.Error
-			if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
-				t.Fatalf("read: %v, want a timeout (os.ErrDeadlineExceeded)", err)
-			}
-		})
-	}
+	eachKind(t, func(t *testing.T, pair func(t *testing.T) (*Conn, net.Conn)) {
+		for _, tc := range []struct {
+			name string
+			set  func(c *Conn)
+		}{
+			{"future", func(c *Conn) { c.SetDeadline(time.Now().Add(100 * time.Millisecond)) }},
+			{"passed", func(c *Conn) {
+				time.AfterFunc(100*time.Millisecond, func() { c.SetReadDeadline(time.Now()) })
+			}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				c, _ := pair(t)
+				tc.set(c)
+				err := readWithin(t, c, 5*time.Second)
+				var ne net.Error
+				if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
+					t.Fatalf("read: %v, want a timeout (os.ErrDeadlineExceeded)", err)
+				}
+			})
+		}
+	})
 }
 
 // A deadline cleared (the zero time) or moved before it passes does not fire.
 func TestDeadlineCleared(t *testing.T) {
-	c, server := pair(t)
-	c.SetDeadline(time.Now().Add(50 * time.Millisecond))
-	c.SetDeadline(time.Time{})
-	time.Sleep(150 * time.Millisecond)
-	server.Write([]byte("x"))
-	if err := readWithin(t, c, 5*time.Second); err != nil {
-		t.Fatalf("read after the deadline was cleared: %v", err)
-	}
+	eachKind(t, func(t *testing.T, pair func(t *testing.T) (*Conn, net.Conn)) {
+		c, server := pair(t)
+		c.SetDeadline(time.Now().Add(50 * time.Millisecond))
+		c.SetDeadline(time.Time{})
+		time.Sleep(150 * time.Millisecond)
+		server.Write([]byte("x"))
+		if err := readWithin(t, c, 5*time.Second); err != nil {
+			t.Fatalf("read after the deadline was cleared: %v", err)
+		}
+	})
 }
 
 // Close from another goroutine ends a blocked read, and gives back its place under MaxLive.
 func TestCloseEndsBlockedReadAndCounts(t *testing.T) {
-	before := Live()
-	c, _ := pair(t)
-	if Live() != before+1 {
-		t.Fatalf("Live = %d after a dial, want %d", Live(), before+1)
-	}
-	time.AfterFunc(100*time.Millisecond, func() { c.Close() })
-	if err := readWithin(t, c, 5*time.Second); err == nil {
-		t.Fatal("a read ended by Close returned no error")
-	}
-	for wait := time.Now(); Live() != before; time.Sleep(time.Millisecond) { // Close counts after its shutdown wakes the read
-		if time.Since(wait) > 5*time.Second {
-			t.Fatalf("Live = %d after Close, want %d", Live(), before)
+	eachKind(t, func(t *testing.T, pair func(t *testing.T) (*Conn, net.Conn)) {
+		before := Live()
+		c, _ := pair(t)
+		if Live() != before+1 {
+			t.Fatalf("Live = %d after a dial, want %d", Live(), before+1)
 		}
-	}
-	if err := c.Close(); !errors.Is(err, net.ErrClosed) {
-		t.Fatalf("a second Close: %v, want net.ErrClosed", err)
-	}
+		time.AfterFunc(100*time.Millisecond, func() { c.Close() })
+		if err := readWithin(t, c, 5*time.Second); err == nil {
+			t.Fatal("a read ended by Close returned no error")
+		}
+		for wait := time.Now(); Live() != before; time.Sleep(time.Millisecond) { // Close counts after its shutdown wakes the read
+			if time.Since(wait) > 5*time.Second {
+				t.Fatalf("Live = %d after Close, want %d", Live(), before)
+			}
+		}
+		if err := c.Close(); !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("a second Close: %v, want net.ErrClosed", err)
+		}
+	})
 }
 
 // Past MaxLive, Dial hands back the netpoller's connection.

@@ -26,6 +26,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/blockconn"
 	"github.com/candor-bench/candor/userr"
 )
 
@@ -232,8 +233,8 @@ func (db *DB) ClientPath() string {
 	if db.Dialect().Batches {
 		path += "; batches=on: multi-statement batches where a transaction has them"
 	}
-	if blockingSockets() {
-		path += "; blocking sockets (" + SocketEnv + "=blocking)"
+	if k := blockconn.Describe(socketKind(), SocketEnv); k != "" {
+		path += "; " + k
 	}
 	return path
 }

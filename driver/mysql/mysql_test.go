@@ -15,6 +15,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/blockconn"
 	"github.com/candor-bench/candor/driver/mysql"
 	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/internal/drivertest"
@@ -628,9 +629,27 @@ func BenchmarkCopyFrom(b *testing.B) {
 // TestContextInterrupts: a statement runs until its context ends, then stops at once with the
 // context's error (not a lost connection); a context that ends after its statement finished leaves
 // the session alone.
+// It holds on each socket kind (SocketEnv): the netpoller's, and driver/blockconn's blocking and
+// held sockets, whose reads a context ends by shutting the socket down.
 func TestContextInterrupts(t *testing.T) {
+	for _, kind := range []string{blockconn.Netpoll, blockconn.Blocking, blockconn.Held} {
+		t.Run(kind, func(t *testing.T) {
+			t.Setenv(mysql.SocketEnv, kind)
+			testContextInterrupts(t, kind)
+		})
+	}
+}
+
+func testContextInterrupts(t *testing.T, kind string) {
 	db := openURL(t, freshURL(t, ""))
+	live := blockconn.Live()
 	c := connect(t, db)
+	if own := blockconn.Live() > live; own != (kind != blockconn.Netpoll) {
+		t.Fatalf("%s=%s: the session's socket is blockconn's: %v", mysql.SocketEnv, kind, own)
+	}
+	if p := db.ClientPath(); (kind != blockconn.Netpoll) != strings.Contains(p, mysql.SocketEnv+"="+kind) {
+		t.Fatalf("%s=%s: client path %q", mysql.SocketEnv, kind, p)
+	}
 	ctx, cancel := context.WithCancel(testCtx(t))
 	var one int64
 	if err := c.QueryRow(ctx, "SELECT ?", 1).Scan(&one); err != nil || one != 1 {

@@ -165,9 +165,7 @@ type socketHolder struct{ c net.Conn }
 func dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	var d net.Dialer
 	dc := d.DialContext
-	if blockingSockets() {
-		dc = blockconn.Dial(dc)
-	}
+	dc = blockconn.DialKind(socketKind(), dc)
 	c, err := dc(ctx, network, addr)
 	if err == nil {
 		// raw system calls on a netpoller's socket; blockconn's are left as they are (rawsock.Wrap)
@@ -179,13 +177,12 @@ func dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	return c, err
 }
 
-// SocketEnv chooses the sockets' kind, as driver/postgres's CANDOR_PG_SOCKET does: "blocking" makes
-// reads and writes blocking system calls on the socket's own descriptor (driver/blockconn),
-// anything else leaves them on Go's netpoller (the default).
+// SocketEnv chooses the sockets' kind, as driver/postgres's CANDOR_PG_SOCKET does: "blocking" or
+// "held" (driver/blockconn's kinds), anything else Go's netpoller (the default).
 const SocketEnv = "CANDOR_MYSQL_SOCKET"
 
-// blockingSockets reports whether SocketEnv asks for blocking sockets.
-func blockingSockets() bool { return os.Getenv(SocketEnv) == "blocking" }
+// socketKind is the kind SocketEnv asks for.
+func socketKind() string { return blockconn.KindOf(SocketEnv) }
 
 // PreparedEnv chooses who executes the prepared statements: "go-sql-driver" sends them through
 // go-sql-driver's statements, for measuring; anything else through candor's own wire (wire.go), the

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,10 +19,16 @@ func TestBlockingConnIsUsed(t *testing.T) {
 	if _, ok := c.pc.PgConn().Conn().(*blockconn.Conn); ok {
 		t.Fatalf("without %s the connection is a *blockconn.Conn, want the netpoller's", SocketEnv)
 	}
-	t.Setenv(SocketEnv, "blocking")
-	c = connect(t, openDB(t).(*DB)).(*Conn)
-	if _, ok := c.pc.PgConn().Conn().(*blockconn.Conn); !ok {
-		t.Fatalf("the connection is a %T, want a *blockconn.Conn", c.pc.PgConn().Conn())
+	for _, kind := range []string{blockconn.Blocking, blockconn.Held} {
+		t.Setenv(SocketEnv, kind)
+		db := openDB(t).(*DB)
+		c = connect(t, db).(*Conn)
+		if _, ok := c.pc.PgConn().Conn().(*blockconn.Conn); !ok {
+			t.Fatalf("%s=%s: the connection is a %T, want a *blockconn.Conn", SocketEnv, kind, c.pc.PgConn().Conn())
+		}
+		if p := db.ClientPath(); !strings.Contains(p, SocketEnv+"="+kind) {
+			t.Fatalf("%s=%s: the client path %q does not say so", SocketEnv, kind, p)
+		}
 	}
 }
 
@@ -32,10 +39,12 @@ func TestBlockingConnIsUsed(t *testing.T) {
 // place under blockconn.MaxLive.
 func TestBlockingConnCancelAndTimeout(t *testing.T) {
 	t.Run("netpoll", func(t *testing.T) { testCancelAndTimeout(t) })
-	t.Run("blocking", func(t *testing.T) {
-		t.Setenv(SocketEnv, "blocking")
-		testCancelAndTimeout(t)
-	})
+	for _, kind := range []string{blockconn.Blocking, blockconn.Held} {
+		t.Run(kind, func(t *testing.T) {
+			t.Setenv(SocketEnv, kind)
+			testCancelAndTimeout(t)
+		})
+	}
 }
 
 func testCancelAndTimeout(t *testing.T) {
@@ -122,10 +131,12 @@ func testCancelAndTimeout(t *testing.T) {
 // and an ended context is refused before anything is sent.
 func TestContextEndedWhileIdle(t *testing.T) {
 	t.Run("netpoll", testContextEndedWhileIdle)
-	t.Run("blocking", func(t *testing.T) {
-		t.Setenv(SocketEnv, "blocking")
-		testContextEndedWhileIdle(t)
-	})
+	for _, kind := range []string{blockconn.Blocking, blockconn.Held} {
+		t.Run(kind, func(t *testing.T) {
+			t.Setenv(SocketEnv, kind)
+			testContextEndedWhileIdle(t)
+		})
+	}
 }
 
 func testContextEndedWhileIdle(t *testing.T) {

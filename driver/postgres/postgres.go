@@ -11,7 +11,6 @@ package postgres
 import (
 	"context"
 	"net/url"
-	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -68,9 +67,7 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	if q.Get("statement_cache_capacity") == "" {
 		cfg.StatementCacheCapacity = statementCacheSize
 	}
-	if blockingSockets() {
-		cfg.DialFunc = blockconn.Dial(cfg.DialFunc)
-	}
+	cfg.DialFunc = blockconn.DialKind(socketKind(), cfg.DialFunc)
 	// raw system calls on the netpoller's sockets: blockconn's own are left as they are (they have
 	// no descriptor to give), those past its MaxLive are wrapped
 	cfg.DialFunc = rawsock.Dial(cfg.DialFunc)
@@ -122,8 +119,8 @@ func (db *DB) Version(ctx context.Context) (string, error) { return db.version, 
 // disclosure.
 func (db *DB) ClientPath() string {
 	path := "statements with arguments on candor's wire (direct.go), the rest through pgconn"
-	if blockingSockets() {
-		path += "; blocking sockets (" + SocketEnv + "=blocking)"
+	if k := blockconn.Describe(socketKind(), SocketEnv); k != "" {
+		path += "; " + k
 	}
 	return path
 }
@@ -138,13 +135,13 @@ func (db *DB) DefaultIsolation() driver.Isolation { return db.engine.defaultIso 
 // Close releases nothing: connections are owned and closed by their users.
 func (db *DB) Close() error { return nil }
 
-// SocketEnv chooses the sockets' kind: "blocking" makes reads and writes blocking system calls on
-// the socket's own descriptor (driver/blockconn), anything else leaves them on Go's netpoller (the
-// default). Blocking sockets took less CPU per point select (BenchmarkPointSelectCPU, select-only)
-// but gave fewer transactions per second on sysbench's oltp_read_only with more sessions than
-// CPUs (a read blocked in the kernel keeps its P until sysmon hands it on), so they are for
-// measuring (scripts/bench), not the default.
+// SocketEnv chooses the sockets' kind (driver/blockconn's kinds): "blocking" makes reads and
+// writes blocking system calls on the socket's own descriptor, "held" raw blocking reads that keep
+// their thread and P (a P per connection: the fewest context switches when the server shares the
+// driver's CPUs, see README's "sysbench beside sysbench"), anything else leaves them on Go's
+// netpoller (the default: it costs the least CPU per TPC-C transaction, and it serves any number of
+// connections).
 const SocketEnv = "CANDOR_PG_SOCKET"
 
-// blockingSockets reports whether SocketEnv asks for blocking sockets.
-func blockingSockets() bool { return os.Getenv(SocketEnv) == "blocking" }
+// socketKind is the kind SocketEnv asks for.
+func socketKind() string { return blockconn.KindOf(SocketEnv) }
