@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"runtime"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
@@ -50,7 +51,10 @@ func (m *monitor) finish(r *report.Result) {
 	r.Database.OnDriverHost = d.OnDriverHost
 	r.Database.Client = d.Client
 	h := d.Host
-	r.Driver.OS, r.Driver.Kernel, r.Driver.GoVersion, r.Driver.GOMAXPROCS = h.OS, h.Kernel, h.GoVersion, h.GOMAXPROCS
+	r.Driver.OS, r.Driver.Kernel, r.Driver.GoVersion = h.OS, h.Kernel, h.GoVersion
+	// GOMAXPROCS as the run ended: held sockets (driver/blockconn) raise it as their connections
+	// open, after the disclosure was read
+	r.Driver.GOMAXPROCS = max(h.GOMAXPROCS, runtime.GOMAXPROCS(0))
 	r.Driver.MemTotalBytes, r.Driver.MemAvailableBytes = h.MemTotalBytes, h.MemAvailableBytes
 	res := &report.Resources{EverySeconds: sum.EverySeconds, Samples: sum.Samples, WindowSamples: sum.Window,
 		Series: make(map[string]report.SeriesStat, len(sum.Series)), Errors: sum.Errors}

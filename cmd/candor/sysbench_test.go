@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/candor-bench/candor/driver/blockconn"
+	"github.com/candor-bench/candor/driver/mysql"
+	"github.com/candor-bench/candor/driver/postgres"
 	"github.com/candor-bench/candor/internal/dbtest"
 )
 
@@ -30,6 +33,7 @@ func TestSysbenchPostgresCLI(t *testing.T) {
 	db := dbtest.FreshPostgresURL(t, "candor_sysbench_cli")
 	sysbenchFlow.run(t, db, dir)
 	sysbenchParts(t, db, dir)
+	sysbenchHeld(t, db, dir, postgres.SocketEnv)
 }
 
 func TestSysbenchMySQLCLI(t *testing.T) {
@@ -37,6 +41,29 @@ func TestSysbenchMySQLCLI(t *testing.T) {
 	db := dbtest.FreshMySQLURL(t, "candor_sysbench_cli")
 	sysbenchFlow.run(t, db, dir)
 	sysbenchParts(t, db, dir)
+	sysbenchHeld(t, db, dir, mysql.SocketEnv)
+}
+
+// sysbenchHeld runs oltp_read_write on held sockets (env=held, driver/blockconn): transactions
+// complete without errors, the disclosure says how the statements went, and GOMAXPROCS as the run
+// ended gave each held connection a P.
+func sysbenchHeld(t *testing.T, db, dir, env string) {
+	t.Setenv(env, blockconn.Held)
+	t.Setenv("GOMAXPROCS", "") // candor raises it for held connections only when the user has not set it
+	out := filepath.Join(dir, "held")
+	sysbenchFlow.cli(t, 0, "sysbench", "run", "--db", db, "--test", "oltp_read_write", "--terminals", "3", "--duration", "2s",
+		"--warmup", "0s", "--interval", "1s", "-q", "--out", out)
+	res := readResult(t, out)
+	tx := res["operations"].(map[string]any)["transaction"].(map[string]any)
+	if tx["count"].(float64) < 10 || tx["errors"].(float64) != 0 {
+		t.Errorf("on held sockets: %v transactions, %v errors", tx["count"], tx["errors"])
+	}
+	if c, _ := res["database"].(map[string]any)["client"].(string); !strings.Contains(c, env+"=held") {
+		t.Errorf("the client path %q does not name the held sockets", c)
+	}
+	if p := res["driver_host"].(map[string]any)["gomaxprocs"].(float64); p < 3+blockconn.SpareProcs {
+		t.Errorf("GOMAXPROCS %v as the run ended, with 3 held connections: want at least %d", p, 3+blockconn.SpareProcs)
+	}
 }
 
 // sysbenchParts checks the throughput run sysbenchFlow left in dir/thr, then runs another test.

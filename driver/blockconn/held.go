@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -236,7 +235,7 @@ func Describe(kind, env string) string {
 	case Blocking:
 		return "blocking sockets (" + env + "=blocking)"
 	case Held:
-		return "held sockets (" + env + "=held: raw blocking reads, a P per connection, GOMAXPROCS " + strconv.Itoa(runtime.GOMAXPROCS(0)) + ")"
+		return "held sockets (" + env + "=held: raw blocking reads, a P per connection)"
 	}
 	return ""
 }
