@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/blockconn"
 	"github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
@@ -185,6 +186,12 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		return nil, err
 	}
 	w, in := p.Workload, p.info()
+	defer blockconn.Prefer(blockconn.Netpoll) // what a load or check after this run gets
+	if in.HeldSockets {
+		blockconn.Prefer(blockconn.Held)
+	} else {
+		blockconn.Prefer(blockconn.Netpoll)
+	}
 	mx := shared
 	if mx == nil {
 		var err error

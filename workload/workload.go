@@ -97,6 +97,12 @@ type Info struct {
 	// is timed, for the report ("from the statement's call to its result").
 	Parts    map[string]string
 	PartNote string
+	// HeldSockets says the workload's runs are faster on held sockets (driver/blockconn: a thread
+	// and a P per connection, woken by the kernel as a C client is): short statements from a few
+	// connections, as sysbench's tests (README, section 7). A run asks for them unless the engine's
+	// socket variable (CANDOR_PG_SOCKET, CANDOR_MYSQL_SOCKET) names a kind; loads and checks stay
+	// on the netpoller.
+	HeldSockets bool
 }
 
 // FiniteBound is a Finite workload's default --duration: a bound on the run, which ends when its

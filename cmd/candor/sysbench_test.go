@@ -44,25 +44,42 @@ func TestSysbenchMySQLCLI(t *testing.T) {
 	sysbenchHeld(t, db, dir, mysql.SocketEnv)
 }
 
-// sysbenchHeld runs oltp_read_write on held sockets (env=held, driver/blockconn): transactions
-// complete without errors, the disclosure says how the statements went, and GOMAXPROCS as the run
-// ended gave each held connection a P.
+// sysbenchHeld: sysbench's runs are on held sockets (driver/blockconn) unless env names another
+// kind: oltp_read_write's transactions complete without errors, the disclosure says how the
+// statements went, and GOMAXPROCS as the run ended gave each held connection a P; with
+// env=netpoll they are on Go's netpoller, and so is a kv run (its workload does not ask for held
+// sockets) after a held one.
 func sysbenchHeld(t *testing.T, db, dir, env string) {
-	t.Setenv(env, blockconn.Held)
+	t.Setenv(env, "")
 	t.Setenv("GOMAXPROCS", "") // candor raises it for held connections only when the user has not set it
-	out := filepath.Join(dir, "held")
-	sysbenchFlow.cli(t, 0, "sysbench", "run", "--db", db, "--test", "oltp_read_write", "--terminals", "3", "--duration", "2s",
-		"--warmup", "0s", "--interval", "1s", "-q", "--out", out)
-	res := readResult(t, out)
+	run := func(name string, args ...string) map[string]any {
+		out := filepath.Join(dir, name)
+		sysbenchFlow.cli(t, 0, append(append([]string{}, args...), "--db", db, "--terminals", "3", "--duration", "2s",
+			"--warmup", "0s", "--interval", "1s", "-q", "--out", out)...)
+		return readResult(t, out)
+	}
+	client := func(res map[string]any) string {
+		c, _ := res["database"].(map[string]any)["client"].(string)
+		return c
+	}
+	res := run("held", "sysbench", "run", "--test", "oltp_read_write")
 	tx := res["operations"].(map[string]any)["transaction"].(map[string]any)
 	if tx["count"].(float64) < 10 || tx["errors"].(float64) != 0 {
 		t.Errorf("on held sockets: %v transactions, %v errors", tx["count"], tx["errors"])
 	}
-	if c, _ := res["database"].(map[string]any)["client"].(string); !strings.Contains(c, env+"=held") {
-		t.Errorf("the client path %q does not name the held sockets", c)
+	if c := client(res); !strings.Contains(c, "held sockets") || !strings.Contains(c, env) {
+		t.Errorf("the client path %q does not name the held sockets and %s", c, env)
 	}
 	if p := res["driver_host"].(map[string]any)["gomaxprocs"].(float64); p < 3+blockconn.SpareProcs {
 		t.Errorf("GOMAXPROCS %v as the run ended, with 3 held connections: want at least %d", p, 3+blockconn.SpareProcs)
+	}
+	sysbenchFlow.cli(t, 0, "kv", "load", "--db", db, "--insert-count", "1000")
+	if c := client(run("kv-after", "kv", "run")); strings.Contains(c, "sockets") {
+		t.Errorf("a kv run after sysbench's: client path %q, want Go's netpoller", c)
+	}
+	t.Setenv(env, blockconn.Netpoll)
+	if c := client(run("netpoll", "sysbench", "run", "--test", "oltp_point_select")); strings.Contains(c, "sockets") {
+		t.Errorf("with %s=netpoll: client path %q, want Go's netpoller", env, c)
 	}
 }
 

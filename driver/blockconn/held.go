@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -207,12 +208,24 @@ const (
 	Held     = "held"
 )
 
-// KindOf is the socket kind the environment variable env names: Blocking, Held, or Netpoll for
-// anything else.
+// preferred is the kind KindOf gives when the environment names none (Prefer).
+var preferred atomic.Value // string
+
+// Prefer sets the kind that connections dialled from now on get when the engine's SocketEnv is
+// unset or empty (Netpoll until it is called): a run whose workload gains from held sockets asks
+// for them (workload.Info.HeldSockets), and every run sets it again, so it never outlives its run.
+func Prefer(kind string) { preferred.Store(kind) }
+
+// KindOf is the socket kind the environment variable env names: Blocking, Held or Netpoll; when it
+// is unset or empty, the kind Prefer set; Netpoll for anything else.
 func KindOf(env string) string {
 	switch k := os.Getenv(env); k {
-	case Blocking, Held:
+	case Blocking, Held, Netpoll:
 		return k
+	case "":
+		if k, ok := preferred.Load().(string); ok && k != "" {
+			return k
+		}
 	}
 	return Netpoll
 }
@@ -235,7 +248,7 @@ func Describe(kind, env string) string {
 	case Blocking:
 		return "blocking sockets (" + env + "=blocking)"
 	case Held:
-		return "held sockets (" + env + "=held: raw blocking reads, a P per connection)"
+		return "held sockets (raw blocking reads, a thread and a P per connection; " + env + " chooses the kind)"
 	}
 	return ""
 }

@@ -168,7 +168,16 @@ func TestKindOf(t *testing.T) {
 			t.Errorf("KindOf with %q = %q, want %q", v, got, want)
 		}
 	}
-	if Describe(Netpoll, "E") != "" || !strings.Contains(Describe(Held, "E"), "E=held") || !strings.Contains(Describe(Blocking, "E"), "E=blocking") {
+	// Prefer's kind when the variable is unset or empty; the variable's when it names one.
+	Prefer(Held)
+	defer Prefer(Netpoll)
+	for v, want := range map[string]string{"": Held, "netpoll": Netpoll, "blocking": Blocking, "x": Netpoll} {
+		t.Setenv("CANDOR_TEST_SOCKET", v)
+		if got := KindOf("CANDOR_TEST_SOCKET"); got != want {
+			t.Errorf("KindOf with %q, Held preferred = %q, want %q", v, got, want)
+		}
+	}
+	if Describe(Netpoll, "E") != "" || !strings.Contains(Describe(Held, "E"), "held sockets") || !strings.Contains(Describe(Blocking, "E"), "E=blocking") {
 		t.Errorf("Describe: %q %q %q", Describe(Netpoll, "E"), Describe(Held, "E"), Describe(Blocking, "E"))
 	}
 }
