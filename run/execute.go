@@ -186,11 +186,9 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		return nil, err
 	}
 	w, in := p.Workload, p.info()
-	defer blockconn.Prefer(blockconn.Netpoll) // what a load or check after this run gets
-	if in.HeldSockets {
+	if in.HeldSockets { // the workload's runs gain from held sockets; a load or check after it does not
 		blockconn.Prefer(blockconn.Held)
-	} else {
-		blockconn.Prefer(blockconn.Netpoll)
+		defer blockconn.Prefer(blockconn.Netpoll)
 	}
 	mx := shared
 	if mx == nil {

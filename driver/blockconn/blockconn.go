@@ -67,28 +67,58 @@ type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error
 
 // Dial wraps dial (the engine's, with its timeout and keep-alive): the socket it returns is handed
 // to a Conn, while fewer than MaxLive are open; beyond, it stays on the netpoller.
-func Dial(dial DialFunc) DialFunc {
+func Dial(dial DialFunc) DialFunc { return dialOwn(dial, false) }
+
+// dialOwn is Dial (held false) and DialHeld (held true): the dialled socket becomes a Conn of the
+// kind while admit lets it, and stays on the netpoller otherwise.
+func dialOwn(dial DialFunc, held bool) DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		nc, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
 		sc, ok := nc.(syscall.Conn)
-		if !ok {
-			return nc, nil
-		}
-		if live.Add(1) > MaxLive {
-			live.Add(-1)
+		if !ok || !admit(held) {
 			return nc, nil
 		}
 		f, err := own(sc, nc)
 		local, remote := nc.LocalAddr(), nc.RemoteAddr()
 		nc.Close()
 		if err != nil {
-			live.Add(-1)
+			release(held)
 			return nil, err
 		}
-		return &Conn{f: f, fd: int(f.Fd()), local: local, remote: remote}, nil
+		c := &Conn{f: f, fd: int(f.Fd()), local: local, remote: remote}
+		if held {
+			if err := c.hold(); err != nil {
+				f.Close()
+				release(held)
+				return nil, err
+			}
+		}
+		return c, nil
+	}
+}
+
+// admit counts a new Conn (held: a held one too, raising GOMAXPROCS for it), or says there is no
+// room: MaxLive Conns, or MaxHeld held ones, are open. release undoes it, when the Conn could not
+// be made or is closed.
+func admit(held bool) bool {
+	if live.Add(1) > MaxLive {
+		live.Add(-1)
+		return false
+	}
+	if held && !admitHeld() {
+		live.Add(-1)
+		return false
+	}
+	return true
+}
+
+func release(held bool) {
+	live.Add(-1)
+	if held {
+		releaseHeld()
 	}
 }
 
@@ -173,12 +203,7 @@ func (c *Conn) Close() error {
 	}
 	c.shutdownLocked()
 	c.mu.Unlock()
-	live.Add(-1)
-	if c.held {
-		procsMu.Lock()
-		heldLive--
-		procsMu.Unlock()
-	}
+	release(c.held)
 	return c.f.Close()
 }
 

@@ -157,6 +157,15 @@ func TestCloseEndsBlockedReadAndCounts(t *testing.T) {
 func TestMaxLive(t *testing.T) {
 	live.Add(MaxLive)
 	defer live.Add(-MaxLive)
+	if _, ok := dialOnce(t, Dial).(*Conn); ok {
+		t.Fatal("Dial gave a blocking Conn past MaxLive")
+	}
+}
+
+// dialOnce dials a loopback listener through wrap and returns the connection, closed when the
+// test ends.
+func dialOnce(t *testing.T, wrap func(DialFunc) DialFunc) net.Conn {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -168,12 +177,10 @@ func TestMaxLive(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}()
-	nc, err := Dial((&net.Dialer{}).DialContext)(context.Background(), "tcp", ln.Addr().String())
+	nc, err := wrap((&net.Dialer{}).DialContext)(context.Background(), "tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
-	if _, ok := nc.(*Conn); ok {
-		t.Fatal("Dial gave a blocking Conn past MaxLive")
-	}
+	t.Cleanup(func() { nc.Close() })
+	return nc
 }

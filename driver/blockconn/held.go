@@ -1,9 +1,7 @@
 package blockconn
 
 import (
-	"context"
 	"io"
-	"net"
 	"os"
 	"runtime"
 	"sync"
@@ -53,35 +51,25 @@ type heldCall struct {
 
 // DialHeld wraps dial (the engine's): the connection it returns is held (see above), while fewer
 // than MaxHeld are open; beyond, it stays on the netpoller.
-func DialHeld(dial DialFunc) DialFunc {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		nc, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		sc, ok := nc.(syscall.Conn)
-		if !ok {
-			return nc, nil
-		}
-		procsMu.Lock()
-		if heldLive >= MaxHeld {
-			procsMu.Unlock()
-			return nc, nil
-		}
-		heldLive++
-		reserveProcs(heldLive + SpareProcs)
-		procsMu.Unlock()
-		live.Add(1)
-		c, err := hold(sc, nc)
-		if err != nil {
-			live.Add(-1)
-			procsMu.Lock()
-			heldLive--
-			procsMu.Unlock()
-			return nil, err
-		}
-		return c, nil
+func DialHeld(dial DialFunc) DialFunc { return dialOwn(dial, true) }
+
+// admitHeld counts a new held connection and raises GOMAXPROCS for it, or says MaxHeld are open;
+// releaseHeld undoes it.
+func admitHeld() bool {
+	procsMu.Lock()
+	defer procsMu.Unlock()
+	if heldLive >= MaxHeld {
+		return false
 	}
+	heldLive++
+	reserveProcs(heldLive + SpareProcs)
+	return true
+}
+
+func releaseHeld() {
+	procsMu.Lock()
+	heldLive--
+	procsMu.Unlock()
 }
 
 // reserveProcs raises GOMAXPROCS to n, unless the user set GOMAXPROCS (then theirs stands) or it
@@ -95,29 +83,21 @@ func reserveProcs(n int) {
 	}
 }
 
-// hold makes nc's socket a held Conn: the process's own blocking descriptor (own), its waits
-// bounded by WaitSlice. nc is closed either way.
-func hold(sc syscall.Conn, nc net.Conn) (*Conn, error) {
-	f, err := own(sc, nc)
-	local, remote := nc.LocalAddr(), nc.RemoteAddr()
-	nc.Close()
-	if err != nil {
-		return nil, err
-	}
-	c := &Conn{f: f, fd: int(f.Fd()), local: local, remote: remote, held: true}
+// hold makes c held: its waits bounded by WaitSlice, its reads and writes raw system calls through
+// its descriptor's RawConn.
+func (c *Conn) hold() (err error) {
+	c.held = true
 	tv := syscall.NsecToTimeval(int64(WaitSlice))
 	for _, opt := range []int{syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO} {
 		if err := syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
-			f.Close()
-			return nil, os.NewSyscallError("setsockopt", err)
+			return os.NewSyscallError("setsockopt", err)
 		}
 	}
-	if c.rc, err = f.SyscallConn(); err != nil {
-		f.Close()
-		return nil, err
+	if c.rc, err = c.f.SyscallConn(); err != nil {
+		return err
 	}
 	c.hrf, c.hwf = c.rawRead, c.rawWrite
-	return c, nil
+	return nil
 }
 
 // rawRead is one read(2) into c.hr.p (the RawConn's function: true, so it never waits on a poller;
@@ -213,7 +193,7 @@ var preferred atomic.Value // string
 
 // Prefer sets the kind that connections dialled from now on get when the engine's SocketEnv is
 // unset or empty (Netpoll until it is called): a run whose workload gains from held sockets asks
-// for them (workload.Info.HeldSockets), and every run sets it again, so it never outlives its run.
+// for them (workload.Info.HeldSockets) and sets Netpoll back when it ends.
 func Prefer(kind string) { preferred.Store(kind) }
 
 // KindOf is the socket kind the environment variable env names: Blocking, Held or Netpoll; when it
