@@ -29,10 +29,14 @@ const (
 	// DriverTimerLagMs: the closed loop's timer lag p99 (the driver dispatching operations late
 	// with a connection free; schedule.TimerLag). Issue 10: at most 1 ms, or the run says so.
 	DriverTimerLagMs = 1.0
+	// CPUStolenPct: the hypervisor's steal (CPU time this virtual machine's cores were ready to run
+	// but another guest ran), as a share of the host's CPU time over the window, from which a run
+	// says CPU_STOLEN.
+	CPUStolenPct = 5.0
 )
 
-// conditionWarnings are the disclosure's warnings: DURABILITY_OFF, FITS_IN_MEMORY and
-// DRIVER_SATURATED, each with one plain sentence (design.md, "Hide the conditions").
+// conditionWarnings are the disclosure's warnings: DURABILITY_OFF, FITS_IN_MEMORY,
+// DRIVER_SATURATED and CPU_STOLEN, each with one plain sentence (design.md, "Hide the conditions").
 func conditionWarnings(r *report.Result) []report.Warning {
 	var ws []report.Warning
 	if reasons := durabilityOff(r.Database.Kind, r.Database.Settings); len(reasons) > 0 {
@@ -46,7 +50,26 @@ func conditionWarnings(r *report.Result) []report.Warning {
 	if msg := driverSaturated(r); msg != "" {
 		ws = append(ws, report.Warning{Code: "DRIVER_SATURATED", Message: msg})
 	}
+	if msg := cpuStolen(r); msg != "" {
+		ws = append(ws, report.Warning{Code: "CPU_STOLEN", Message: msg})
+	}
 	return ws
+}
+
+// cpuStolen says how much CPU the hypervisor took from the driver's host over the window, when it
+// is CPUStolenPct or more, or "". Steal makes a run slower and noisier than the machine it names,
+// and by as much as the neighbours of that moment want: two runs on one virtual machine compare
+// only when both had little of it (on this project's own 2-CPU machines it went from 1% to 37%
+// from one minute to the next).
+func cpuStolen(r *report.Result) string {
+	if r.Resources == nil {
+		return ""
+	}
+	st, ok := r.Resources.Series["host.cpu.steal_pct"]
+	if !ok || st.N == 0 || st.Mean < CPUStolenPct {
+		return ""
+	}
+	return fmt.Sprintf("the hypervisor took %.1f%% of this host's CPU time over the window (steal; %.0f%% in the worst sample): the virtual machine ran on less CPU than it has, so throughput is lower and latencies longer and noisier than on the same machine without it, and the run compares only with runs of as little steal", st.Mean, st.Max)
 }
 
 // durabilityOff lists the settings that make commits not durable.

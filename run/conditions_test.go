@@ -145,3 +145,41 @@ func TestConditionWarningsCodes(t *testing.T) {
 		t.Errorf("codes = %s", got)
 	}
 }
+
+// TestCPUStolen: the hypervisor's steal over the window, from CPUStolenPct on.
+func TestCPUStolen(t *testing.T) {
+	res := func(series map[string]report.SeriesStat) *report.Result {
+		r := &report.Result{Database: report.Database{Kind: "postgres"}}
+		if series != nil {
+			r.Resources = &report.Resources{Series: series}
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name string
+		r    *report.Result
+		want string // a part of the sentence; "" for no warning
+	}{
+		{"no resources", res(nil), ""},
+		{"no steal series (not Linux)", res(map[string]report.SeriesStat{"host.cpu.busy_pct": {Mean: 90, Max: 99, N: 10}}), ""},
+		{"series without samples", res(map[string]report.SeriesStat{"host.cpu.steal_pct": {Mean: 30, Max: 40, N: 0}}), ""},
+		{"a little steal", res(map[string]report.SeriesStat{"host.cpu.steal_pct": {Mean: 4.9, Max: 30, N: 10}}), ""},
+		{"at the threshold", res(map[string]report.SeriesStat{"host.cpu.steal_pct": {Mean: 5, Max: 12, N: 10}}), "took 5.0% of this host's CPU time over the window (steal; 12% in the worst sample)"},
+		{"heavy steal", res(map[string]report.SeriesStat{"host.cpu.steal_pct": {Mean: 25.8, Max: 36.7, N: 10}}), "took 25.8%"},
+	} {
+		got := cpuStolen(c.r)
+		if c.want == "" && got != "" {
+			t.Errorf("%s: %q, want no warning", c.name, got)
+		}
+		if c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want it to say %q", c.name, got, c.want)
+		}
+		if got != "" && strings.Count(got, ". ") > 0 {
+			t.Errorf("%s: %q is more than one sentence", c.name, got)
+		}
+	}
+	r := res(map[string]report.SeriesStat{"host.cpu.steal_pct": {Mean: 9, Max: 20, N: 10}})
+	if got := codes(conditionWarnings(r)); got != "CPU_STOLEN" {
+		t.Errorf("codes = %s, want CPU_STOLEN", got)
+	}
+}

@@ -42,7 +42,7 @@ func (m *monitor) begin(started time.Time) { m.sampler.Begin(started) }
 func (m *monitor) stop() { m.sampler.Stop() }
 
 // finish stops sampling and records the disclosure, the resource summary, the driver's self-watch
-// and the warnings DURABILITY_OFF, FITS_IN_MEMORY and DRIVER_SATURATED in r.
+// and the warnings DURABILITY_OFF, FITS_IN_MEMORY, DRIVER_SATURATED and CPU_STOLEN in r.
 func (m *monitor) finish(r *report.Result) {
 	sum := m.sampler.Stop()
 	d := m.disc

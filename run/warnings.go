@@ -70,8 +70,8 @@ func SharedWarnings(r *report.Result, mode workload.Mode, info workload.Info) []
 	if incomplete > 0 {
 		add("INCOMPLETE", "%d %s started in the window did not finish within the grace period; they are counted apart, are in no histogram, and count as too slow in any percentile verdict", incomplete, unit)
 	}
-	// DRIVER_SATURATED (which replaced DRIVER_BUSY), DURABILITY_OFF and FITS_IN_MEMORY come from the
-	// run's monitor, once its samples are in: see conditions.go.
+	// DRIVER_SATURATED (which replaced DRIVER_BUSY), DURABILITY_OFF, FITS_IN_MEMORY and CPU_STOLEN
+	// come from the run's monitor, once its samples are in: see conditions.go.
 	ws = append(ws, rateWarnings(r)...) // rate.go: RATE_NOT_SUSTAINED, DRIVER_LATE
 	if r.Database.Kind == "sqlite" {
 		add("SINGLE_WRITER", "SQLite runs one writer at a time: read-write transactions take the write lock up front and queue for it, which shows in response times")
