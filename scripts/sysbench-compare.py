@@ -59,7 +59,7 @@ for t in tests:
                 quiet[tool].append(rate)
             print("%-18s %-15s run %d: %8.1f tx/s  %s  statements/tx %5.2f  driver CPU %5.0f µs/tx  errors+retries %d  load average %.1f  steal %s" % (
                 t, tool, i, rate, lat, calls / done if done else 0, cpu * 1e6 / done if done else 0, errs, load,
-                "?" if st is None else "%.0f%%%s" % (st, "" if st <= max_steal else " (left out)")))
+                "?" if st is None else "%.1f%%%s" % (st, "" if st <= max_steal else " (left out)")))
     for tool in candors:
         if quiet["sysbench"] and quiet[tool]:
             a, b = statistics.median(quiet[tool]), statistics.median(quiet["sysbench"])
