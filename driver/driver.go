@@ -177,12 +177,15 @@ func Simulated(c Conn) (Simulator, bool) {
 	return s, ok
 }
 
-// Row is the result of QueryRow. Scan returns ErrNoRows when there was no row.
+// Row is the result of QueryRow. Scan returns ErrNoRows when there was no row. A Row is valid until
+// the next statement on its connection (an engine may hand the same one out again).
 type Row interface {
 	Scan(dest ...any) error
 }
 
-// Rows is the result of Query; Close must be called (it is safe to call twice).
+// Rows is the result of Query; Close must be called (it is safe to call twice). Rows, Err
+// included, are valid until the next statement on their connection (an engine may hand the same
+// ones out again).
 type Rows interface {
 	Next() bool
 	Scan(dest ...any) error

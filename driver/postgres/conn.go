@@ -48,6 +48,11 @@ type Conn struct {
 	params    params
 	dRowSlab  []directRow
 	dRowsSlab []directRows
+	// dRowFree and dRowsFree are the last results handed out, once scanned (a row) or closed (rows),
+	// for the next statement to take again: a result is valid until the next statement on its
+	// connection, as pgx's are, and a statement then allocates nothing for its result.
+	dRowFree  *directRow
+	dRowsFree *directRows
 	dExec     direct
 	// wire reads and writes the direct path's statements, and BEGIN, COMMIT and ROLLBACK, on the
 	// socket pgconn opened (wire.go); pgxUsed: pgconn ran an exchange since wire's last, so the

@@ -259,8 +259,10 @@ func (r *directRow) Scan(dest ...any) error {
 	} else if _, err = d.finish(); err == nil {
 		err = driver.ErrNoRows
 	}
-	err = d.c.leave(r.ctx, err)
-	r.d = direct{}
+	c := d.c
+	err = c.leave(r.ctx, err)
+	r.d, r.ctx = direct{}, nil
+	c.dRowFree = r // scanned: the next QueryRow's
 	return err
 }
 
@@ -307,42 +309,60 @@ func (r *directRows) Close() {
 	_, r.err = r.d.finish()
 	c := r.d.c
 	r.err = c.leave(r.ctx, r.err)
-	r.d = direct{}
+	r.d, r.ctx = direct{}, nil
+	c.dRowsFree = r // closed: the next Query's (Err still answers until then)
 }
 
 func (r *directRows) Err() error { return r.err }
 
 // queryRowDirect is QueryRow on the direct path (after enter); nil when sql takes pgx's path.
 func (c *Conn) queryRowDirect(ctx context.Context, sql string, args []any) driver.Row {
-	if len(c.dRowSlab) == 0 {
-		c.dRowSlab = make([]directRow, 32)
+	r := c.dRowFree
+	if r == nil {
+		if len(c.dRowSlab) == 0 {
+			c.dRowSlab = make([]directRow, 32)
+		}
+		r = &c.dRowSlab[0]
 	}
-	r := &c.dRowSlab[0]
 	if !c.send(&r.d, sql, args, true) {
 		return nil
 	}
-	c.dRowSlab = c.dRowSlab[1:]
+	if r == c.dRowFree {
+		c.dRowFree = nil
+	} else {
+		c.dRowSlab = c.dRowSlab[1:]
+	}
 	r.ctx = ctx
 	return r
 }
 
 // queryDirect is Query on the direct path (after enter); ok is false when sql takes pgx's path.
 func (c *Conn) queryDirect(ctx context.Context, sql string, args []any) (_ driver.Rows, ok bool, err error) {
-	if len(c.dRowsSlab) == 0 {
-		c.dRowsSlab = make([]directRows, 32)
+	r := c.dRowsFree
+	if r != nil {
+		*r = directRows{} // the closed rows of an earlier statement, whose handle is no longer valid
+	} else {
+		if len(c.dRowsSlab) == 0 {
+			c.dRowsSlab = make([]directRows, 32)
+		}
+		r = &c.dRowsSlab[0]
 	}
-	r := &c.dRowsSlab[0]
 	if !c.send(&r.d, sql, args, false) {
 		return nil, false, nil
 	}
-	c.dRowsSlab = c.dRowsSlab[1:]
+	if r == c.dRowsFree {
+		c.dRowsFree = nil
+	} else {
+		c.dRowsSlab = c.dRowsSlab[1:]
+	}
 	r.ctx = ctx
 	if r.d.st != nil {
 		r.fields = r.d.st.fields
 	}
 	if r.d.done { // failed before any row: the error now, as pgx's Query reports it
 		err := c.leave(ctx, r.d.err)
-		r.d = direct{}
+		r.d, r.ctx = direct{}, nil
+		c.dRowsFree = r // never handed out
 		return nil, true, err
 	}
 	return r, true, nil

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -240,5 +242,91 @@ func TestDirectBusy(t *testing.T) {
 	rows.Close()
 	if err := c.QueryRow(ctx, "SELECT $1::int8", int64(2)).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("after Close: %d, %v", n, err)
+	}
+}
+
+// TestDirectResultsReused: a row once scanned and rows once closed are handed out again by the
+// next statement, so a statement's result allocates nothing; until then the closed rows still
+// answer Err, and an unclosed result is never taken again.
+func TestDirectResultsReused(t *testing.T) {
+	ctx := testCtx(t)
+	c := connect(t, openDB(t).(*DB)).(*Conn)
+	var n int64
+	row := c.QueryRow(ctx, "SELECT $1::int8", 7)
+	if err := row.Scan(&n); err != nil || n != 7 {
+		t.Fatalf("QueryRow: %d, %v", n, err)
+	}
+	if again := c.QueryRow(ctx, "SELECT $1::int8 + 1", 7); again != row {
+		t.Error("a scanned row was not taken again by the next QueryRow")
+	} else if err := again.Scan(&n); err != nil || n != 8 {
+		t.Fatalf("the row taken again: %d, %v", n, err)
+	}
+	query := func(sql string, args ...any) (driver.Rows, []int64) {
+		t.Helper()
+		rs, err := c.Query(ctx, sql, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		var got []int64
+		for rs.Next() {
+			var v int64
+			if err := rs.Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, v)
+		}
+		return rs, got
+	}
+	rs, got := query("SELECT generate_series(1, $1::int)", 3)
+	rs.Close()
+	if rs.Err() != nil || !reflect.DeepEqual(got, []int64{1, 2, 3}) {
+		t.Fatalf("rows %v, Err after Close %v", got, rs.Err())
+	}
+	open, got := query("SELECT generate_series(4, $1::int)", 5) // read but not closed yet
+	if open != rs || !reflect.DeepEqual(got, []int64{4, 5}) {
+		t.Errorf("closed rows not taken again (%p, %p), or wrong rows %v", open, rs, got)
+	}
+	open.Close()
+	// A failing statement: its error answers Err after Close, and the statement after it runs.
+	bad, err := c.Query(ctx, "SELECT 1/$1::int", 0)
+	if err == nil {
+		for bad.Next() {
+		}
+		bad.Close()
+		err = bad.Err()
+	}
+	if err == nil || !strings.Contains(err.Error(), "division by zero") {
+		t.Fatalf("division by zero: %v", err)
+	}
+	next, got := query("SELECT $1::int8", 9)
+	next.Close()
+	if !reflect.DeepEqual(got, []int64{9}) || next.Err() != nil {
+		t.Errorf("after a failed statement: %v, %v", got, next.Err())
+	}
+	// Bytes, not allocations: the slabs the results came from before amortised their count to nothing,
+	// not their size (unsafe.Sizeof of one of each per statement).
+	each := func() {
+		if err := c.QueryRow(ctx, "SELECT $1::int8", 1).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := c.Query(ctx, "SELECT generate_series(1, $1::int)", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rs.Next() {
+		}
+		rs.Close()
+	}
+	each()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	const rounds = 1000
+	for range rounds {
+		each()
+	}
+	runtime.ReadMemStats(&m1)
+	perRound := float64(m1.TotalAlloc-m0.TotalAlloc) / rounds
+	if results := float64(unsafe.Sizeof(directRow{}) + unsafe.Sizeof(directRows{})); perRound >= results {
+		t.Errorf("%.0f bytes allocated per QueryRow and Query, as many as a new result of each (%.0f): not reused", perRound, results)
 	}
 }
