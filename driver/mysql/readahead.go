@@ -50,6 +50,7 @@ func (c *readAhead) Read(p []byte) (int, error) {
 		c.r, c.w, c.err = 0, max(n, 0), err
 		if !c.greeted && c.w > 0 {
 			c.greeted = true
+			c.wholeGreeting()
 			c.caps = greeting(c.buf[:c.w])
 		}
 		if c.w == 0 {
@@ -65,6 +66,23 @@ func (c *readAhead) Read(p []byte) (int, error) {
 		return n, err
 	}
 	return n, nil
+}
+
+// wholeGreeting reads on until the buffer holds the server's first packet whole: a server may
+// write a packet's header and its body in two system calls (go-mysql-server, so Dolt, does), and
+// the first read can then take the header alone. It stops at an error (kept for Read) or when the
+// packet would not fit, and greeting then finds it incomplete.
+func (c *readAhead) wholeGreeting() {
+	for c.err == nil {
+		if c.w >= 4 {
+			if n := 4 + (int(c.buf[0]) | int(c.buf[1])<<8 | int(c.buf[2])<<16); c.w >= n || n > len(c.buf) {
+				return
+			}
+		}
+		m, err := c.Conn.Read(c.buf[c.w:])
+		c.w += max(m, 0)
+		c.err = err
+	}
 }
 
 // next returns the next n bytes read from the socket, in place: they stay valid until the next call

@@ -66,3 +66,40 @@ func TestReadAhead(t *testing.T) {
 		t.Fatalf("a large read: %d, %v", n, err)
 	}
 }
+
+// TestReadAheadGreetingInParts: a greeting whose header and body come in separate reads (as
+// go-mysql-server writes them) is still read whole, so the session's capabilities are known;
+// go-sql-driver then reads the same bytes as before.
+func TestReadAheadGreetingInParts(t *testing.T) {
+	g := []byte{10}
+	g = append(g, "8.0.33\x00"...)
+	g = append(g, 1, 0, 0, 0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 0, 0xff, 0xf7, 8, 2, 0, 0xff, 0x81, 21)
+	g = append(g, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	header := []byte{byte(len(g)), 0, 0, 0}
+	for _, parts := range [][][]byte{
+		{header, g},
+		{header[:2], header[2:], g[:5], g[5:]},
+		{append(append([]byte(nil), header...), g...)},
+	} {
+		var want []byte
+		for _, p := range parts {
+			want = append(want, p...)
+		}
+		src := &chunks{parts: parts, err: io.EOF}
+		ra := newReadAhead(src)
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(ra, got); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%d parts: read %q, %v", len(parts), got, err)
+		}
+		if !ra.caps.known || ra.caps.flags&capDeprecateEOF == 0 {
+			t.Errorf("%d parts: capabilities %+v, want known with DEPRECATE_EOF", len(parts), ra.caps)
+		}
+	}
+	// a greeting cut short by the end of the stream: unknown, and the bytes and the error still come
+	src := &chunks{parts: [][]byte{header, g[:5]}, err: io.EOF}
+	ra := newReadAhead(src)
+	b, err := io.ReadAll(ra)
+	if err != nil || len(b) != 9 || ra.caps.known {
+		t.Fatalf("a short greeting: %d bytes, %v, capabilities %+v", len(b), err, ra.caps)
+	}
+}
