@@ -17,12 +17,19 @@ type monitor struct {
 	disc    sysmon.Disclosure
 	sampler *sysmon.Sampler
 	file    string
+	// client is the database's ClientPath when it has one, read again at finish: how the
+	// sessions reached the server is known only once they are open (driver/mysql counts the
+	// sessions that could not take candor's wire).
+	client func() string
 }
 
 // newMonitor reads the disclosure and prepares the sampler (its database connection and baseline
 // readings), so that begin costs nothing on the run's clock. Call stop on every path.
 func newMonitor(ctx context.Context, p *RunPlan, db driver.DB) *monitor {
 	m := &monitor{disc: sysmon.Disclose(ctx, db)}
+	if p, ok := db.(interface{ ClientPath() string }); ok {
+		m.client = p.ClientPath
+	}
 	cfg := sysmon.Config{Every: time.Second, DB: db, MeasureFrom: p.Warmup, MeasureTo: p.Warmup + p.Duration, Cut: ctx}
 	m.sampler = sysmon.New(ctx, cfg)
 	return m
@@ -50,6 +57,9 @@ func (m *monitor) finish(r *report.Result) {
 	r.Database.SizeBytes = d.SizeBytes
 	r.Database.OnDriverHost = d.OnDriverHost
 	r.Database.Client = d.Client
+	if m.client != nil {
+		r.Database.Client = m.client()
+	}
 	h := d.Host
 	r.Driver.OS, r.Driver.Kernel, r.Driver.GoVersion = h.OS, h.Kernel, h.GoVersion
 	// GOMAXPROCS as the run ended: held sockets (driver/blockconn) raise it as their connections

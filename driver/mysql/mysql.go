@@ -48,6 +48,11 @@ type DB struct {
 	// loadData: CopyFrom uses LOAD DATA LOCAL INFILE. It starts true when the URL asks for it or
 	// the server has local_infile on, and turns false for good if the server refuses it.
 	loadData atomic.Bool
+
+	// sessions counts the sessions Connect opened; offWire those of them that were meant for
+	// candor's wire and could not take it (the server's greeting unreadable: newWire), which
+	// ClientPath then says.
+	sessions, offWire atomic.Int64
 }
 
 var _ driver.DB = (*DB)(nil)
@@ -200,9 +205,15 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	c := &Conn{db: db, sc: sc, dc: dc, conv: conv, stmts: make(map[string]sqldriver.Stmt), sock: sock.c, sessIso: db.serverIso}
-	if ra, ok := sock.c.(*readAhead); ok && ownWire() {
-		if c.w = newWire(ra, db.tls()); c.w != nil {
+	db.sessions.Add(1)
+	if ownWire() && !db.tls() {
+		if ra, ok := sock.c.(*readAhead); ok {
+			c.w = newWire(ra, false)
+		}
+		if c.w != nil {
 			c.wstmts = make(map[string]*wstmt)
+		} else {
+			db.offWire.Add(1)
 		}
 	}
 	c.unwatchFn = c.unwatch
@@ -215,7 +226,7 @@ func (db *DB) tls() bool { return db.cfg.TLSConfig != "" && db.cfg.TLSConfig != 
 
 // ClientPath says how the sessions send their statements and use their sockets, for the
 // disclosure: candor's wire pipelined (the default), one by one, or go-sql-driver's prepared
-// statements, and why.
+// statements, and why; and how many sessions opened so far could not take candor's wire.
 func (db *DB) ClientPath() string {
 	var path string
 	switch {
@@ -229,6 +240,10 @@ func (db *DB) ClientPath() string {
 		path = "prepared statements on candor's wire, one per round trip (pipelines=off)"
 	default:
 		path = "prepared statements on candor's wire, pipelined"
+	}
+	if n := db.offWire.Load(); n > 0 {
+		path += fmt.Sprintf("; but %d of %d sessions on go-sql-driver's prepared statements, one per round trip (the server's greeting was not readable)",
+			n, db.sessions.Load())
 	}
 	if db.Dialect().Batches {
 		path += "; batches=on: multi-statement batches where a transaction has them"

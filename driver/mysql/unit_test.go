@@ -251,9 +251,16 @@ func TestClientPath(t *testing.T) {
 			t.Errorf("%s: client path\n%q, want\n%q", raw, got, want)
 		}
 	}
+	// sessions that could not take candor's wire are said, with how many were opened
+	db := &DB{engine: engineMariaDB, cfg: &gomysql.Config{}}
+	db.sessions.Store(4)
+	db.offWire.Store(1)
+	if got, want := db.ClientPath(), "prepared statements on candor's wire, pipelined; but 1 of 4 sessions on go-sql-driver's prepared statements, one per round trip (the server's greeting was not readable)"; got != want {
+		t.Errorf("with a session off the wire: %q, want %q", got, want)
+	}
 	t.Setenv(PreparedEnv, "go-sql-driver")
 	t.Setenv(SocketEnv, "blocking")
-	db := &DB{engine: engineMariaDB, cfg: &gomysql.Config{}}
+	db = &DB{engine: engineMariaDB, cfg: &gomysql.Config{}}
 	if got, want := db.ClientPath(), "prepared statements through go-sql-driver, one per round trip (CANDOR_MYSQL_PREPARED=go-sql-driver); blocking sockets (CANDOR_MYSQL_SOCKET=blocking)"; got != want {
 		t.Errorf("with the environment's switches: %q, want %q", got, want)
 	}

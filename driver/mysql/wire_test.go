@@ -268,6 +268,9 @@ func TestOwnWireDoltStandin(t *testing.T) {
 	if !c.(*mysql.Conn).OwnWire() {
 		t.Fatal("the session does not use candor's wire")
 	}
+	if p := db.ClientPath(); strings.Contains(p, "go-sql-driver") {
+		t.Errorf("client path %q", p)
+	}
 	ctx := testCtx(t)
 	mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v BIGINT NOT NULL, s VARCHAR(200) NOT NULL, d DECIMAL(12,2), ts DATETIME(6))")
 	at := time.Date(2026, 11, 27, 6, 7, 8, 123456000, time.UTC)
