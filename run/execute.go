@@ -186,10 +186,6 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		return nil, err
 	}
 	w, in := p.Workload, p.info()
-	if in.HeldSockets { // the workload's runs gain from held sockets; a load or check after it does not
-		blockconn.Prefer(blockconn.Held)
-		defer blockconn.Prefer(blockconn.Netpoll)
-	}
 	mx := shared
 	if mx == nil {
 		var err error
@@ -249,6 +245,13 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	}
 	mon := newMonitor(ctx, &p, db) // monitor.go: the disclosure now, resource samples from started on
 	defer mon.stop()
+	// The workload's own connections, opened as the session starts, are held when it gains from
+	// them and has few enough (the lock's and the sampler's, opened above, stay on the netpoller);
+	// a load or check after the run does not.
+	if in.HeldSockets && blockconn.HeldFits(p.Connections) {
+		blockconn.Prefer(blockconn.Held)
+		defer blockconn.Prefer(blockconn.Netpoll)
+	}
 	fmt.Fprintf(out.Stderr, "running %s on %s: mode %s, %s, %d terminals over %d connections, warm-up %s, measure %s, seed %d\n",
 		in.Title, dbVersion, p.Mode, setup.Describe, p.Terminals, p.Connections, p.Warmup, p.Duration, p.Seed)
 	if p.Mode == workload.ModeRate {

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,18 +48,19 @@ func TestSysbenchMySQLCLI(t *testing.T) {
 
 // sysbenchHeld: sysbench's runs are on held sockets (driver/blockconn) unless env names another
 // kind: oltp_read_write's transactions complete without errors, the disclosure says how the
-// statements went, and GOMAXPROCS as the run ended gave each held connection a P; with
-// env=netpoll they are on Go's netpoller, and so is a kv run (its workload does not ask for held
-// sockets) after a held one.
+// statements went, and GOMAXPROCS as the run ended gave each held connection a P; a kv run is
+// held too; a run of more than blockconn.HeldPerCPU connections per CPU is on Go's netpoller, and
+// so is every run with env=netpoll.
 func sysbenchHeld(t *testing.T, db, dir, env string) {
 	t.Setenv(env, "")
 	t.Setenv("GOMAXPROCS", "") // candor raises it for held connections only when the user has not set it
-	run := func(name string, args ...string) map[string]any {
+	runN := func(name string, terminals int, args ...string) map[string]any {
 		out := filepath.Join(dir, name)
-		sysbenchFlow.cli(t, 0, append(append([]string{}, args...), "--db", db, "--terminals", "3", "--duration", "2s",
+		sysbenchFlow.cli(t, 0, append(append([]string{}, args...), "--db", db, "--terminals", strconv.Itoa(terminals), "--duration", "2s",
 			"--warmup", "0s", "--interval", "1s", "-q", "--out", out)...)
 		return readResult(t, out)
 	}
+	run := func(name string, args ...string) map[string]any { return runN(name, 3, args...) }
 	client := func(res map[string]any) string {
 		c, _ := res["database"].(map[string]any)["client"].(string)
 		return c
@@ -74,8 +77,12 @@ func sysbenchHeld(t *testing.T, db, dir, env string) {
 		t.Errorf("GOMAXPROCS %v as the run ended, with 3 held connections: want at least %d", p, 3+blockconn.SpareProcs)
 	}
 	sysbenchFlow.cli(t, 0, "kv", "load", "--db", db, "--insert-count", "1000")
-	if c := client(run("kv-after", "kv", "run")); strings.Contains(c, "sockets") {
-		t.Errorf("a kv run after sysbench's: client path %q, want Go's netpoller", c)
+	if c := client(run("kv", "kv", "run")); !strings.Contains(c, "held sockets") {
+		t.Errorf("a kv run of 3 terminals: client path %q, want held sockets", c)
+	}
+	many := blockconn.HeldPerCPU*runtime.NumCPU() + 1
+	if c := client(runN("many", many, "sysbench", "run", "--test", "oltp_point_select")); strings.Contains(c, "sockets") {
+		t.Errorf("a run of %d connections on %d CPUs: client path %q, want Go's netpoller", many, runtime.NumCPU(), c)
 	}
 	t.Setenv(env, blockconn.Netpoll)
 	if c := client(run("netpoll", "sysbench", "run", "--test", "oltp_point_select")); strings.Contains(c, "sockets") {

@@ -33,6 +33,16 @@ const MaxHeld = 64
 // collector's workers).
 const SpareProcs = 2
 
+// HeldPerCPU is the most connections per CPU for which a run prefers held sockets (HeldFits):
+// with more, the threads they hold cost more than the netpoller's wake-ups save. On 2 CPUs shared
+// with the server (README, "sysbench's OLTP tests"), kv95 gained 24-37% at 4 connections and 6-8%
+// at 8, and lost 2-7% at 16 and 3-12% at 64.
+const HeldPerCPU = 4
+
+// HeldFits says whether a run of conns connections is one for held sockets: at most HeldPerCPU
+// per CPU of this host.
+func HeldFits(conns int) bool { return conns <= HeldPerCPU*runtime.NumCPU() }
+
 // WaitSlice is the longest a held read or write waits in the kernel before it returns to Go once
 // (SO_RCVTIMEO, SO_SNDTIMEO).
 const WaitSlice = time.Millisecond

@@ -9,8 +9,13 @@ import (
 )
 
 // DefaultConcurrency is the terminals of a run that says nothing else: twice the CPUs Go may use
-// (CockroachDB's kv --concurrency).
-func DefaultConcurrency() int { return 2 * runtime.GOMAXPROCS(0) }
+// (CockroachDB's kv --concurrency), as the process started: held sockets (driver/blockconn) raise
+// GOMAXPROCS for their connections, and a later run of the same process (a search's, a
+// comparison's) must not size itself by an earlier run's connections.
+func DefaultConcurrency() int { return 2 * startProcs }
+
+// startProcs is GOMAXPROCS as the process started.
+var startProcs = runtime.GOMAXPROCS(0)
 
 // Sizing is what a run's terminals and connections are resolved from.
 type Sizing struct {
