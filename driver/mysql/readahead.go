@@ -75,7 +75,7 @@ func (c *readAhead) Read(p []byte) (int, error) {
 func (c *readAhead) wholeGreeting() {
 	for c.err == nil {
 		if c.w >= 4 {
-			if n := 4 + (int(c.buf[0]) | int(c.buf[1])<<8 | int(c.buf[2])<<16); c.w >= n || n > len(c.buf) {
+			if n := 4 + payloadLen(c.buf); c.w >= n || n > len(c.buf) {
 				return
 			}
 		}
@@ -112,13 +112,17 @@ func (c *readAhead) next(n int) ([]byte, error) {
 	return p, nil
 }
 
+// payloadLen is the payload length in the header a packet starts with (3 bytes, little-endian);
+// b holds at least the 4 header bytes.
+func payloadLen(b []byte) int { return int(b[0]) | int(b[1])<<8 | int(b[2])<<16 }
+
 // greeting reads the server's capabilities from b, the first bytes it sent: its greeting
 // (Protocol::HandshakeV10), which must be whole.
 func greeting(b []byte) serverCaps {
 	if len(b) < 4 {
 		return serverCaps{}
 	}
-	n := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
+	n := payloadLen(b)
 	p := b[4:]
 	if len(p) < n || n == 0 || p[0] != 10 {
 		return serverCaps{}

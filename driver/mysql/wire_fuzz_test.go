@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	sqldriver "database/sql/driver"
 	"encoding/binary"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -98,5 +99,35 @@ func FuzzWireAnswer(f *testing.F) {
 			_ = r.decode(vals)
 		}
 		_ = r.Close()
+	})
+}
+
+// FuzzReadAheadGreeting: whatever the server's first bytes and however they are split between two
+// reads, the read-ahead hands go-sql-driver the same bytes, and knows the capabilities exactly
+// when greeting knows them from the whole stream's first packet.
+func FuzzReadAheadGreeting(f *testing.F) {
+	g := []byte{10}
+	g = append(g, "8.0.33\x00"...)
+	g = append(g, 1, 0, 0, 0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 0, 0xff, 0xf7, 8, 2, 0, 0xff, 0x81, 21)
+	g = append(g, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	whole := append([]byte{byte(len(g)), 0, 0, 0}, g...)
+	f.Add(whole, 4)
+	f.Add(whole, 2)
+	f.Add(whole, len(whole))
+	f.Add([]byte{200, 0, 0, 0, 10}, 3)
+	f.Fuzz(func(t *testing.T, b []byte, cut int) {
+		if len(b) == 0 || len(b) > readAheadSize {
+			return
+		}
+		cut = min(max(cut, 1), len(b))
+		src := &chunks{parts: [][]byte{append([]byte(nil), b[:cut]...), append([]byte(nil), b[cut:]...)}, err: io.EOF}
+		ra := newReadAhead(src)
+		got, err := io.ReadAll(ra)
+		if err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("read %d bytes (want %d), %v", len(got), len(b), err)
+		}
+		if want := greeting(b); ra.caps != want {
+			t.Fatalf("capabilities %+v, want %+v", ra.caps, want)
+		}
 	})
 }
