@@ -37,7 +37,7 @@ type DB struct {
 	cfg      *gomysql.Config
 	opts     options
 	redacted string
-	password string // only to scrub it from error messages
+	raw      string // the URL as given: a library's message that echoes it whole shows redacted instead
 
 	version            string           // "MariaDB 10.11.19-0+deb12u1 (Debian 12)"
 	serverIso          driver.Isolation // the server's default level; "" if candor has no name for it
@@ -63,7 +63,7 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{engine: engineFor(strings.ToLower(u.Scheme)), cfg: cfg, opts: o, redacted: driver.Redact(raw), password: cfg.Passwd}
+	db := &DB{engine: engineFor(strings.ToLower(u.Scheme)), cfg: cfg, opts: o, redacted: driver.Redact(raw), raw: raw}
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
 		return nil, db.userError("the %s URL %s is not usable (%v): use %s", o.engine, db.redacted, err, urlForm)
@@ -277,11 +277,14 @@ func (db *DB) MaxAllowedPacket() int { return db.maxPacket }
 
 func (db *DB) Close() error { return db.sqlDB.Close() }
 
-// userError is a userr error whose message never contains the URL's password.
+// userError is a userr error whose message never contains the URL's password: its parts are the
+// redacted URL, the user, host and database, and the server's or library's message. The password is
+// never masked as a substring afterwards (a short one, "e", would mask every "e" and show itself);
+// only a message that echoes the whole URL has it replaced by the redacted one.
 func (db *DB) userError(format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	if db.password != "" {
-		msg = strings.ReplaceAll(msg, db.password, "xxxxx")
+	if db.raw != "" {
+		msg = strings.ReplaceAll(msg, db.raw, db.redacted)
 	}
 	return userr.Errorf("%s", msg)
 }

@@ -569,6 +569,14 @@ func TestUserErrors(t *testing.T) {
 			Want: []string{"bulk=copy", "auto, load-data or insert"}},
 		{Name: "no database", URL: "mysql://" + user + ":" + realPW + "@" + base.Host, PW: realPW,
 			Want: []string{"names no database", "mysql://user:pass@host:port/db"}},
+		// A password that is a letter or a word of the message: the message is left as it is (a
+		// mask of every "e", or of "refused", would show the password).
+		{Name: "password e", URL: with(user, "e", net.JoinHostPort("127.0.0.1", freePort(t)), ""),
+			Want: []string{"cannot reach MySQL at 127.0.0.1:", "(connection refused)", "start the server or fix --db"}, NotWant: []string{"xxxxx"}},
+		{Name: "password refused", URL: with(user, "refused", net.JoinHostPort("127.0.0.1", freePort(t)), ""),
+			Want: []string{"(connection refused)"}, NotWant: []string{"xxxxx"}},
+		{Name: "wrong password e", URL: with(user, "e", "", ""),
+			Want: []string{"refused user " + user, "Access denied", "check the user and password in --db"}, NotWant: []string{"xxxxx"}},
 	})
 }
 

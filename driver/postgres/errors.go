@@ -67,11 +67,15 @@ func classify(err error) driver.ErrorClass {
 	return driver.ErrFatal
 }
 
-// userError is a userr error whose message never contains the URL's password.
+// userError is a userr error whose message never contains the URL's password: its parts are the
+// redacted URL, the user, host and database, and the server's or pgx's message (pgx names the user
+// and database, never the password). The password is never masked as a substring afterwards (a
+// short one, "e", would mask every "e" and show itself); only a message that echoes the whole URL
+// has it replaced by the redacted one.
 func (db *DB) userError(format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	if db.password != "" {
-		msg = strings.ReplaceAll(msg, db.password, "xxxxx")
+	if db.raw != "" {
+		msg = strings.ReplaceAll(msg, db.raw, db.redacted)
 	}
 	return userr.Errorf("%s", msg)
 }

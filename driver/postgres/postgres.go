@@ -37,7 +37,7 @@ type DB struct {
 	engine   *engine
 	cfg      *pgx.ConnConfig
 	redacted string
-	password string // only to scrub it from error messages
+	raw      string // the URL as given: a library's message that echoes it whole shows redacted instead
 	version  string // "PostgreSQL 15.18 (Debian ...)", read when Open connected
 }
 
@@ -45,10 +45,7 @@ var _ driver.DB = (*DB)(nil)
 
 // open is the driver.Opener for the postgres:// and postgresql:// schemes.
 func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
-	db := &DB{engine: engineFor(u.Scheme), redacted: driver.Redact(raw)}
-	if u.User != nil {
-		db.password, _ = u.User.Password()
-	}
+	db := &DB{engine: engineFor(u.Scheme), redacted: driver.Redact(raw), raw: raw}
 	// pgx recognises the URL form only by a lower-case postgres:// or postgresql:// scheme (u.Scheme
 	// is lower-cased already); CockroachDB and YugabyteDB are reached as PostgreSQL.
 	scheme := u.Scheme

@@ -461,6 +461,14 @@ func TestUserErrors(t *testing.T) {
 			Want: []string{"is malformed"}},
 		{Name: "unknown scheme", URL: "mysqlx://" + user + ":" + pw + "@127.0.0.1/db", PW: pw,
 			Want: []string{`scheme "mysqlx" is not supported`, "postgres"}},
+		// A password that is a letter or a word of the message: the message is left as it is (a
+		// mask of every "e", or of "refused", would show the password).
+		{Name: "password e", URL: "postgres://" + user + ":e@" + net.JoinHostPort("127.0.0.1", freePort(t)) + "/db",
+			Want: []string{"cannot reach PostgreSQL at 127.0.0.1:", "(connection refused)", "start the server or fix --db"}, NotWant: []string{"xxxxx"}},
+		{Name: "password refused", URL: "postgres://" + user + ":refused@" + net.JoinHostPort("127.0.0.1", freePort(t)) + "/db",
+			Want: []string{"(connection refused)"}, NotWant: []string{"xxxxx"}},
+		{Name: "password e, missing database", URL: "postgres://" + user + ":e@" + base.Host + "/candor_no_such_db",
+			Want: []string{"database candor_no_such_db does not exist", "createdb candor_no_such_db"}, NotWant: []string{"xxxxx"}},
 	})
 }
 

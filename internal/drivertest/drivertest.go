@@ -122,6 +122,9 @@ func Deadlock(t testing.TB, db driver.DB, a, b driver.Conn, update string, pause
 type UserErrorCase struct {
 	Name, URL, PW string
 	Want          []string
+	// NotWant are strings the message must not hold: "xxxxx" where the password is a word of an
+	// ordinary message ("refused"), which a substring mask would reveal.
+	NotWant []string
 }
 
 // UserErrors opens each case's URL and checks the error it gets.
@@ -134,6 +137,11 @@ func UserErrors(t *testing.T, cases []UserErrorCase) {
 				t.Fatalf("Open(%s) succeeded", driver.Redact(tc.URL))
 			}
 			CheckUserError(t, err, tc.PW, tc.Want...)
+			for _, nw := range tc.NotWant {
+				if strings.Contains(err.Error(), nw) {
+					t.Errorf("message holds %q: %s", nw, err)
+				}
+			}
 		})
 	}
 }
