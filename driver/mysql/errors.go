@@ -104,6 +104,10 @@ func (db *DB) connectError(ctx context.Context, err error) error {
 	case errors.As(err, &dnsErr):
 		reason = "no such host"
 	case errors.Is(err, context.DeadlineExceeded) || isNetTimeout(err):
+		// No greeting: a server that waits for the client to speak (PostgreSQL, HTTP)?
+		if wrong := db.wrongServer(ctx); wrong != "" {
+			return db.userError("cannot connect to %s at %s: %s", engine, addr, wrong)
+		}
 		reason = "timeout"
 	case errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH):
 		reason = "no route to host"
@@ -111,10 +115,22 @@ func (db *DB) connectError(ctx context.Context, err error) error {
 		errors.Is(err, gomysql.ErrInvalidConn) || errors.Is(err, sqldriver.ErrBadConn):
 		reason = "connection closed by the server"
 	default:
+		// A greeting that does not parse: another server's port?
+		if wrong := db.wrongServer(ctx); wrong != "" {
+			return db.userError("cannot connect to %s at %s: %s", engine, addr, wrong)
+		}
 		// TLS refused, an unsupported authentication plugin...: say what the driver said.
 		return db.userError("cannot connect to %s at %s (%s): check the server and --db", engine, addr, oneLine(innermost(err)))
 	}
 	return db.userError("cannot reach %s at %s (%s): start the server or fix --db", engine, addr, reason)
+}
+
+// wrongServer names the protocol of the server at the URL's address, for a connection that failed
+// the way a server of another protocol makes it fail: no greeting within the connect timeout (a
+// PostgreSQL or HTTP server waits for the client to speak), or a greeting that does not parse. It
+// is "" when that server speaks MySQL's protocol after all, or cannot be told.
+func (db *DB) wrongServer(ctx context.Context) string {
+	return driver.WrongServer(driver.Identify(ctx, db.cfg.Net, db.cfg.Addr), driver.ProtoMySQL)
 }
 
 func isNetTimeout(err error) bool {
@@ -123,14 +139,6 @@ func isNetTimeout(err error) bool {
 }
 
 // innermost is the message of the deepest wrapped error, which is the actual cause.
-func innermost(err error) string {
-	for {
-		next := errors.Unwrap(err)
-		if next == nil {
-			return err.Error()
-		}
-		err = next
-	}
-}
+func innermost(err error) string { return driver.Innermost(err) }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

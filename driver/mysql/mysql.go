@@ -83,7 +83,7 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 // inspect connects once, which checks that the server answers and accepts us, and reads what the
 // driver needs to know about it.
 func (db *DB) inspect(ctx context.Context) error {
-	c, err := db.sqlDB.Conn(ctx)
+	c, err := db.conn(ctx, nil)
 	if err != nil {
 		return db.connectError(ctx, err)
 	}
@@ -195,7 +195,7 @@ func (db *DB) Redacted() string { return db.redacted }
 // Connect opens a dedicated session with its own statement cache.
 func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 	var sock socketHolder
-	sc, err := db.sqlDB.Conn(context.WithValue(ctx, socketKey{}, &sock))
+	sc, err := db.conn(ctx, &sock)
 	if err != nil {
 		return nil, db.connectError(ctx, err)
 	}
@@ -218,6 +218,23 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	c.unwatchFn = c.unwatch
 	return c, nil
+}
+
+// conn opens one session. The URL's connect timeout (connect_timeout, 10 s by default) bounds the
+// whole of it, the handshake too: go-sql-driver's own bounds the dial only, so a server that never
+// greets (PostgreSQL's port, an HTTP server) would hold it until that server gave up. sock, when
+// not nil, receives the session's socket (the dial function fills it).
+func (db *DB) conn(ctx context.Context, sock *socketHolder) (*sql.Conn, error) {
+	cctx := ctx
+	if db.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, db.cfg.Timeout)
+		defer cancel()
+	}
+	if sock != nil {
+		cctx = context.WithValue(cctx, socketKey{}, sock)
+	}
+	return db.sqlDB.Conn(cctx)
 }
 
 // tls reports whether the URL asks for TLS (tls=true, skip-verify, preferred or a named config):

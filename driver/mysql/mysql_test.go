@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"runtime"
 	"strings"
@@ -719,5 +721,37 @@ func testContextInterrupts(t *testing.T, kind string) {
 	cancel3()
 	if _, err := connect(t, db).Exec(done, "DO ?", 1); !errors.Is(err, context.Canceled) {
 		t.Errorf("Exec with an ended context: %v", err)
+	}
+}
+
+// TestWrongServer: a mysql:// URL at a server that waits for the client to speak (PostgreSQL's
+// port, an HTTP server) fails within the connect timeout, not when that server gives up, and names
+// what answered.
+func TestWrongServer(t *testing.T) {
+	pg, err := url.Parse(dbtest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	cases := []struct {
+		name, host string
+		want       []string
+	}{
+		{"postgres port", pg.Host, []string{"cannot connect to MySQL at " + pg.Host, "speaks PostgreSQL's protocol", "use postgres://"}},
+		{"http server", strings.TrimPrefix(srv.URL, "http://"), []string{"speaks HTTP", "check the port"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := driver.Open(drivertest.Ctx(t), "mysql://candor:pw@"+tc.host+"/candor?connect_timeout=2")
+			if err == nil {
+				t.Fatal("Open succeeded")
+			}
+			drivertest.CheckUserError(t, err, "", tc.want...)
+			if el := time.Since(start); el > 8*time.Second {
+				t.Errorf("refused after %v (connect_timeout=2)", el)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -112,12 +113,20 @@ func (db *DB) connectError(ctx context.Context, err error) error {
 	case errors.As(err, &dnsErr):
 		reason = "no such host"
 	case errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) || isNetTimeout(err):
+		// A server that never answers the startup message may speak another protocol.
+		if wrong := driver.WrongServer(driver.Identify(ctx, db.network(), db.dialAddr()), driver.ProtoPostgreSQL); wrong != "" {
+			return db.userError("cannot connect to PostgreSQL at %s: %s", addr, wrong)
+		}
 		reason = "timeout"
 	case errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH):
 		reason = "no route to host"
 	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		reason = "connection closed by the server"
 	default:
+		// A protocol error: perhaps another server's port (MariaDB's greeting read as PostgreSQL's).
+		if wrong := driver.WrongServer(driver.Identify(ctx, db.network(), db.dialAddr()), driver.ProtoPostgreSQL); wrong != "" {
+			return db.userError("cannot connect to PostgreSQL at %s: %s", addr, wrong)
+		}
 		// TLS refused, a protocol error...: say what pgx said, without the connection details prefix.
 		return db.userError("cannot connect to PostgreSQL at %s (%s): check the server and --db", addr, innermost(err))
 	}
@@ -130,14 +139,21 @@ func isNetTimeout(err error) bool {
 }
 
 // innermost is the message of the deepest wrapped error, which is the actual cause.
-func innermost(err error) string {
-	for {
-		next := errors.Unwrap(err)
-		if next == nil {
-			return err.Error()
-		}
-		err = next
+func innermost(err error) string { return driver.Innermost(err) }
+
+// network and dialAddr are where connections go: a Unix socket's path (host=/dir) or host:port.
+func (db *DB) network() string {
+	if strings.HasPrefix(db.cfg.Host, "/") {
+		return "unix"
 	}
+	return "tcp"
+}
+
+func (db *DB) dialAddr() string {
+	if db.network() == "unix" {
+		return filepath.Join(db.cfg.Host, ".s.PGSQL."+strconv.Itoa(int(db.cfg.Port)))
+	}
+	return db.addr()
 }
 
 // parseProblem is what pgx found wrong in a URL, without the URL it repeats.

@@ -522,3 +522,28 @@ func BenchmarkCopyFrom(b *testing.B) {
 	}
 	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// TestWrongServer: a postgres:// URL at MariaDB's port names what answered (no "%!w(<nil>)" from
+// the protocol error), at once.
+func TestWrongServer(t *testing.T) {
+	raw := os.Getenv("CANDOR_TEST_MYSQL_URL")
+	if raw == "" {
+		t.Fatal("CANDOR_TEST_MYSQL_URL is not set: run the tests with scripts/test, which starts a throwaway MariaDB")
+	}
+	my, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = driver.Open(drivertest.Ctx(t), "postgres://postgres@"+my.Host+"/candor")
+	if err == nil {
+		t.Fatal("Open succeeded at MariaDB's port")
+	}
+	drivertest.CheckUserError(t, err, "", "cannot connect to PostgreSQL at "+my.Host, "speaks MySQL's protocol", "use mysql://")
+	if strings.Contains(err.Error(), "%!") {
+		t.Errorf("message holds a formatting mark: %v", err)
+	}
+	if el := time.Since(start); el > 8*time.Second {
+		t.Errorf("refused after %v", el)
+	}
+}
