@@ -214,10 +214,10 @@ func TestReadmeShowsTheTestCommand(t *testing.T) {
 func TestReadmeCheckerRefuses(t *testing.T) {
 	for _, bad := range [][]string{
 		{"tpcc", "run", "--no-such-flag"},
-		{"tpcc", "run", "--db", "sqlite:x.db", "--threads", "8"},
-		{"kv", "load", "--test", "oltp_read_write"}, // sysbench's flag, not kv's
+		{"tpcc", "run", "--db", "sqlite:x.db", "--warehouse", "8"}, // --warehouses, misspelt
+		{"kv", "load", "--test", "oltp_read_write"},                // sysbench's flag, not kv's
 		{"tpcc", "runn"},
-		{"sysbench", "prepare"},
+		{"sysbench", "lod"}, // load, misspelt
 		{"tpcc", "check", "stray"},
 		{"compare", "only-one-dir"},
 	} {
