@@ -5,7 +5,7 @@
 // (DialHeld, held.go), the same descriptor read and written with raw system calls that keep the
 // goroutine's thread and P, woken by the kernel as a C client is. driver/postgres dials through
 // them only with CANDOR_PG_SOCKET=blocking or held, driver/mysql likewise with CANDOR_MYSQL_SOCKET;
-// see README's "sysbench beside sysbench" for what each costs and gains.
+// see docs/performance/sysbench.md for what each costs and gains.
 package blockconn
 
 import (

@@ -35,8 +35,8 @@ const SpareProcs = 2
 
 // HeldPerCPU is the most connections per CPU for which a run prefers held sockets (HeldFits):
 // with more, the threads they hold cost more than the netpoller's wake-ups save. On 2 CPUs shared
-// with the server (README, "sysbench's OLTP tests"), kv95 gained 24-37% at 4 connections and 6-8%
-// at 8, and lost 2-7% at 16 and 3-12% at 64.
+// with the server (docs/performance/sysbench.md, "Held sockets for kv and ycsb"), kv95 gained
+// 24-37% at 4 connections and 6-8% at 8, and lost 2-7% at 16 and 3-12% at 64.
 const HeldPerCPU = 4
 
 // HeldFits says whether a run of conns connections is one for held sockets: at most HeldPerCPU

@@ -164,8 +164,8 @@ func failed(ctx context.Context, err error) error {
 //
 // database/sql is bypassed for every statement: its locks (closemu, the driverConn mutex), its
 // Rows bookkeeping, argument checks and reflection-based conversions cost more CPU per statement
-// than the protocol itself (measured: README "Round trips, driver CPU and tpmC with and without
-// batches"). database/sql's rule that the driver's connection is used only inside Raw's function
+// than the protocol itself (measured: docs/performance/driver-cpu-mysql.md, "Driver CPU per
+// transaction without database/sql"). database/sql's rule that the driver's connection is used only inside Raw's function
 // guards a connection the pool may hand to another user; a Conn's *sql.Conn is its own until
 // Close, and is used by one goroutine, so the driver's connection is kept. A connection that
 // fails is closed by go-sql-driver, whose every later call returns driver.ErrBadConn (classified

@@ -24,7 +24,8 @@ import (
 // the OK's affected rows. go-sql-driver still logs in, runs text statements (BEGIN, COMMIT, SET,
 // batches, DDL) and LOAD DATA; a command of either is read to its end before the next is sent, so
 // the two never interleave on the socket. Measured against go-sql-driver's own execution of the
-// same prepared statements: README "Prepared statements on candor's own wire".
+// same prepared statements: docs/performance/driver-cpu-mysql.md, "Prepared statements on
+// candor's own wire".
 //
 // What the session negotiated is what go-sql-driver v1.10.1 asks for, intersected with the
 // server's greeting (readAhead.caps): CLIENT_DEPRECATE_EOF (result sets end with an OK packet

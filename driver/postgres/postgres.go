@@ -135,7 +135,7 @@ func (db *DB) Close() error { return nil }
 // SocketEnv chooses the sockets' kind (driver/blockconn's kinds): "blocking" makes reads and
 // writes blocking system calls on the socket's own descriptor, "held" raw blocking reads that keep
 // their thread and P (a P per connection: the fewest context switches when the server shares the
-// driver's CPUs, see README's "sysbench beside sysbench"), anything else leaves them on Go's
+// driver's CPUs, see docs/performance/sysbench.md), anything else leaves them on Go's
 // netpoller (the default: it costs the least CPU per TPC-C transaction, and it serves any number of
 // connections).
 const SocketEnv = "CANDOR_PG_SOCKET"

@@ -10,7 +10,7 @@
 // counts, errors, transactions as the engine's session sees them). It does not exercise Dolt's
 // storage (prolly trees on disk), its versioning, its concurrency control between sessions (the
 // in-memory tables are not Dolt's transaction model) or its performance; those were checked by hand
-// against a real Dolt (see README.md).
+// against a real Dolt (see docs/databases.md, "Dolt").
 //
 // Only tests import this package, so candor's binary never links go-mysql-server.
 package gmsstandin

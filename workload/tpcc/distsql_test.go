@@ -13,7 +13,7 @@ import (
 
 // The distributed engines' paths (distsql.go) run here against PostgreSQL, with --dialect forcing
 // them: what is valid PostgreSQL is exercised for real; what only CockroachDB or YugabyteDB would
-// run differently is listed in the README as untested.
+// run differently is listed in docs/databases.md as untested.
 
 func TestCreateTableSQLPerEngine(t *testing.T) {
 	crdb := createTableSQL(tHistory, dialectPostgres, dialectCockroach)

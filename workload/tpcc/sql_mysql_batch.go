@@ -20,7 +20,8 @@ import (
 // Batches are used only when the URL says batches=on (driver.Dialect.Batches; never on Dolt's
 // engine); otherwise the statements go one by one (sql_mysql.go), the same SQL with parameters,
 // prepared. Measured on loopback MariaDB, the batches cost the server more (statements parsed from
-// text each time) than the round trips save, and tpmC was lower with them (README).
+// text each time) than the round trips save, and tpmC was lower with them
+// (docs/performance/driver-cpu-mysql.md).
 //
 // Round trips (BEGIN and COMMIT included), against 8, 6 (7), 3 (4), 7 and 3 one by one. "BEGIN" below
 // is what driver/mysql puts in front of the first batch: SET autocommit = 0 in a session's first

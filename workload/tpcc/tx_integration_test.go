@@ -822,7 +822,7 @@ func (e *txEnv) testCheck(t *testing.T) {
 
 // testRoundTrips: the round trips each transaction takes on the MySQL family, batched (the
 // engine's batches, sql_mysql_batch.go) and one by one (sql_mysql.go, as on Dolt), as the code and
-// README state them; the transactions' effects are checked by the other tests.
+// docs/databases.md state them; the transactions' effects are checked by the other tests.
 func (e *txEnv) testRoundTrips(t *testing.T) {
 	e.t = t
 	if e.db.Dialect().SQLFamily() != driver.FamilyMySQL || e.cl.Procedures() {
