@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -148,7 +149,38 @@ func appendParam(m *pgtype.Map, oid uint32, arg any, buf []byte) (_ []byte, form
 			return binary.BigEndian.AppendUint32(buf, uint32(v.EpochDays()-pgEpochDays)), binaryFormat, false, nil
 		}
 	}
+	if b, ok := appendAsText(buf, oid, arg); ok {
+		return b, textFormat, false, nil
+	}
 	return appendPgx(m, oid, arg, buf)
+}
+
+// appendAsText appends a number or a bool bound to a parameter the server typed as text (text,
+// varchar, char, name: what it infers for `SELECT $1`) as its text, in text format, the server's
+// own input for such a parameter. pgbench sends every variable so (`\set x 5` then `SELECT :x`);
+// pgx refuses to ("unable to encode 5 into text format for text"). A double is written as pgbench
+// writes it (%.15g); ok is false for any other argument or type.
+func appendAsText(buf []byte, oid uint32, arg any) (_ []byte, ok bool) {
+	switch oid {
+	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID:
+	default:
+		return buf, false
+	}
+	switch v := arg.(type) {
+	case int:
+		return strconv.AppendInt(buf, int64(v), 10), true
+	case int64:
+		return strconv.AppendInt(buf, v, 10), true
+	case int32:
+		return strconv.AppendInt(buf, int64(v), 10), true
+	case int16:
+		return strconv.AppendInt(buf, int64(v), 10), true
+	case float64:
+		return strconv.AppendFloat(buf, v, 'g', 15, 64), true
+	case bool:
+		return strconv.AppendBool(buf, v), true
+	}
+	return buf, false
 }
 
 // appendInt appends v as an int2, int4 or int8 parameter; ok is false for another type, or a value
