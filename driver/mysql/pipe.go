@@ -142,7 +142,7 @@ func (p *pipe) Send(ctx context.Context) error {
 		p.err = errors.New("mysql: a pipeline sent twice, or after Close")
 	}
 	if p.err != nil {
-		c.w.out = c.w.out[:0] // nothing queued is sent
+		c.w.discardQueued() // nothing queued is sent
 		p.kinds = p.kinds[:0]
 		p.open = false
 		return p.err
@@ -276,7 +276,7 @@ func (p *pipe) Close() error {
 			first = p.c.w.err
 		}
 	} else {
-		p.c.w.out = p.c.w.out[:0] // queued, never sent
+		p.c.w.discardQueued() // queued, never sent
 	}
 	p.finish()
 	return failed(p.ctx, first)

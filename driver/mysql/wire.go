@@ -77,7 +77,13 @@ type wire struct {
 	prep                    []byte // a prepare's command, written while a pipeline's wait in out
 	big                     []byte // a packet of 16 MiB or more, put together
 	seq                     byte   // the sequence number the next packet of the answer must have
-	err                     error
+	// The sequence number each command's answer starts at, the number of packets the command took
+	// (1 below 16 MiB, more above: a command's packets are numbered from 0 and its answer's go on
+	// from there): pending for the commands in out, prepPending for prep's, sent for those flushed
+	// last, whose answers answer readies in turn (ans: the next).
+	pending, prepPending, sent []byte
+	ans                        int
+	err                        error
 }
 
 // newWire is the session's wire, or nil when it cannot be used (see above).
@@ -133,11 +139,13 @@ func (w *wire) command(cmd byte) int {
 }
 
 // done writes the header of the command that starts at start (sequence 0): one packet, or several
-// of 16 MiB when it is longer.
+// of 16 MiB when it is longer (the last one shorter, empty when the payload is a multiple of
+// 16 MiB - 1). Its answer's packets are numbered on from its last one's.
 func (w *wire) done(start int) {
 	n := len(w.out) - start - 4
 	if n < maxPacketPayload {
 		w.out[start], w.out[start+1], w.out[start+2], w.out[start+3] = byte(n), byte(n>>8), byte(n>>16), 0
+		w.pending = append(w.pending, 1)
 		return
 	}
 	payload := append([]byte(nil), w.out[start+4:]...)
@@ -148,9 +156,15 @@ func (w *wire) done(start int) {
 		w.out = append(w.out, payload[:k]...)
 		payload = payload[k:]
 		if k < maxPacketPayload {
+			w.pending = append(w.pending, seq+1)
 			return
 		}
 	}
+}
+
+// discardQueued drops the commands queued in out, never sent.
+func (w *wire) discardQueued() {
+	w.out, w.pending = w.out[:0], w.pending[:0]
 }
 
 // flush writes the commands in out, and readies the reading of the first one's answer. Every
@@ -158,21 +172,34 @@ func (w *wire) done(start int) {
 // returns once the answer begins to arrive.
 func (w *wire) flush() error {
 	if w.err != nil {
-		w.out = w.out[:0]
+		w.discardQueued()
 		return w.err
 	}
 	_, err := rawsock.Request(w.ra.Conn, w.out)
-	w.out = w.out[:0]
-	w.answer()
+	w.sent = append(w.sent[:0], w.pending...)
+	w.discardQueued()
+	w.ans = 0
+	w.seq = w.first(0)
 	if err != nil {
 		return w.lost(err)
 	}
 	return nil
 }
 
-// answer readies the reading of the next command's answer: its packets are numbered from 1, the
-// command's own being 0.
-func (w *wire) answer() { w.seq = 1 }
+// answer readies the reading of the next answer of the commands flushed last, in the order they
+// were queued (a pipeline's; flush readies the first one's already, for a single command).
+func (w *wire) answer() {
+	w.seq = w.first(w.ans)
+	w.ans++
+}
+
+// first is the sequence number the answer of the i-th command flushed last starts at.
+func (w *wire) first(i int) byte {
+	if i < len(w.sent) {
+		return w.sent[i]
+	}
+	return 1
+}
 
 // text queues query as a text command (COM_QUERY), whose answer result reads.
 func (w *wire) text(query string) {
@@ -242,13 +269,14 @@ func (w *wire) prepare(query string) (*wstmt, error) {
 		return nil, w.err
 	}
 	// commands a pipeline has queued wait in out, behind this one (see pipe.go)
-	queued := w.out
-	w.out = w.prep[:0]
+	queued, queuedPending := w.out, w.pending
+	w.out, w.pending = w.prep[:0], w.prepPending[:0]
 	start := w.command(comStmtPrepare)
 	w.out = append(w.out, query...)
 	w.done(start)
 	err := w.flush()
 	w.prep, w.out = w.out, queued
+	w.prepPending, w.pending = w.pending, queuedPending
 	if err != nil {
 		return nil, err
 	}

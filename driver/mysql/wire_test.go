@@ -305,3 +305,54 @@ func TestOwnWireDoltStandin(t *testing.T) {
 		t.Fatalf("update: %d, %v", n, err)
 	}
 }
+
+// TestOwnWireLongCommands: a command of 16 MiB or more goes in several packets numbered 0..k, and its
+// answer's are numbered on from k+1: at the packet boundary (a payload of 16 MiB - 2, - 1 (followed
+// by an empty packet), and 16 MiB) and at 20 MB, alone and in a pipeline behind a transaction's
+// Begin and in front of its COMMIT. Each row is in, whole, counted as the server counted it, and the
+// session goes on. The wire expected every answer at sequence 1, and lost the session while the
+// server committed the row.
+func TestOwnWireLongCommands(t *testing.T) {
+	db := openURL(t, freshURL(t, ""))
+	c := connect(t, db)
+	ctx := testCtx(t)
+	mustExec(t, c, "CREATE TABLE big (id INT PRIMARY KEY, b LONGBLOB NOT NULL) ENGINE=InnoDB")
+	// COM_STMT_EXECUTE's payload for an int and a []byte below 16 MiB: command 1, statement id 4,
+	// flags 1, iterations 4, null bitmap 1, bound 1, types 2+2, the int 8, the bytes' length 4, then
+	// the bytes.
+	const overhead = 28
+	sizes := []int{1<<24 - 2 - overhead, 1<<24 - 1 - overhead, 1<<24 - overhead, 20_000_000}
+	id := 0
+	for _, n := range sizes {
+		v := make([]byte, n)
+		for i := range v {
+			v[i] = byte(i * 7)
+		}
+		id++
+		if k, err := c.Exec(ctx, "INSERT INTO big VALUES (?, ?)", id, v); err != nil || k != 1 {
+			t.Fatalf("%d bytes alone: %d rows, %v", n, k, err)
+		}
+		// in a transaction whose Begin and COMMIT ride with it (candor's pipelines)
+		id++
+		if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if k, err := c.Exec(ctx, "INSERT INTO big VALUES (?, ?)", id, v); err != nil || k != 1 {
+			t.Fatalf("%d bytes in a transaction: %d rows, %v", n, k, err)
+		}
+		if err := c.Commit(ctx); err != nil {
+			t.Fatalf("%d bytes: commit: %v", n, err)
+		}
+		var got int64
+		var sum string
+		if err := c.QueryRow(ctx, "SELECT COUNT(*), GROUP_CONCAT(DISTINCT MD5(b)) FROM big WHERE id IN (?, ?) AND LENGTH(b) = ?", id-1, id, n).Scan(&got, &sum); err != nil || got != 2 {
+			t.Fatalf("%d bytes: %d whole rows, %v", n, got, err)
+		}
+		if strings.Contains(sum, ",") {
+			t.Errorf("%d bytes: the two rows differ: %s", n, sum)
+		}
+	}
+	if k := count(t, c, "big"); k != int64(2*len(sizes)) {
+		t.Errorf("%d rows, want %d", k, 2*len(sizes))
+	}
+}
