@@ -101,6 +101,13 @@ type RoundTripCounter interface {
 	RoundTrips() int64
 }
 
+// ServerCanceller is a DB that stops on the server a statement interrupted by its context
+// (PostgreSQL's CancelRequest, MySQL's KILL QUERY), not only abandons it, and counts those it
+// stopped: a run says how many were still running when its grace period ended.
+type ServerCanceller interface {
+	ServerCancels() int64
+}
+
 // RoundTrips returns c's round trips, and false when its engine does not count them.
 func RoundTrips(c Conn) (int64, bool) {
 	if rt, ok := c.(RoundTripCounter); ok {

@@ -300,6 +300,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	}
 	defer out.Hurry.listen()() // interrupt.go: a second Ctrl-C ends the waits and saves at once
 	saidInterrupt := sayInterrupt(ctx, out, p.Grace, out.Hurry)
+	cancels0 := serverCancels(db) // cancels.go
 	o, err := workload.Drive(ctx, in.Name, w.Ops(), sess, workload.DriveOptions{
 		Mode: p.Mode, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval, Seed: p.Seed,
 		OutageWindow: p.OutageWindow,
@@ -333,6 +334,9 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		}
 	}
 	sess.Close()
+	if w := cancelledWarning(db, cancels0); w != nil {
+		res.Warnings = append(res.Warnings, *w)
+	}
 	addEngineFacts(res, &p, isoFacts, dbVersion)
 	mon.finish(res)
 	if logw != nil && logErr == nil {

@@ -43,6 +43,9 @@ type Conn struct {
 	sock        net.Conn
 	unwatchFn   func() bool
 	interrupted atomic.Bool // the socket was closed by watch
+	// id is the session's connection id on the server (0: unknown), for KILL QUERY when a statement
+	// is interrupted: closing the socket alone leaves the server running it.
+	id uint32
 	// state is gen<<1, plus 1 while a statement runs (from watch to its stop); gen numbers the
 	// registrations of watch's function, watched is the context of the last, watchStop removes it.
 	state     atomic.Uint64
@@ -147,6 +150,7 @@ func (c *Conn) interrupt(gen uint64) {
 
 func (c *Conn) interruptNow() {
 	c.interrupted.Store(true)
+	c.db.killQuery(c.id)
 	c.sock.Close()
 }
 

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -53,6 +54,8 @@ type DB struct {
 	// candor's wire and could not take it (the server's greeting unreadable: newWire), which
 	// ClientPath then says.
 	sessions, offWire atomic.Int64
+	// kills counts the KILL QUERY statements sent for interrupted statements (killQuery).
+	kills atomic.Int64
 }
 
 var _ driver.DB = (*DB)(nil)
@@ -205,6 +208,12 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	c := &Conn{db: db, sc: sc, dc: dc, conv: conv, stmts: make(map[string]sqldriver.Stmt), sock: sock.c, sessIso: db.serverIso}
+	if ra, ok := sock.c.(*readAhead); ok && ra.caps.known {
+		c.id = ra.caps.id
+	} else if err := sc.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&c.id); err != nil {
+		sc.Close()
+		return nil, fmt.Errorf("%s at %s: reading the session's connection id: %w", db.opts.engine, db.addr(), err)
+	}
 	db.sessions.Add(1)
 	if ownWire() && !db.tls() {
 		if ra, ok := sock.c.(*readAhead); ok {
@@ -236,6 +245,32 @@ func (db *DB) conn(ctx context.Context, sock *socketHolder) (*sql.Conn, error) {
 	}
 	return db.sqlDB.Conn(cctx)
 }
+
+// killTimeout bounds a KILL QUERY: its session's handshake and the statement.
+const killTimeout = 3 * time.Second
+
+// killQuery stops the statement session id runs on the server (KILL QUERY, on a session of its
+// own), for a statement interrupted by its context: the server would run it to its end otherwise
+// (a SLEEP(30), a long scan), holding its locks after candor has given up on it. Best effort: a
+// server that cannot be reached has nothing running for candor either. Kills counts those sent.
+func (db *DB) killQuery(id uint32) {
+	if id == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
+	defer cancel()
+	c, err := db.conn(ctx, nil)
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "KILL QUERY "+strconv.FormatUint(uint64(id), 10)); err == nil {
+		db.kills.Add(1)
+	}
+}
+
+// ServerCancels is how many statements interrupted by their context were stopped on the server.
+func (db *DB) ServerCancels() int64 { return db.kills.Load() }
 
 // tls reports whether the URL asks for TLS (tls=true, skip-verify, preferred or a named config):
 // candor's wire is not used then (newWire).

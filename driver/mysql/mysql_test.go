@@ -755,3 +755,49 @@ func TestWrongServer(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptKillsQuery: a statement whose context ends is stopped on the server too (KILL QUERY),
+// not only abandoned by candor: the session's thread leaves it at once, where it would sleep on for
+// 30 s, and the DB counts the kill. On candor's wire and on go-sql-driver's statements.
+func TestInterruptKillsQuery(t *testing.T) {
+	for _, path := range []string{"own wire", "go-sql-driver"} {
+		t.Run(path, func(t *testing.T) {
+			if path == "go-sql-driver" {
+				t.Setenv(mysql.PreparedEnv, "go-sql-driver")
+			}
+			db := openURL(t, freshURL(t, ""))
+			c := connect(t, db)
+			obs := connect(t, db)
+			var id int64
+			if err := c.QueryRow(testCtx(t), "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(testCtx(t), 500*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			if _, err := c.Exec(ctx, "SELECT SLEEP(?)", 30); err == nil {
+				t.Fatal("the statement outlived its context")
+			}
+			if el := time.Since(start); el > 5*time.Second {
+				t.Fatalf("the interrupted statement returned after %v", el)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				var running int64
+				if err := obs.QueryRow(testCtx(t), "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE 'SELECT SLEEP%'", id).Scan(&running); err != nil {
+					t.Fatal(err)
+				}
+				if running == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("session %d still runs the interrupted statement", id)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if n := db.ServerCancels(); n != 1 {
+				t.Errorf("ServerCancels = %d, want 1", n)
+			}
+		})
+	}
+}

@@ -30,6 +30,7 @@ type readAhead struct {
 // whether the greeting came whole in the first read (else wire is not used on the session).
 type serverCaps struct {
 	flags, ext uint32
+	id         uint32 // the session's connection id (KILL QUERY's argument)
 	known      bool
 }
 
@@ -133,11 +134,15 @@ func greeting(b []byte) serverCaps {
 	for i < len(p) && p[i] != 0 {
 		i++
 	}
+	if i+1+4 > len(p) {
+		return serverCaps{}
+	}
+	id := binary.LittleEndian.Uint32(p[i+1:])
 	i += 1 + 4 + 8 + 1
 	if i+2 > len(p) {
 		return serverCaps{}
 	}
-	caps := serverCaps{flags: uint32(binary.LittleEndian.Uint16(p[i:])), known: true}
+	caps := serverCaps{flags: uint32(binary.LittleEndian.Uint16(p[i:])), id: id, known: true}
 	i += 2
 	// charset 1, status 2, the flags' upper half 2, auth data length 1, reserved 6, MariaDB's
 	// extended capabilities 4 (when the lowest flag, CLIENT_MYSQL, is clear)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,6 +41,8 @@ type Conn struct {
 	trips int64
 	// watch is the connection's own watch of the caller's context (see enter).
 	watch ctxWatch
+	// cancels counts, for the DB, the statements fire stopped on the server (nil: not counted).
+	cancels *atomic.Int64
 
 	// The direct path (direct.go): statements prepared by SQL text, the parameters of the statement
 	// being sent, and the results handed out.
@@ -133,7 +136,23 @@ func (c *Conn) fire(ctx context.Context) {
 	defer w.mu.Unlock()
 	if w.ctx == ctx && w.armed && !w.fired {
 		w.fired = true
+		c.cancelOnServer()
 		c.pc.PgConn().Conn().SetDeadline(time.Now())
+	}
+}
+
+// cancelTimeout bounds a CancelRequest: its connection and its exchange.
+const cancelTimeout = 3 * time.Second
+
+// cancelOnServer sends PostgreSQL's CancelRequest for the statement running on the connection (on a
+// connection of its own, with the session's key): the deadline fire sets ends candor's wait, not
+// the server's work, which would go on to the statement's end (a pg_sleep(30), a long scan) holding
+// its locks. Best effort: a server that cannot be reached has nothing running for candor either.
+func (c *Conn) cancelOnServer() {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelTimeout)
+	defer cancel()
+	if err := c.pc.PgConn().CancelRequest(ctx); err == nil && c.cancels != nil {
+		c.cancels.Add(1)
 	}
 }
 

@@ -11,6 +11,7 @@ package postgres
 import (
 	"context"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,15 +38,16 @@ type DB struct {
 	engine   *engine
 	cfg      *pgx.ConnConfig
 	redacted string
-	raw      string // the URL as given: a library's message that echoes it whole shows redacted instead
-	version  string // "PostgreSQL 15.18 (Debian ...)", read when Open connected
+	raw      string        // the URL as given: a library's message that echoes it whole shows redacted instead
+	version  string        // "PostgreSQL 15.18 (Debian ...)", read when Open connected
+	cancels  *atomic.Int64 // statements stopped on the server when their context ended (Conn.cancelOnServer)
 }
 
 var _ driver.DB = (*DB)(nil)
 
 // open is the driver.Opener for the postgres:// and postgresql:// schemes.
 func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
-	db := &DB{engine: engineFor(u.Scheme), redacted: driver.Redact(raw), raw: raw}
+	db := &DB{engine: engineFor(u.Scheme), redacted: driver.Redact(raw), raw: raw, cancels: new(atomic.Int64)}
 	// pgx recognises the URL form only by a lower-case postgres:// or postgresql:// scheme (u.Scheme
 	// is lower-cased already); CockroachDB and YugabyteDB are reached as PostgreSQL.
 	scheme := u.Scheme
@@ -105,8 +107,14 @@ func (db *DB) connect(ctx context.Context) (*Conn, error) {
 		return nil, db.connectError(ctx, err)
 	}
 	registerNumeric(pc.TypeMap())
-	return newConn(pc), nil
+	c := newConn(pc)
+	c.cancels = db.cancels
+	return c, nil
 }
+
+// ServerCancels is how many statements interrupted by their context were stopped on the server
+// (CancelRequest).
+func (db *DB) ServerCancels() int64 { return db.cancels.Load() }
 
 // Version is the server's version as read when Open connected, e.g. "PostgreSQL 15.18 (Debian
 // 15.18-0+deb12u1)", or version() on CockroachDB and YugabyteDB.

@@ -547,3 +547,42 @@ func TestWrongServer(t *testing.T) {
 		t.Errorf("refused after %v", el)
 	}
 }
+
+// TestInterruptCancelsOnServer: a statement whose context ends is stopped on the server too
+// (CancelRequest), not only abandoned by candor: the session's backend is idle again at once, where it
+// would sleep on for 30 s, and the DB counts the cancel.
+func TestInterruptCancelsOnServer(t *testing.T) {
+	db := openDB(t)
+	c := connect(t, db)
+	obs := connect(t, db)
+	var pid int64
+	if err := c.QueryRow(testCtx(t), "SELECT pg_backend_pid()::int8").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(testCtx(t), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := c.Exec(ctx, "SELECT pg_sleep($1::float8)", 30.0); err == nil {
+		t.Fatal("the statement outlived its context")
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("the interrupted statement returned after %v", el)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var active int64
+		if err := obs.QueryRow(testCtx(t), "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", pid).Scan(&active); err != nil {
+			t.Fatal(err)
+		}
+		if active == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("backend %d still runs the interrupted statement", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := db.(*DB).ServerCancels(); n != 1 {
+		t.Errorf("ServerCancels = %d, want 1", n)
+	}
+}
