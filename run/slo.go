@@ -14,9 +14,12 @@ import (
 var ErrBudgets = errors.New("a latency budget of --slo was not met")
 
 // sloTexts are the plan's budgets, a comma-separated list in one --slo split into its budgets.
-func (r *RunPlan) sloTexts() []string {
+func (r *RunPlan) sloTexts() []string { return SplitSLOs(r.SLOs) }
+
+// SplitSLOs splits every comma-separated list of budgets into its budgets.
+func SplitSLOs(given []string) []string {
 	var out []string
-	for _, s := range r.SLOs {
+	for _, s := range given {
 		for _, t := range strings.Split(s, ",") {
 			if t = strings.TrimSpace(t); t != "" {
 				out = append(out, t)
@@ -46,13 +49,24 @@ func (r *RunPlan) validateSLOs(p *problems) {
 	}
 }
 
-// judgeSLOs judges every budget of the plan on the result's measurement window: the operation's
-// percentile of response (or service) time from the window's histogram. A budget whose operation
-// completed nothing in the window is not met (NoData).
+// judgeSLOs judges the plan's budgets on the result's measurement window (JudgeBudgets).
 func judgeSLOs(res *report.Result, p *RunPlan) {
-	slos, err := p.slos()
-	if err != nil || len(slos) == 0 {
-		return // Validate refused bad budgets before the run
+	if p.Workload != nil {
+		JudgeBudgets(res, p.sloTexts(), p.Workload.Ops())
+	}
+}
+
+// JudgeBudgets judges every budget of texts (SplitSLOs's) on the result's measurement window: the
+// operation's percentile of response (or service) time from the window's histogram. A budget whose
+// operation completed nothing in the window is not met (NoData). Package merge judges a merged
+// result's with it; bad budgets, refused before the run, are left out.
+func JudgeBudgets(res *report.Result, texts []string, ops []string) {
+	if len(texts) == 0 {
+		return
+	}
+	slos, err := search.ParseSLOs(texts, ops)
+	if err != nil {
+		return
 	}
 	for _, s := range slos {
 		b := report.Budget{SLO: strings.TrimSpace(s.Text), LimitMs: float64(s.Limit) / float64(time.Millisecond)}
@@ -70,6 +84,9 @@ func judgeSLOs(res *report.Result, p *RunPlan) {
 		res.Budgets = append(res.Budgets, b)
 	}
 }
+
+// SLOsError is the error a run whose budgets were not all met ends with (ErrBudgets), or nil.
+func SLOsError(res *report.Result) error { return slosError(res) }
 
 // slosError is ErrBudgets naming the budgets not met, for the exit line.
 func slosError(res *report.Result) error {

@@ -190,3 +190,29 @@ func allFailed(t *testing.T, db, dir string) {
 		t.Errorf("half failing: partial %v after %.1f s, want the whole 4 s", res["partial"], s)
 	}
 }
+
+// The shards' budgets are judged again on the merged window.
+func TestMergeSLO(t *testing.T) {
+	dir := t.TempDir()
+	shards := runShards(t, dir, 2, "kv", "run", "--db", "null:?service=fixed:1ms", "--seed", "7", "--mode", "throughput",
+		"--terminals", "2", "--warmup", "0s", "--duration", "2s", "--interval", "1s", "--slo", "read.p99<=1s,read.service.p50<=1s")
+	merged := filepath.Join(dir, "merged")
+	code, out := runCLI(t, append(append([]string{"merge"}, shards...), "--out", merged)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d", code)
+	}
+	got := budgets(t, merged)
+	var sum float64
+	for _, s := range shards {
+		sum += budgets(t, s)["read.p99<=1s"]["count"].(float64)
+	}
+	for _, s := range []string{"read.p99<=1s", "read.service.p50<=1s"} {
+		b := got[s]
+		if b == nil || b["met"] != true || b["count"] != sum {
+			t.Errorf("merged %s: %v, want met on the shards' %v reads", s, b, sum)
+		}
+	}
+	if !strings.Contains(out, "latency budgets") {
+		t.Errorf("the merged summary does not show the budgets")
+	}
+}
