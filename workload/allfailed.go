@@ -39,7 +39,7 @@ func (e *AllFailedError) Error() string {
 	if msg == "" {
 		msg = "(no message)"
 	}
-	return fmt.Sprintf("every attempt failed and none succeeded (%s failed in %.1f s), so the run stopped early; the first error, of %s (%s): %s; the workload cannot run on this database as it is: check that its data is loaded (candor %s load) and that its statements suit this database, then run again",
+	return fmt.Sprintf("every attempt failed and none succeeded (%s failed in the first %.1f s); the first error, of %s (%s): %s; the workload cannot run on this database as it is: check that its data is loaded (candor %s load) and that its statements suit this database, then run again",
 		textfmt.Thousands(e.Failed), e.After.Seconds(), e.Op, e.Class, msg, e.Name)
 }
 
