@@ -130,7 +130,19 @@ func (s *stripeSet) reset() {
 type Stripe struct {
 	mu  sync.Mutex
 	cur [2]*stripeSet // [0]: events outside the measurement window; [1]: measured events
-	_   [104]byte
+	// att counts the stripe's attempts since the run began, warm-up included, never reset by a
+	// Tick (Recorder.Attempts: the core stops a run whose every attempt fails).
+	att Attempts
+	_   [48]byte
+}
+
+// Attempts are a run's finished attempts since it began, warm-up and drain included: those that
+// succeeded, those that failed other than by a lost connection (an outage the run rides out is no
+// sign the workload cannot run), and the first such failure's message.
+type Attempts struct {
+	OK, Failed int64
+	First      FailureMessage
+	FirstOp    int
 }
 
 func b2i(b bool) int {
@@ -155,11 +167,18 @@ func (s *Stripe) Done(op int, measured bool, e Event) {
 			fail = driver.FailStatement
 		}
 		c.Failures[fail]++
+		if fail != driver.FailConnLost {
+			if s.att.Failed == 0 {
+				s.att.First, s.att.FirstOp = FailureMessage{Class: fail, Text: e.Msg, Count: 1}, op
+			}
+			s.att.Failed++
+		}
 		if measured && e.Msg != "" {
 			addMessage(&st.msgs[op], fail, e.Msg, 1) // allocates only for a new message
 		}
 		c.Overflow += h[ErrorResponse].record(Micros(e.Response))
 	} else {
+		s.att.OK++
 		if e.InWindow {
 			s.cur[1].counts[op].CompletedInWindow++
 		}
@@ -346,6 +365,24 @@ func (r *Recorder) absorb(s *stripeSet, measured bool) {
 			}
 		}
 	}
+}
+
+// Attempts sums every stripe's attempts since the recorder was made (Stripe.att); First is the
+// first failure of the lowest stripe that has one.
+func (r *Recorder) Attempts() Attempts {
+	var a Attempts
+	for i := range r.stripes {
+		s := &r.stripes[i]
+		s.mu.Lock()
+		b := s.att
+		s.mu.Unlock()
+		if a.Failed == 0 && b.Failed > 0 {
+			a.First, a.FirstOp = b.First, b.FirstOp
+		}
+		a.OK += b.OK
+		a.Failed += b.Failed
+	}
+	return a
 }
 
 // Totals returns a copy of the run's cumulative measured histograms and counters. Call it after the

@@ -366,6 +366,15 @@ func finish(res *report.Result, reg workload.Registration, shards []*Shard, tot 
 		limit = v
 	}
 	run.JudgeFailures(res, limit)
+	var slos []string // the shards' --slo, judged on the merged window
+	if list, ok := shards[0].Plan["slos"].([]any); ok {
+		for _, v := range list {
+			if t, ok := v.(string); ok {
+				slos = append(slos, t)
+			}
+		}
+	}
+	run.JudgeBudgets(res, run.SplitSLOs(slos), res.OpOrder)
 	var info workload.Info
 	var merger workload.Merger
 	if reg.New != nil {

@@ -35,6 +35,7 @@ func Summary(w io.Writer, r *Result) {
 		r.MeasureSeconds, r.WarmupSeconds, r.Driver.Hostname, r.Driver.CPUs, r.Driver.CPUMicrosPerTx, whose, RoundTripsPhrase(r), r.Tool.Name, r.Tool.Version)
 
 	PrintFailures(w, r) // failures.go: on the first screen, before any figure
+	PrintBudgets(w, r)  // slo.go: --slo's verdicts
 	if len(r.Headline) > 0 {
 		var figs []string
 		for _, f := range r.Headline {

@@ -39,7 +39,7 @@ type Result struct {
 	// Disclaimer is printed with every summary (TPC-C: these numbers are not audited results).
 	Disclaimer string `json:"disclaimer"`
 	Mode       string `json:"mode"`
-	// Partial is true when the run was interrupted (Ctrl-C, lost database); PartialReason says why.
+	// Partial is true when the run ended early (Ctrl-C, lost database, every attempt failing); PartialReason says why.
 	Partial       bool   `json:"partial"`
 	PartialReason string `json:"partial_reason,omitempty"`
 
@@ -92,8 +92,11 @@ type Result struct {
 	Verdicts []Verdict `json:"verdicts,omitempty"`
 	// FailureVerdict judges every operation's failures against --max-failures (failures.go).
 	FailureVerdict *FailureVerdict `json:"failure_verdict,omitempty"`
-	Warnings       []Warning       `json:"warnings"`
-	Checks         []Check         `json:"checks,omitempty"`
+	// Budgets are the latency budgets of --slo judged on the measurement window (slo.go); any
+	// one not met fails the run (exit status 1).
+	Budgets  []Budget  `json:"budgets,omitempty"`
+	Warnings []Warning `json:"warnings"`
+	Checks   []Check   `json:"checks,omitempty"`
 	// Plan is the fully resolved plan the run executed (every flag, defaulted or given; the
 	// workload's own under "options").
 	Plan any `json:"plan"`

@@ -363,6 +363,8 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		printSaved(out, od.path, incomplete)
 	}
 	switch {
+	case res.Partial && o.Aborted != "":
+		return res, &stoppedErr{reason: o.Aborted} // the database was lost, or every attempt failed
 	case res.Partial:
 		return res, ErrPartial
 	case failed(res.Checks):
@@ -373,8 +375,21 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	if err := failuresError(res); err != nil {
 		return res, err // failures.go: exit status 1
 	}
+	if err := slosError(res); err != nil {
+		return res, err // slo.go: a budget of --slo breached, exit status 1
+	}
 	return res, nil
 }
+
+// stoppedErr is ErrPartial for a run the core stopped early, with the reason (an outage longer
+// than --outage-window, or every attempt failing).
+type stoppedErr struct{ reason string }
+
+func (e *stoppedErr) Error() string {
+	return "the run stopped early and its results are partial: " + e.reason
+}
+
+func (e *stoppedErr) Is(target error) bool { return target == ErrPartial }
 
 // buildResult turns a run's outcome into result.json's envelope: the conditions, every operation's
 // figures over the window, the rate, the warnings every workload shares. The workload adds its own
@@ -451,6 +466,7 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 	r.Rate = rateResult(o.Rate, r.MeasureSeconds, r.OpOrder)                       // rate.go
 	r.Outages, r.Warnings = outageResults(o.Outages, sum.Start, p.OutageWindow, t) // outage.go
 	judgeFailures(r, p.failureLimit())                                             // failures.go: after the warnings above
+	judgeSLOs(r, p)                                                                // slo.go: --slo's budgets
 	return r
 }
 

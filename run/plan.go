@@ -87,6 +87,9 @@ type RunPlan struct {
 	// MaxFailures is the share of an operation's attempts, in percent, that may fail before the
 	// run fails its failure verdict (exit status 1); nil: report.DefaultMaxFailuresPct (failures.go).
 	MaxFailures *float64 `json:"max_failures_pct,omitempty"`
+	// SLOs are the latency budgets of --slo as given (slo.go): judged on the window at the end,
+	// any one not met fails the run (exit status 1).
+	SLOs []string `json:"slos,omitempty"`
 
 	// The durations as text in the stored plan, so it reads as the user would write it.
 	DurationText string `json:"duration"`
@@ -191,6 +194,7 @@ func (r *RunPlan) Validate() error {
 	r.validateEndpoints(&p)
 	r.validateMetrics(&p)  // metrics.go
 	r.validateFailures(&p) // failures.go
+	r.validateSLOs(&p)     // slo.go
 	r.validateShard(&p, time.Now())
 	p = append(p, r.Workload.Validate(workload.Validation{Cmd: workload.CmdRun, Mode: r.Mode,
 		Terminals: r.Terminals, Connections: r.Connections, DB: r.DB, Endpoints: 1 + len(r.ExtraDB), Shard: r.shard()})...)

@@ -37,7 +37,7 @@ func SharedWarnings(r *report.Result, mode workload.Mode, info workload.Info) []
 		ws = append(ws, report.Warning{Code: code, Message: fmt.Sprintf(format, a...)})
 	}
 	if r.Partial {
-		add("PARTIAL", "the run was interrupted (%s): figures cover %.1f s of measurement only", r.PartialReason, r.MeasureSeconds)
+		add("PARTIAL", "the run ended early (%s): figures cover %.1f s of measurement only", r.PartialReason, r.MeasureSeconds)
 	}
 	// A finite workload's tests (TPC-H's streams) are closed loops of the standard's own, and last
 	// as long as their sequences: neither warning applies to them.

@@ -117,6 +117,12 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 	}
 	cpu0 := ProcessCPU()
 	out := &Outcome{}
+	// allfailed.go: a run whose every attempt fails stops within seconds.
+	stopWatch, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		watchAllFailed(runCtx, stopWatch, rec, ops, name, start, outages, abort)
+	}()
 	switch {
 	case o.Mode == ModeRate:
 		if w.Source == nil {
@@ -135,6 +141,8 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 			TerminalGroup: w.TerminalGroup, WorkerGroup: w.WorkerGroup, Hurry: o.Hurry,
 		})
 	}
+	close(stopWatch)
+	<-watched
 	if err != nil {
 		if w.Drain != nil {
 			w.Drain(0)

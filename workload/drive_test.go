@@ -24,6 +24,10 @@ type fakeSession struct {
 	failAt   int64 // abort the run at this execution (0: never)
 	executed atomic.Int64
 	abort    context.CancelCauseFunc
+	// fail, when set, makes execution n fail with its error and class (nil: it succeeds).
+	fail func(n int64) (error, driver.FailureClass)
+	// outage: an outage is going on from the start to the end of the run.
+	outage bool
 }
 
 type fakeTerm struct{}
@@ -39,6 +43,9 @@ func (fakeSource) Draw(int64, schedule.Terminal) (op, group int) { return 1, 0 }
 func (s *fakeSession) Setup() Setup { return Setup{Terminals: s.terms, Connections: s.terms} }
 func (s *fakeSession) Start(ctx context.Context, env Env) (*Work, error) {
 	s.abort = env.Abort
+	if s.outage {
+		env.Outages.Failed("fake", time.Now())
+	}
 	terms := make([]schedule.Terminal, s.terms)
 	for i := range terms {
 		terms[i] = fakeTerm{}
@@ -48,7 +55,13 @@ func (s *fakeSession) Start(ctx context.Context, env Env) (*Work, error) {
 			if n := s.executed.Add(1); n == s.failAt {
 				s.abort(errors.New("lost the fake database"))
 			}
+			n := s.executed.Load()
 			time.Sleep(s.service)
+			if s.fail != nil {
+				if err, class := s.fail(n); err != nil {
+					return schedule.Outcome{Err: err, Class: class}
+				}
+			}
 			return schedule.Outcome{}
 		}),
 		Workers: s.terms, Terminals: terms, Source: fakeSource{},

@@ -89,3 +89,13 @@ func OutagesOf(ctx context.Context) *Outages {
 	}
 	return NewOutages(0)
 }
+
+// Ongoing says whether an outage is going on at some endpoint (no connection opened since it began).
+func (o *Outages) Ongoing() bool {
+	if o == nil {
+		return false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.open) > 0
+}

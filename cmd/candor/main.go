@@ -69,6 +69,9 @@ func executeTo(args []string, stdout, stderr io.Writer, terminal bool) int {
 	case errors.Is(err, run.ErrFailures):
 		fmt.Fprintln(stderr, "candor: "+err.Error()+" (see the failures above)")
 		return 1
+	case errors.Is(err, run.ErrBudgets):
+		fmt.Fprintln(stderr, "candor: "+err.Error())
+		return 1
 	case errors.Is(err, run.ErrPartial):
 		fmt.Fprintln(stderr, "candor: "+err.Error())
 		return 1

@@ -58,6 +58,8 @@ The consistency check runs once, after all shards: --check --db URL.`,
 				return run.ErrCheckFailed
 			case res.FailureVerdict != nil && !res.FailureVerdict.Pass:
 				return run.ErrFailures
+			case !report.BudgetsMet(res): // the shards' --slo on the merged window
+				return run.SLOsError(res)
 			}
 			return nil
 		},

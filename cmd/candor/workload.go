@@ -320,6 +320,7 @@ func newRun(out run.Out, reg workload.Registration) *cobra.Command {
 		},
 	}
 	addRunFlags(c, f, w.Info(), false)
+	c.Flags().StringArrayVar(&f.plan.SLOs, "slo", nil, "a latency budget judged on the measurement window, TYPE.PERCENTILE<=DURATION ("+w.Info().SLOExample+"); repeatable or comma-separated; one not met fails the run (exit status 1); types: "+strings.Join(w.Ops(), ", "))
 	addShardFlags(c, &sf, true, false)
 	w.Flags(c.Flags(), workload.CmdRun)
 	return c

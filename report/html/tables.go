@@ -193,6 +193,16 @@ func (pg *page) tables(d *runData) {
 		}
 		pg.Verdicts = append(pg.Verdicts, row)
 	}
+	for _, b := range r.Budgets { // --slo's budgets, each judged on the window
+		row := verdictRow{Rule: "--slo " + b.SLO, Status: "fail", Value: fmtCell(b.ValueMs) + " ms", Limit: fmtCell(b.LimitMs) + " ms", Samples: b.Count}
+		if b.Met {
+			row.Status = "pass"
+		}
+		if b.NoData {
+			row.Value = "–"
+		}
+		pg.Verdicts = append(pg.Verdicts, row)
+	}
 	if fs := report.FailureSection(r); len(fs.Rows) > 0 {
 		pg.Sections = append(pg.Sections, sectionOf(fs))
 	}
