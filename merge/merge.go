@@ -127,18 +127,43 @@ func Merge(dirs []string, o Options) (res *report.Result, err error) {
 	return res, nil
 }
 
-// checkOut refuses an --out that holds a saved run (without Replace) or is one of the shards.
+// checkOut refuses an --out that holds a saved run (without Replace), or that is, or contains, one
+// of the shards: paths are compared resolved (absolute, symbolic links followed, ".." cleaned), so a
+// link to a shard is that shard, whose files --replace would remove.
 func checkOut(o Options, dirs []string) error {
-	abs, _ := filepath.Abs(o.Out)
+	out := resolvedPath(o.Out)
 	for _, d := range dirs {
-		if a, _ := filepath.Abs(d); a == abs {
-			return userr.Errorf("--out %s is one of the shards: write the merged run elsewhere", o.Out)
+		in := resolvedPath(d)
+		if in == out {
+			return userr.Errorf("--out %s is the shard %s: write the merged run elsewhere", o.Out, d)
+		}
+		if rel, err := filepath.Rel(out, in); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			return userr.Errorf("--out %s contains the shard %s: write the merged run elsewhere", o.Out, d)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(o.Out, report.ResultFile)); err == nil && !o.Replace {
 		return userr.Errorf("%s already holds a saved run: choose another --out, or pass --replace", o.Out)
 	}
 	return nil
+}
+
+// resolvedPath is p absolute, cleaned, with its symbolic links followed: those of p itself when it
+// exists, else those of its nearest existing parent, the rest appended.
+func resolvedPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	var rest []string
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		if dir == filepath.Dir(dir) {
+			return abs
+		}
+		rest = append([]string{filepath.Base(dir)}, rest...)
+	}
 }
 
 // planDuration reads a duration the plan stores as text ("10s"), or def.
