@@ -45,6 +45,8 @@ func TestParseDamaged(t *testing.T) {
 		{"negative interval", `"measure_seconds": `, `"measure_seconds": -`, "is negative"},
 		{"no workload", `"workload": "tpcc"`, `"workload": ""`, "has no workload field"},
 		{"not JSON", `{`, `[`, "is not a candor result"},
+		{"endless window", `"measure_seconds": `, `"measure_seconds": 1e15, "x": `, "longer than any run"},
+		{"no window, yet counts", `"measure_seconds": `, `"measure_seconds": 0, "x": `, "measure_seconds is 0 but operations."},
 	} {
 		b := strings.Replace(good, tc.from, tc.to, 1)
 		if b == good {

@@ -426,6 +426,9 @@ func Parse(b []byte, name string) (*Result, error) {
 		return nil, userr.Errorf("%s is damaged: %v; re-run, or restore the file the run wrote", name, err)
 	}
 	r.upgrade()
+	if err := r.validateWindow(); err != nil {
+		return nil, userr.Errorf("%s is damaged: %v; re-run, or restore the file the run wrote", name, err)
+	}
 	return &r, nil
 }
 

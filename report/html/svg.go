@@ -346,6 +346,9 @@ func niceStep(raw float64) float64 {
 // timeTicks labels a time axis in seconds (minutes or hours for long runs).
 func timeTicks(lo, hi float64, n int) []tick {
 	steps := []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 21600, 43200, 86400}
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || hi < lo {
+		return nil
+	}
 	raw := (hi - lo) / float64(max(n, 1))
 	step := steps[len(steps)-1]
 	for _, s := range steps {
@@ -353,6 +356,9 @@ func timeTicks(lo, hi float64, n int) []tick {
 			step = s
 			break
 		}
+	}
+	if raw > step { // beyond a day a tick: whole days, a power of ten of them, so ticks stay about n
+		step *= math.Pow(10, math.Ceil(math.Log10(raw/step)))
 	}
 	var ts []tick
 	for v := math.Ceil(lo/step) * step; v <= hi+1e-9; v += step {
