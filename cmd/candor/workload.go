@@ -213,6 +213,9 @@ func newWorkloadCommand(out run.Out, reg workload.Registration) *cobra.Command {
 	if _, ok := w.(workload.Checker); ok {
 		c.AddCommand(newCheck(out, reg))
 	}
+	if _, ok := w.(workload.Dropper); ok {
+		c.AddCommand(newDrop(out, reg)) // drop.go
+	}
 	if extra := extraCommands[in.Name]; extra != nil {
 		c.AddCommand(extra(out)...)
 	}
