@@ -115,7 +115,7 @@ func conditions(r *report.Result) []string {
 		out = append(out, r.Setup)
 	}
 	out = append(out,
-		fmt.Sprintf("%d terminals over %d connections", r.Terminals, r.Connections),
+		report.Count(int64(r.Terminals), "terminal", "terminals")+" over "+report.Count(int64(r.Connections), "connection", "connections"),
 		"isolation "+r.Isolation,
 		r.Database.Version+" ("+r.Database.Kind+")",
 		r.Database.URL)
