@@ -125,7 +125,7 @@ func printOps(w io.Writer, r *Result) {
 		if t == nil {
 			continue
 		}
-		if idle(t) {
+		if t.Idle() {
 			none = append(none, name)
 			continue
 		}

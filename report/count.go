@@ -13,8 +13,8 @@ func Count(n int64, one, many string) string {
 // countS is Count of a noun whose plural adds an s.
 func countS(n int64, one string) string { return Count(n, one, one+"s") }
 
-// idle says an operation neither completed, failed, retried, rolled back, dropped nor was left
+// Idle says the operation neither completed, failed, retried, rolled back, dropped nor was left
 // incomplete in the run: an operation outside the run's mix, whose row would be all zeros.
-func idle(t *TxResult) bool {
+func (t *TxResult) Idle() bool {
 	return t.Count == 0 && t.Errors == 0 && t.Retries == 0 && t.Rollbacks == 0 && t.Incomplete == 0 && t.Dropped == 0
 }

@@ -115,7 +115,7 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 	for _, name := range LoadOps(runs) {
 		ran := false
 		for _, lr := range runs {
-			if t := lr.R.Operations[name]; t != nil && !idle(t) {
+			if t := lr.R.Operations[name]; t != nil && !t.Idle() {
 				ran = true
 			}
 		}

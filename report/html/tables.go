@@ -177,7 +177,7 @@ func (pg *page) tables(d *runData) {
 	r := d.res
 	for _, op := range d.ops {
 		t := r.Operations[op]
-		if t == nil {
+		if t == nil || t.Idle() { // not run at all: outside the mix, no row of zeros
 			continue
 		}
 		pg.Tx = append(pg.Tx, txRow{Name: op, Color: d.color(op), PartOf: t.PartOf, Count: t.Count, Errors: t.Errors, Retries: t.Retries,
