@@ -100,6 +100,9 @@ func groupTitle(c *cobra.Command, group string) string {
 	case workload.GroupDatabase:
 		return "Database"
 	case workload.GroupWorkload:
+		if c.Name() == "capture" {
+			return "What to capture"
+		}
 		if c.Name() == "load" {
 			return "What to load (" + name + ")"
 		}

@@ -91,6 +91,9 @@ func TestHelpIsGroupedAndNeutral(t *testing.T) {
 			continue
 		}
 		own := path[0]
+		if own == "capture" && (!strings.Contains(help, "\nFlags most runs set:\n") || len(flagNames) < 3 || flagNames[0] != "db") {
+			t.Errorf("%s: its flags are not grouped, --db first: %v", where, flagNames)
+		}
 		if _, ok := workloadTerms[own]; !ok {
 			continue // not a workload's command
 		}

@@ -145,7 +145,10 @@ func newRoot(out run.Out) *cobra.Command {
 		reg, _ := workload.Lookup(name)
 		root.AddCommand(newWorkloadCommand(out, reg)) // workload.go
 	}
-	root.AddCommand(newReport(out), newCompare(out), newCapture(out), newMerge(out))
+	capture := newCapture(out)
+	workload.KeyFlags(capture.Flags(), "for") // help.go: its flags in groups, as a workload's
+	annotateWorkloadFlags(capture, "capture")
+	root.AddCommand(newReport(out), newCompare(out), capture, newMerge(out))
 	root.AddCommand(newSelftest(out)) // selftest.go: the driver's own ceiling
 	setUsage(root)                    // help.go: flags in groups
 	return root
