@@ -31,6 +31,10 @@ var peerFlags = map[string]peerHabit{
 	"-c":                {"pgbench's (clients)", "--terminals (and --connections; `candor script -c N` sets both)"},
 	"-j":                {"pgbench's (threads of the driver)", "--terminals alone: candor spreads its terminals over the CPUs itself"},
 	"-R":                {"pgbench's (transactions per second)", "--rate, in --mode rate (open loop)"},
+	"-P":                {"pgbench's (progress every N seconds)", "--interval, with a unit (--interval 5s)"},
+	"-t":                {"pgbench's (transactions per client) and YCSB's (the run phase)", "--duration: candor measures for a time (`run --duration 60s`)"},
+	"-i":                {"pgbench's (initialize)", "the load subcommand (`candor script load --scale N`)"},
+	"-s":                {"pgbench's (scale factor)", "--scale (`candor script load --scale N`)"},
 	"-threads":          {"YCSB's (client threads)", "--terminals"},
 	"-target":           {"YCSB's (operations per second)", "--rate, in --mode rate (open loop)"},
 }

@@ -22,6 +22,9 @@ func TestPeerHabits(t *testing.T) {
 		{[]string{"sysbench", "--time", "60"}, 2, "--time is sysbench's and go-tpc's (seconds to run); candor's is --duration"},
 		{[]string{"ycsb", "run", "-threads", "8"}, 2, "-threads is YCSB's (client threads); candor's is --terminals"},
 		{[]string{"ycsb", "-target", "1000"}, 2, "-target is YCSB's (operations per second); candor's is --rate"},
+		{[]string{"script", "run", "-P", "5"}, 2, "-P is pgbench's (progress every N seconds); candor's is --interval"},
+		{[]string{"script", "-i", "-s", "10"}, 2, "-i is pgbench's (initialize); candor's is the load subcommand"},
+		{[]string{"ycsb", "-P", "x", "--help"}, 0, ""}, // ycsb's own -P, a property file
 		{[]string{"kv", "--concurrency", "8"}, 2, "--concurrency is cockroach workload's (concurrent workers); candor's is --terminals"},
 		{[]string{"sysbench", "load", "--mysql-host", "h"}, 2, "candor's is --db mysql://"},
 		{[]string{"sysbench", "prepare"}, 2, "prepare is sysbench's; candor's is load: `candor sysbench load --db URL`"},
