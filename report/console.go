@@ -141,7 +141,7 @@ func printOps(w io.Writer, r *Result) {
 		}
 	}
 	if len(none) > 0 {
-		p("  %s: none in this run (not in its mix)\n", strings.Join(none, ", "))
+		p("  %s: none recorded in this run\n", strings.Join(none, ", "))
 	}
 	for _, s := range partLines(r, parts) {
 		p("  %s\n", s)

@@ -59,7 +59,7 @@ func TestSummaryMeanAndNouns(t *testing.T) {
 			t.Errorf("%s did not run but has a row: %q", op, row)
 		}
 	}
-	if !strings.Contains(out, "scan, delete: none in this run (not in its mix)") {
+	if !strings.Contains(out, "scan, delete: none recorded in this run") {
 		t.Errorf("summary does not name the operations that did not run:\n%s", out)
 	}
 	if rowOf(out, "upsert") == "" {
@@ -90,7 +90,7 @@ func TestLoadsMeanNoIdleNoDuplicate(t *testing.T) {
 			t.Errorf("%s ran in no run but has a row: %q", op, row)
 		}
 	}
-	if !strings.Contains(out, "scan, delete: none in these runs") {
+	if !strings.Contains(out, "scan, delete: none recorded in these runs") {
 		t.Errorf("side by side does not name the operations no run ran:\n%s", out)
 	}
 	if rowOf(out, "all ops, per s") == "" || rowOf(out, "throughput") != "" {

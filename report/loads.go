@@ -198,7 +198,7 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 	})
 	row("verdict", LoadVerdict)
 	if len(none) > 0 {
-		p("%s: none in these runs (not in their mix)\n", strings.Join(none, ", "))
+		p("%s: none recorded in these runs\n", strings.Join(none, ", "))
 	}
 
 	if ws := LoadWarnings(runs); len(ws) > 0 {
