@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/candor-bench/candor/run"
 	"github.com/candor-bench/candor/workload"
@@ -21,6 +22,23 @@ func helpOf(t *testing.T, path []string) string {
 		t.Fatalf("candor %s --help: exit %d\n%s", strings.Join(path, " "), code, buf.String())
 	}
 	return buf.String()
+}
+
+// TestNoBackquotedUsage: pflag takes a back-quoted word of a flag's description for the name of its
+// value ("--drop candor kv drop"), so no description has one.
+func TestNoBackquotedUsage(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "`") {
+				t.Errorf("%s --%s: a back quote in its description: %q", c.CommandPath(), f.Name, f.Usage)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot(run.Out{}))
 }
 
 // everyCommand is the path of every command under candor (without cobra's help and completion).

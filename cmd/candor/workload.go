@@ -324,7 +324,7 @@ func newLoad(out run.Out, reg workload.Registration) *cobra.Command {
 	db.add(c, "", false)
 	c.Flags().IntVar(&p.Loaders, "loaders", 2, "parallel loaders (changes the speed, never the rows)")
 	c.Flags().Uint64Var(&p.Seed, "seed", 1, "root seed of the initial data: the same seed gives the same rows")
-	c.Flags().BoolVar(&p.Drop, "drop", false, "replace the workload's existing tables (without it, load refuses to touch them; with --shard, shard 0 drops them); `candor "+w.Info().Name+" drop` removes them without loading")
+	c.Flags().BoolVar(&p.Drop, "drop", false, "replace the workload's existing tables (without it, load refuses to touch them; with --shard, shard 0 drops them); candor "+w.Info().Name+" drop removes them without loading")
 	addShardFlags(c, &sf, false, true)
 	w.Flags(c.Flags(), workload.CmdLoad)
 	return c
