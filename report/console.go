@@ -22,8 +22,8 @@ func Summary(w io.Writer, r *Result) {
 	if r.Setup != "" {
 		setup = r.Setup + " · "
 	}
-	p("mode %s · %s%d terminals · %d connections · isolation %s · seed %d\n",
-		r.Mode, setup, r.Terminals, r.Connections, r.Isolation, r.Seed)
+	p("mode %s · %s%s · %s · isolation %s · seed %d\n",
+		r.Mode, setup, countS(int64(r.Terminals), "terminal"), countS(int64(r.Connections), "connection"), r.Isolation, r.Seed)
 	p("database %s (%s) · %s\n", r.Database.Version, r.Database.Kind, r.Database.URL)
 	printShard(w, r)
 	printEngineNotes(w, r)
@@ -50,10 +50,10 @@ func Summary(w io.Writer, r *Result) {
 		p("\nverdicts:\n")
 		for _, v := range r.Verdicts {
 			if v.Unfinished {
-				p("  %-7s %-52s %10s    (limit %s ms, %d samples)\n", v.Status, v.Rule, "unfinished", ms(v.LimitMs), v.Samples)
+				p("  %-7s %-52s %10s    (limit %s ms, %s)\n", v.Status, v.Rule, "unfinished", ms(v.LimitMs), countS(int64(v.Samples), "sample"))
 				continue
 			}
-			p("  %-7s %-52s %10s ms (limit %s ms, %d samples)\n", v.Status, v.Rule, ms(v.ValueMs), ms(v.LimitMs), v.Samples)
+			p("  %-7s %-52s %10s ms (limit %s ms, %s)\n", v.Status, v.Rule, ms(v.ValueMs), ms(v.LimitMs), countS(int64(v.Samples), "sample"))
 		}
 	}
 	for _, s := range r.Sections {
@@ -103,7 +103,8 @@ func figureValue(v float64) string {
 }
 
 // printOps prints the table of the operations: counts, rates, and the response and service time
-// percentiles of each, in the workload's order.
+// mean and percentiles of each, in the workload's order. Operations that did not run at all (outside
+// the run's mix) get no row of zeros: one line names them.
 func printOps(w io.Writer, r *Result) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	ops := r.Ops()
@@ -114,36 +115,43 @@ func printOps(w io.Writer, r *Result) {
 	for _, op := range ops {
 		nw = max(nw, len(op))
 	}
-	p("\n%-*s %9s %6s %6s %6s %9s %8s │ %s │ %s\n", nw, "", "", "", "", "", "", "", center("response time, ms (from intended start)", 55), center("service time, ms", 31))
-	p("%-*s %9s %6s %6s %6s %9s %8s │ %7s %7s %7s %7s %7s %7s %7s │ %7s %7s %7s %7s\n",
+	p("\n%-*s %9s %6s %6s %6s %9s %8s │ %s │ %s\n", nw, "", "", "", "", "", "", "", center("response time, ms (from intended start)", 63), center("service time, ms", 39))
+	p("%-*s %9s %6s %6s %6s %9s %8s │ %7s %7s %7s %7s %7s %7s %7s %7s │ %7s %7s %7s %7s %7s\n",
 		nw, "operation", "count", "errors", "retry", "rollbk", "per min", "per s",
-		"p50", "p90", "p95", "p99", "p99.9", "p99.99", "max", "p50", "p99", "p99.9", "max")
+		"mean", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max", "mean", "p50", "p99", "p99.9", "max")
 	var incomplete, overflow int64
-	var parts []string
+	var parts, none []string
 	for _, name := range ops {
 		t := r.Operations[name]
 		if t == nil {
 			continue
 		}
+		if t.Idle() {
+			none = append(none, name)
+			continue
+		}
 		rs, sv := t.ResponseMs, t.ServiceMs
-		p("%-*s %9d %6d %6d %6d %9.1f %8.1f │ %7s %7s %7s %7s %7s %7s %7s │ %7s %7s %7s %7s\n",
+		p("%-*s %9d %6d %6d %6d %9.1f %8.1f │ %7s %7s %7s %7s %7s %7s %7s %7s │ %7s %7s %7s %7s %7s\n",
 			nw, name, t.Count, t.Errors, t.Retries, t.Rollbacks, t.PerMinute, t.PerMinute/60,
-			ms(rs.P50), ms(rs.P90), ms(rs.P95), ms(rs.P99), ms(rs.P999), ms(rs.P9999), ms(rs.Max),
-			ms(sv.P50), ms(sv.P99), ms(sv.P999), ms(sv.Max))
+			ms(rs.Mean), ms(rs.P50), ms(rs.P90), ms(rs.P95), ms(rs.P99), ms(rs.P999), ms(rs.P9999), ms(rs.Max),
+			ms(sv.Mean), ms(sv.P50), ms(sv.P99), ms(sv.P999), ms(sv.Max))
 		incomplete += t.Incomplete
 		overflow += t.Overflow
 		if t.PartOf != "" {
 			parts = append(parts, name)
 		}
 	}
+	if len(none) > 0 {
+		p("  %s: none recorded in this run\n", strings.Join(none, ", "))
+	}
 	for _, s := range partLines(r, parts) {
 		p("  %s\n", s)
 	}
 	if incomplete > 0 {
-		p("  %d operations started in the window did not finish within the grace period (counted as incomplete)\n", incomplete)
+		p("  %s started in the window did not finish within the grace period (counted as incomplete)\n", countS(incomplete, "operation"))
 	}
 	if overflow > 0 {
-		p("  %d latencies exceeded the histogram range and were counted at its highest value\n", overflow)
+		p("  %s the histogram range and were counted at its highest value\n", Count(overflow, "latency exceeded", "latencies exceeded"))
 	}
 }
 

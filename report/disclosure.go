@@ -77,7 +77,7 @@ func printDisclosure(w io.Writer, r *Result) {
 	if res := r.Resources; res != nil && len(res.Series) > 0 {
 		p("  resources  %s\n", resourcesLine(res))
 		if res.File != "" {
-			p("             every %g s in %s (%d samples)\n", res.EverySeconds, res.File, res.Samples)
+			p("             every %g s in %s (%s)\n", res.EverySeconds, res.File, countS(int64(res.Samples), "sample"))
 		}
 		for _, e := range res.Errors {
 			p("             not sampled: %s\n", e)

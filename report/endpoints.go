@@ -37,9 +37,10 @@ func printEngineNotes(w io.Writer, r *Result) {
 	for i, e := range r.Endpoints {
 		deferred := ""
 		if e.DeferredDeliveries > 0 || e.DeferredErrors > 0 {
-			deferred = fmt.Sprintf(" · deferred work %d (%d errors)", e.DeferredDeliveries, e.DeferredErrors)
+			deferred = fmt.Sprintf(" · deferred work %d (%s)", e.DeferredDeliveries, countS(e.DeferredErrors, "error"))
 		}
-		fmt.Fprintf(w, "  %d %s · %d terminals · %d connections · %d operations · %d errors · %d retries%s\n",
-			i+1, e.URL, e.Terminals, e.Connections, e.Transactions, e.Errors, e.Retries, deferred)
+		fmt.Fprintf(w, "  %d %s · %s · %s · %s · %s · %s%s\n",
+			i+1, e.URL, countS(int64(e.Terminals), "terminal"), countS(int64(e.Connections), "connection"),
+			countS(e.Transactions, "operation"), countS(e.Errors, "error"), Count(e.Retries, "retry", "retries"), deferred)
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -101,16 +102,29 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 		r := lr.R
 		switch {
 		case r.Rate != nil:
-			p("  %-20s open loop: %s arrivals at %.1f/s over %d connections, %.0f s measured after %.0f s of warm-up\n",
-				lr.Label, r.Rate.Arrivals, r.Rate.TargetRate, r.Connections, r.MeasureSeconds, r.WarmupSeconds)
+			p("  %-20s open loop: %s arrivals at %.1f/s over %s, %.0f s measured after %.0f s of warm-up\n",
+				lr.Label, r.Rate.Arrivals, r.Rate.TargetRate, countS(int64(r.Connections), "connection"), r.MeasureSeconds, r.WarmupSeconds)
 		default:
-			p("  %-20s %s mode: %d terminals over %d connections, %.0f s measured after %.0f s of warm-up\n",
-				lr.Label, r.Mode, r.Terminals, r.Connections, r.MeasureSeconds, r.WarmupSeconds)
+			p("  %-20s %s mode: %s over %s, %.0f s measured after %.0f s of warm-up\n",
+				lr.Label, r.Mode, countS(int64(r.Terminals), "terminal"), countS(int64(r.Connections), "connection"), r.MeasureSeconds, r.WarmupSeconds)
 		}
 	}
 
-	const col = 36 // " per s p50 p99 p99.9" block width
-	ops := LoadOps(runs)
+	const col = 44         // " per s mean p50 p99 p99.9" block width
+	var ops, none []string // none: operations no run ran (outside the mix), named under the table
+	for _, name := range LoadOps(runs) {
+		ran := false
+		for _, lr := range runs {
+			if t := lr.R.Operations[name]; t != nil && !t.Idle() {
+				ran = true
+			}
+		}
+		if ran {
+			ops = append(ops, name)
+		} else {
+			none = append(none, name)
+		}
+	}
 	nw := 16
 	for _, op := range ops {
 		nw = max(nw, len(op)+1)
@@ -126,7 +140,7 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 	}
 	p("\n%-*s", nw, "operation")
 	for range runs {
-		p("│ %11s %7s %7s %7s ", "per s", "p50", "p99", "p99.9")
+		p("│ %11s %7s %7s %7s %7s ", "per s", "mean", "p50", "p99", "p99.9")
 	}
 	p("\n")
 	for _, name := range ops {
@@ -138,7 +152,7 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 				continue
 			}
 			rs := t.ResponseMs
-			p("│ %11.1f %7s %7s %7s ", t.PerMinute/60, ms(rs.P50), ms(rs.P99), ms(rs.P999))
+			p("│ %11.1f %7s %7s %7s %7s ", t.PerMinute/60, ms(rs.Mean), ms(rs.P50), ms(rs.P99), ms(rs.P999))
 		}
 		p("\n")
 	}
@@ -155,7 +169,7 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 		}
 		return fmt.Sprintf("%11.1f", AllTypesRate(r))
 	})
-	if lead := first.Lead(); lead.Name != "" {
+	if lead := first.Lead(); lead.Name != "" && !leadIsAllOps(runs) {
 		row(lead.Name, func(r *Result) string {
 			f := r.Lead()
 			if f.Name == "" || r.MeasureSeconds <= 0 {
@@ -183,6 +197,9 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 		return fmt.Sprintf("driver %s, connection wait %s", ms(r.Rate.TimerLatenessMs.P99), ms(r.Rate.ConnectionWaitMs.P99))
 	})
 	row("verdict", LoadVerdict)
+	if len(none) > 0 {
+		p("%s: none recorded in these runs\n", strings.Join(none, ", "))
+	}
 
 	if ws := LoadWarnings(runs); len(ws) > 0 {
 		p("\nwarnings (conditions that make these numbers misleading):\n")
@@ -193,6 +210,19 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 	last := runs[len(runs)-1].R
 	PrintChecks(w, last)
 	p("\n")
+}
+
+// leadIsAllOps says every run's headline figure is its rate of all operations (kv's throughput):
+// the comparison's "all ops, per s" row says it already.
+func leadIsAllOps(runs []LoadRun) bool {
+	for _, lr := range runs {
+		f := lr.R.Lead()
+		all := AllTypesRate(lr.R)
+		if f.Name == "" || math.Abs(f.Value-all) > 0.05+1e-6*all {
+			return false
+		}
+	}
+	return true
 }
 
 // LoadOps lists the operations of runs: the first run's in its order, then any other run's

@@ -255,8 +255,8 @@ func PrintSearch(w io.Writer, s *SearchResult) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	title := "candor " + s.Workload + " search"
 	p("\n%s\n%s\n%s\n", title, strings.Repeat("=", len(title)), s.Disclaimer)
-	p("database %s (%s) · %s · %d connections · %s arrivals · each probe %.0f s after %.0f s of warm-up\n",
-		s.Database.Version, s.Database.Kind, s.Database.URL, s.Connections, s.Arrivals, s.ProbeSeconds, s.WarmupSeconds)
+	p("database %s (%s) · %s · %s · %s arrivals · each probe %.0f s after %.0f s of warm-up\n",
+		s.Database.Version, s.Database.Kind, s.Database.URL, countS(int64(s.Connections), "connection"), s.Arrivals, s.ProbeSeconds, s.WarmupSeconds)
 	p("budgets (steady-state response time from the intended arrival, unless .service.): %s\n", strings.Join(s.SLO, ", "))
 	key := s.searchKeyOp()
 	p("%s p50, p99, p99.9: %s's response time, ms; each budget's value follows\n\n", keyAbbrev(key), key)

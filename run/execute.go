@@ -252,8 +252,9 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		blockconn.Prefer(blockconn.Held)
 		defer blockconn.Prefer(blockconn.Netpoll)
 	}
-	fmt.Fprintf(out.Stderr, "running %s on %s: mode %s, %s, %d terminals over %d connections, warm-up %s, measure %s, seed %d\n",
-		in.Title, dbVersion, p.Mode, setup.Describe, p.Terminals, p.Connections, p.Warmup, p.Duration, p.Seed)
+	fmt.Fprintf(out.Stderr, "running %s on %s: mode %s, %s, %s over %s, warm-up %s, measure %s, seed %d\n",
+		in.Title, dbVersion, p.Mode, setup.Describe, report.Count(int64(p.Terminals), "terminal", "terminals"),
+		report.Count(int64(p.Connections), "connection", "connections"), p.Warmup, p.Duration, p.Seed)
 	if p.Mode == workload.ModeRate {
 		fmt.Fprintln(out.Stderr, p.rateLine())
 	}

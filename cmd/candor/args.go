@@ -16,6 +16,9 @@ func noArgs(c *cobra.Command, args []string) error {
 		return nil
 	}
 	if c.HasAvailableSubCommands() {
+		if pe := peerCommand(c, args[0]); pe != nil { // peers.go: prepare is sysbench's ...
+			return pe
+		}
 		hint := fmt.Sprintf("see `%s --help` for its commands", c.CommandPath())
 		if c.SuggestionsMinimumDistance <= 0 {
 			c.SuggestionsMinimumDistance = 2 // cobra's own default, set only when it suggests itself

@@ -14,7 +14,7 @@ type dbFlags struct {
 	dialect string
 }
 
-const dbUsage = "database URL: postgres://user:pass@host:port/db, cockroachdb://..., yugabytedb://..., mysql://user:pass@host:port/db, mariadb://..., tidb://..., dolt://... or sqlite:PATH"
+const dbUsage = "database URL: postgres://USER:PASS@HOST:PORT/DB, mysql://... or sqlite:PATH (also cockroachdb://, yugabytedb://, mariadb://, tidb://, dolt://)"
 
 // add declares --db and --dialect on c. many: run takes several --db, one per endpoint (node) of
 // the database; load and check use the first.
@@ -23,9 +23,9 @@ func (d *dbFlags) add(c *cobra.Command, def string, many bool) {
 	if def != "" {
 		defs = []string{def}
 	}
-	usage := dbUsage + "; given more than once, the first is used"
+	usage := dbUsage
 	if many {
-		usage = dbUsage + "; repeat it for several endpoints (nodes) of one database: the terminals are spread over them"
+		usage = dbUsage + "; repeat it for several nodes of one database: the terminals are spread over them"
 	}
 	c.Flags().StringArrayVar(&d.urls, "db", defs, usage)
 	c.Flags().StringVar(&d.dialect, "dialect", "", "the engine, when the URL's scheme does not name it: postgres, cockroachdb or yugabytedb (PostgreSQL wire protocol); mysql, mariadb, tidb or dolt (MySQL wire protocol)")

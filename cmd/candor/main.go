@@ -121,7 +121,13 @@ func newRoot(out run.Out) *cobra.Command {
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
+	if out.Stdout != nil {
+		root.SetOut(out.Stdout) // --help and the version go where the run's output goes
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if pe := peerFlag(c, err); pe != nil { // peers.go: --threads is sysbench's ...
+			return pe
+		}
 		return usageError{fmt.Errorf("%v: see `%s --help`", err, c.CommandPath())}
 	})
 	var cpuProfile string
@@ -142,8 +148,12 @@ func newRoot(out run.Out) *cobra.Command {
 		reg, _ := workload.Lookup(name)
 		root.AddCommand(newWorkloadCommand(out, reg)) // workload.go
 	}
-	root.AddCommand(newReport(out), newCompare(out), newCapture(out), newMerge(out))
+	capture := newCapture(out)
+	workload.KeyFlags(capture.Flags(), "for") // help.go: its flags in groups, as a workload's
+	annotateWorkloadFlags(capture, "capture")
+	root.AddCommand(newReport(out), newCompare(out), capture, newMerge(out))
 	root.AddCommand(newSelftest(out)) // selftest.go: the driver's own ceiling
+	setUsage(root)                    // help.go: flags in groups
 	return root
 }
 

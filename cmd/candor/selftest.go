@@ -20,7 +20,7 @@ func newSelftest(out run.Out) *cobra.Command {
 	var noRate, noSpec bool
 	c := &cobra.Command{
 		Use:   "selftest",
-		Short: "How much load this driver process generates before it, not the database, is the bottleneck",
+		Short: "Measure how much load this driver process generates before it, not the database, is the bottleneck",
 		Long: `Runs short probes against the null engine (--db null:, no database: every operation completes
 after --service) inside this process and prints (a) the highest open-loop arrival rate it sustains
 with the timer lateness p99 within --max-lag, and (b) the most spec-mode TPC-C terminals (10 per

@@ -21,7 +21,7 @@ type shardFlags struct {
 
 func addShardFlags(c *cobra.Command, f *shardFlags, withStart, withWait bool) {
 	fs := c.Flags()
-	fs.StringVar(&f.shard, "shard", "", "this process's part of a sharded load or run, INDEX/COUNT, 0-based (--shard 0/4 ... 3/4): TPC-C shard i takes warehouses [i·W/N+1, (i+1)·W/N]")
+	fs.StringVar(&f.shard, "shard", "", "this process's part of a sharded load or run, INDEX/COUNT, 0-based (--shard 0/4 ... 3/4): shard i takes the i-th of COUNT equal parts of the workload's data and terminals")
 	fs.IntVar(&f.shards, "shards", 0, "the shard count, the index taken from $"+run.EnvShardIndex+" (set by a Kubernetes Indexed Job), so one manifest serves every pod")
 	f.wait = run.DefaultShardWait
 	if withWait {

@@ -37,6 +37,7 @@ type runFlags struct {
 	plan    run.RunPlan
 	db      dbFlags // --db (repeatable) and --dialect: dbflags.go
 	mode    string
+	defMode string // the mode when --mode is not given (or given empty)
 	seed    uint64
 	noCheck bool
 	fullChk bool
@@ -51,31 +52,53 @@ func addRunFlags(c *cobra.Command, f *runFlags, in workload.Info, oneShot bool) 
 		dbDefault = in.DefaultDB
 	}
 	f.db.add(c, dbDefault, true)
-	defMode := string(in.Modes[0])
+	f.defMode = string(in.Modes[0])
 	if oneShot {
-		defMode = string(workload.ModeThroughput)
+		f.defMode = string(workload.ModeThroughput)
 	}
 	modes := make([]string, len(in.Modes))
 	for i, m := range in.Modes {
 		modes[i] = string(m) + " (" + modeHelp[m] + ")"
 	}
-	fs.StringVar(&f.mode, "mode", defMode, strings.Join(modes, ", "))
-	fs.IntVar(&f.plan.Terminals, "terminals", 0, "terminals (closed loop), or the terminal states arrivals are drawn from (rate mode); default: "+orWorkloads(in.TerminalsHelp))
+	// The one-shot's comparison runs in two modes (the peak probe in throughput mode, the open-loop
+	// runs in rate mode): its --mode has no default, and given, it asks for one run instead.
+	comparison := oneShot && !in.Finite && in.HasMode(workload.ModeRate)
+	switch {
+	case comparison:
+		fs.StringVar(&f.mode, "mode", "", "one run in this mode instead of the peak probe and the open-loop runs: "+strings.Join(modes, ", "))
+	default:
+		fs.StringVar(&f.mode, "mode", f.defMode, strings.Join(modes, ", "))
+	}
+	termHelp := "terminals (closed loop), or the terminal states arrivals are drawn from (rate mode); default: " + orWorkloads(in.TerminalsHelp)
+	if comparison {
+		termHelp = "terminals of the peak probe (closed loop), and the terminal states the open-loop runs draw arrivals from; default: " + orWorkloads(in.TerminalsHelp)
+	}
+	fs.IntVar(&f.plan.Terminals, "terminals", 0, termHelp)
+	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections the terminals share (default: "+orWorkloads(in.ConnectionsHelp)+")")
 	if in.HasMode(workload.ModeRate) {
 		addRateFlags(c, &f.plan) // rate.go
 	}
-	fs.IntVar(&f.plan.Connections, "connections", 0, "database connections the terminals share (default: "+orWorkloads(in.ConnectionsHelp)+")")
+	if in.Finite {
+		// A finite workload's terminals and connections are its streams: not the user's to set
+		// (Validate refuses them), so not shown.
+		_ = fs.MarkHidden("terminals")
+		_ = fs.MarkHidden("connections")
+	}
 	defDur, defWarm := 10*time.Minute, 2*time.Minute
-	durHelp := "measurement interval"
+	durHelp, warmHelp := "measurement interval", "warm-up before the measurement (excluded from the results)"
 	switch {
 	case in.Finite:
 		// the run ends when the workload's sequences do (TPC-H's tests)
 		defDur, defWarm, durHelp = workload.FiniteBound, 0, "the longest the run may last: it ends when the workload's streams are done"
-	case oneShot:
+	case comparison:
 		defDur, defWarm = 45*time.Second, 10*time.Second // each open-loop run of the one-shot
+		durHelp = "each open-loop run's measurement (the peak probe's is --peak-duration), or the one run's with --mode"
+		warmHelp = "each open-loop run's warm-up (excluded from the results; the peak probe's is --peak-warmup), or the one run's with --mode"
+	case oneShot:
+		defDur, defWarm = 45*time.Second, 10*time.Second
 	}
 	fs.DurationVar(&f.plan.Duration, "duration", defDur, durHelp)
-	fs.DurationVar(&f.plan.Warmup, "warmup", defWarm, "warm-up before the measurement (excluded from the results)")
+	fs.DurationVar(&f.plan.Warmup, "warmup", defWarm, warmHelp)
 	fs.DurationVar(&f.plan.Grace, "grace", 30*time.Second, "how long to wait for operations in flight when the measurement ends")
 	fs.DurationVar(&f.plan.OutageWindow, "outage-window", workload.DefaultOutageWindow, "how long to wait for a database that cannot be reached (a restart) before the run ends as partial; the outage is counted and shown")
 	fs.DurationVar(&f.plan.Interval, "interval", 5*time.Second, "length of a progress and log interval")
@@ -111,7 +134,11 @@ func orWorkloads(help string) string {
 func (f *runFlags) resolve(c *cobra.Command, w workload.Workload) run.RunPlan {
 	p := f.plan
 	p.Workload = w
-	p.Mode = workload.Mode(strings.ToLower(f.mode))
+	mode := f.mode
+	if mode == "" && !c.Flags().Changed("mode") {
+		mode = f.defMode
+	}
+	p.Mode = workload.Mode(strings.ToLower(mode))
 	if c.Flags().Changed("seed") {
 		p.Seed, p.SeedGiven = f.seed, true
 	} else {
@@ -139,7 +166,7 @@ func newWorkloadCommand(out run.Out, reg workload.Registration) *cobra.Command {
 	var sf shardFlags
 	c := &cobra.Command{
 		Use:   in.Name,
-		Short: in.Short,
+		Short: "Run " + in.Short, // as every command's, a verb first
 		Long:  oneShotHelp(in),
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -186,8 +213,15 @@ func newWorkloadCommand(out run.Out, reg workload.Registration) *cobra.Command {
 	if _, ok := w.(workload.Checker); ok {
 		c.AddCommand(newCheck(out, reg))
 	}
+	if _, ok := w.(workload.Dropper); ok {
+		c.AddCommand(newDrop(out, reg)) // drop.go
+	}
 	if extra := extraCommands[in.Name]; extra != nil {
 		c.AddCommand(extra(out)...)
+	}
+	annotateWorkloadFlags(c, in.Name) // help.go: the flags in groups
+	for _, sub := range c.Commands() {
+		annotateWorkloadFlags(sub, in.Name)
 	}
 	return c
 }
@@ -290,7 +324,7 @@ func newLoad(out run.Out, reg workload.Registration) *cobra.Command {
 	db.add(c, "", false)
 	c.Flags().IntVar(&p.Loaders, "loaders", 2, "parallel loaders (changes the speed, never the rows)")
 	c.Flags().Uint64Var(&p.Seed, "seed", 1, "root seed of the initial data: the same seed gives the same rows")
-	c.Flags().BoolVar(&p.Drop, "drop", false, "replace the workload's existing tables (without it, load refuses to touch them; with --shard, shard 0 drops them)")
+	c.Flags().BoolVar(&p.Drop, "drop", false, "replace the workload's existing tables (without it, load refuses to touch them; with --shard, shard 0 drops them); candor "+w.Info().Name+" drop removes them without loading")
 	addShardFlags(c, &sf, false, true)
 	w.Flags(c.Flags(), workload.CmdLoad)
 	return c

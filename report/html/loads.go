@@ -170,12 +170,12 @@ func loadsPageOf(dir string, runs []report.LoadRun) *loadsPage {
 		}
 		switch rr := r.Rate; {
 		case rr == nil:
-			lv.Setup = fmt.Sprintf("%s mode: %d terminals over %d connections, %s measured after %s of warm-up",
-				r.Mode, r.Terminals, r.Connections, fmtDur(r.MeasureSeconds), fmtDur(r.WarmupSeconds))
+			lv.Setup = fmt.Sprintf("%s mode: %s over %s, %s measured after %s of warm-up",
+				r.Mode, report.Count(int64(r.Terminals), "terminal", "terminals"), report.Count(int64(r.Connections), "connection", "connections"), fmtDur(r.MeasureSeconds), fmtDur(r.WarmupSeconds))
 			lv.Rate = "closed loop: saturated"
 		default:
-			lv.Setup = fmt.Sprintf("open loop: %s arrivals at %s/s over %d connections, %s measured after %s of warm-up",
-				rr.Arrivals, fmtRate(rr.TargetRate), r.Connections, fmtDur(r.MeasureSeconds), fmtDur(r.WarmupSeconds))
+			lv.Setup = fmt.Sprintf("open loop: %s arrivals at %s/s over %s, %s measured after %s of warm-up",
+				rr.Arrivals, fmtRate(rr.TargetRate), report.Count(int64(r.Connections), "connection", "connections"), fmtDur(r.MeasureSeconds), fmtDur(r.WarmupSeconds))
 			lv.Rate = fmt.Sprintf("target %s/s, achieved %s/s", fmtRate(rr.TargetRate), fmtRate(rr.AchievedRate))
 			lv.Backlog = fmt.Sprintf("%s dropped, deepest backlog %s", fmtCount(rr.Dropped), fmtCount(int64(rr.MaxBacklogSeen)))
 			lv.Lag = fmt.Sprintf("driver %s, connection wait %s", fmtCell(rr.TimerLatenessMs.P99), fmtCell(rr.ConnectionWaitMs.P99))

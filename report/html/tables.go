@@ -115,7 +115,7 @@ func conditions(r *report.Result) []string {
 		out = append(out, r.Setup)
 	}
 	out = append(out,
-		fmt.Sprintf("%d terminals over %d connections", r.Terminals, r.Connections),
+		report.Count(int64(r.Terminals), "terminal", "terminals")+" over "+report.Count(int64(r.Connections), "connection", "connections"),
 		"isolation "+r.Isolation,
 		r.Database.Version+" ("+r.Database.Kind+")",
 		r.Database.URL)
@@ -177,7 +177,7 @@ func (pg *page) tables(d *runData) {
 	r := d.res
 	for _, op := range d.ops {
 		t := r.Operations[op]
-		if t == nil {
+		if t == nil || t.Idle() { // not run at all: outside the mix, no row of zeros
 			continue
 		}
 		pg.Tx = append(pg.Tx, txRow{Name: op, Color: d.color(op), PartOf: t.PartOf, Count: t.Count, Errors: t.Errors, Retries: t.Retries,

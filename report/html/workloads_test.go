@@ -252,3 +252,33 @@ func TestPageOfAnotherWorkloadInChromium(t *testing.T) {
 		t.Errorf("headline %v, want %s 520", m, res.Lead().Name)
 	}
 }
+
+// TestPageMeanNoIdleRows: report.html's table of operations shows the mean response and service
+// time beside the percentiles, and no row of zeros for an operation that did not run at all.
+func TestPageMeanNoIdleRows(t *testing.T) {
+	dir := t.TempDir()
+	res := kvRun(t, dir, 500, nil)
+	res.Operations["scan"] = &report.TxResult{}
+	res.OpOrder = append(res.OpOrder, "scan")
+	res.Operations["read"].ResponseMs.Mean = 0.777
+	res.Operations["read"].ServiceMs.Mean = 0.666
+	if err := report.Write(dir, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, htmlreport.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{"<th>mean</th><th>p50</th>", "0.777", "0.666", `data-tx="read"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `data-tx="scan"`) {
+		t.Errorf("report.html has a row of zeros for scan, which did not run")
+	}
+}

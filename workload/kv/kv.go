@@ -180,6 +180,7 @@ func (k *KV) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 		fs.IntVar(&f.del, "del-percent", 0, "percent (0-100) of operations that delete --batch written keys (default: the preset's, 0)")
 		fs.IntVar(&f.spanLimit, "span-limit", 0, "rows each scan counts, from a written key on in key order; 0 counts the whole table (CockroachDB's default)")
 		fs.IntVar(&f.batch, "batch", defaultBatch, "keys per statement (reads, writes and deletes)")
+		workload.KeyFlags(fs, "preset")
 	}
 	if cmd == workload.CmdCheck {
 		return

@@ -138,6 +138,7 @@ func (s *Script) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 	}
 	if cmd == workload.CmdLoad || cmd == workload.CmdOneShot {
 		fs.IntVar(&o.Scale, "scale", 1, "pgbench's scale factor: 1 branch, 10 tellers and 100,000 accounts per unit")
+		workload.KeyFlags(fs, "scale")
 	}
 	if cmd == workload.CmdLoad {
 		return
@@ -146,6 +147,8 @@ func (s *Script) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 	fs.StringArrayVarP(&o.Builtins, "builtin", "b", nil, "a built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable; default tpcb-like when no -f)")
 	fs.StringArrayVarP(&o.Defines, "define", "D", nil, "a variable NAME=VALUE every client starts with (repeatable; pgbench's -D)")
 	fs.IntVarP(&o.Clients, "clients", "c", 0, "pgbench's clients: sets --terminals and --connections to N (one connection per client)")
+	workload.KeyFlags(fs, "file", "builtin")
+	workload.FlagGroup(fs, workload.GroupShape, "clients") // another name of --terminals and --connections
 	fs.IntVar(&o.MaxTries, "max-tries", 1, "pgbench's --max-tries: tries in all for a script failing with a serialization failure or a deadlock, each from the same random state (1: no retry; 0: until the run ends)")
 }
 

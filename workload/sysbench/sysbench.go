@@ -158,6 +158,7 @@ func (s *Sysbench) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 	fs.IntVar(&o.RandSpecRes, "rand-spec-res", defaultSpecRes, "special: percent of the draws that pick a 'special' id")
 	fs.Float64Var(&o.RandParetoH, "rand-pareto-h", defaultParetoH, "pareto: the parameter h")
 	fs.Float64Var(&o.RandZipfianExp, "rand-zipfian-exp", defaultZipfExp, "zipfian: the exponent (sysbench 1.1's; 1.0.20 has no zipfian)")
+	workload.KeyFlags(fs, "test", "tables", "table-size")
 	if !run {
 		return
 	}

@@ -106,6 +106,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 	switch cmd {
 	case workload.CmdLoad:
 		fs.IntVar(&w.Warehouses, "warehouses", 1, "warehouses to load")
+		defer workload.KeyFlags(fs, "warehouses")
 		fs.BoolVar(&w.Procedures, "procedures", false, "also create the stored procedures that run --procedures uses (PostgreSQL, MySQL, MariaDB)")
 	case workload.CmdRun, workload.CmdOneShot:
 		help := "warehouses (default: what was loaded)"
@@ -114,6 +115,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 		}
 		fs.IntVar(&w.Warehouses, "warehouses", 0, help)
 		fs.BoolVar(&w.Procedures, "procedures", false, "run each transaction as one call of a stored procedure (PostgreSQL, MySQL, MariaDB; create them with load --procedures or candor tpcc procedures)")
+		defer workload.KeyFlags(fs, "warehouses")
 		fs.IntVar(&w.deliveryWorkers, "delivery-workers", 0, fmt.Sprintf("workers running the deferred part of Delivery, each on a connection of its own; deliveries of one warehouse always go to the same worker (default: one per 10 warehouses and one more, at most %d)", MaxDefaultDeliveryWorkers))
 	}
 }

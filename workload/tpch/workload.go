@@ -146,6 +146,7 @@ func (t *TPCH) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 			def, help = strconv.FormatFloat(OneShotSF, 'g', -1, 64), help+"; a database already holding TPC-H data is used at its own scale factor"
 		}
 		fs.StringVar(&t.sfIn, "sf", def, help)
+		workload.KeyFlags(fs, "sf")
 	}
 	if cmd == workload.CmdRun || cmd == workload.CmdOneShot {
 		def := TestBoth
@@ -158,6 +159,7 @@ func (t *TPCH) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 		fs.BoolVar(&t.o.Validate, "validate", false, "validation mode: the standard's validation parameters, every answer compared with the reference answers (SF 0.01 and 0.1), no refresh functions; not a compliant measurement")
 		fs.IntVar(&t.o.Repeat, "repeat", 1, "run the power test this many times in a row (each query's spread over the repeats; the lowest Power@Size is reported)")
 		fs.BoolVar(&t.o.NoRefresh, "no-refresh", false, "leave out the refresh functions RF1 and RF2 (not a compliant measurement)")
+		defer workload.KeyFlags(fs, "sf", "test")
 		fs.BoolVar(&t.o.Explain, "explain", true, "save each query's plan (the engine's EXPLAIN) as plans/qN.txt in the results directory")
 	}
 }

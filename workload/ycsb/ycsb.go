@@ -96,6 +96,7 @@ func (y *YCSB) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 		help += "; the properties that decide the data (recordcount, fieldcount, fieldlength, insertorder, table ...) default to the load's"
 	}
 	fs.StringArrayVarP(&y.flags.props, "property", "p", nil, help)
+	workload.KeyFlags(fs, "workload", "property-file", "property")
 }
 
 // given reports whether the flag name was set on the command line.
