@@ -28,7 +28,7 @@ type LoadRun struct {
 // SweepFile holds the one-shot's Sweep, beside its runs' directories.
 const SweepFile = "sweep.json"
 
-// SweepDirPrefix names a sweep step's run directory: sweep-N for N terminals.
+// SweepDirPrefix names a sweep step's run directory: sweep-N for its Nth step.
 const SweepDirPrefix = "sweep-"
 
 // Sweep is how the one-shot found the concurrency of its peak: short throughput-mode runs at
