@@ -252,8 +252,8 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		blockconn.Prefer(blockconn.Held)
 		defer blockconn.Prefer(blockconn.Netpoll)
 	}
-	fmt.Fprintf(out.Stderr, "running %s on %s: mode %s, %s, %d terminals over %d connections, warm-up %s, measure %s, seed %d\n",
-		in.Title, dbVersion, p.Mode, setup.Describe, p.Terminals, p.Connections, p.Warmup, p.Duration, p.Seed)
+	fmt.Fprintf(out.Stderr, "running %s on %s: mode %s, %s, %d terminals over %d connections, %s, seed %d\n",
+		in.Title, dbVersion, p.Mode, setup.Describe, p.Terminals, p.Connections, p.windowText(in), p.Seed) // window.go
 	if p.Mode == workload.ModeRate {
 		fmt.Fprintln(out.Stderr, p.rateLine())
 	}
