@@ -94,6 +94,11 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 				}
 			}
 			var dirs []string
+			if sw := runs[0].Sweep; sw != nil {
+				for _, st := range sw.Steps {
+					dirs = append(dirs, st.Dir)
+				}
+			}
 			for _, r := range runs {
 				dirs = append(dirs, filepath.Base(r.Dir))
 			}

@@ -101,7 +101,8 @@ func (lp *LoadsPlan) sweep(ctx context.Context, peak RunPlan, quiet, out Out) (*
 				return report.SweepStep{}, &errSweepEnd{fmt.Sprintf("%d terminals: %v", terminals, err)}
 			}
 		}
-		r, err := Run(ctx, sp, Out{Stdout: io.Discard, Stderr: quiet.Stderr, Terminal: quiet.Terminal, Hurry: quiet.Hurry})
+		// A step prints only its line below: its header, progress and notes are in its directory.
+		r, err := Run(ctx, sp, Out{Stdout: io.Discard, Stderr: io.Discard, Hurry: quiet.Hurry})
 		if errors.Is(err, ErrFailures) && r != nil {
 			err = nil // its failures are in its summary; the peak probe reports its own
 		}
@@ -116,7 +117,7 @@ func (lp *LoadsPlan) sweep(ctx context.Context, peak RunPlan, quiet, out Out) (*
 		}
 		st := report.SweepStep{Terminals: r.Terminals, Connections: r.Connections, Rate: report.AllTypesRate(r),
 			Seconds: r.MeasureSeconds, Dir: filepath.Base(sp.Out)}
-		fmt.Fprintf(out.Stderr, "sweep: %d terminal%s → %.1f/s\n", st.Terminals, map[bool]string{true: "", false: "s"}[st.Terminals == 1], st.Rate)
+		fmt.Fprintf(out.Stderr, "sweep: %d terminal%s → %.1f/s (%s)\n", st.Terminals, map[bool]string{true: "", false: "s"}[st.Terminals == 1], st.Rate, sp.Out)
 		if terminals > 0 && !(st.Rate > 0) {
 			return st, &errSweepEnd{fmt.Sprintf("%d terminals completed nothing", st.Terminals)}
 		}
