@@ -128,8 +128,8 @@ func (lp *LoadsPlan) sweep(ctx context.Context, peak RunPlan, quiet, out Out) (*
 		return nil, err
 	}
 	if !(steps[0].Rate > 0) {
-		return nil, fmt.Errorf("the peak's sweep completed no operation at %d terminals in %.0f s: see its warnings in %s",
-			steps[0].Terminals, steps[0].Seconds, filepath.Join(lp.Base.Out, steps[0].Dir))
+		return nil, fmt.Errorf("the peak's sweep completed no operation at %d terminal%s in %.0f s: see its warnings in %s",
+			steps[0].Terminals, map[bool]string{true: "", false: "s"}[steps[0].Terminals == 1], steps[0].Seconds, filepath.Join(lp.Base.Out, steps[0].Dir))
 	}
 	sw := &report.Sweep{Terminals: steps[best].Terminals, Steps: steps, Stopped: stopped, GainPct: SweepGainPct}
 	fmt.Fprintf(out.Stderr, "the peak's concurrency: %s\n", sw.Line())
