@@ -1,8 +1,11 @@
 package report
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +21,84 @@ type LoadRun struct {
 	Label string // for example "peak" or "50% of peak"
 	Dir   string
 	R     *Result
+	// Sweep is how the peak's concurrency was found (the peak's run only; nil in a one-shot saved
+	// before the sweep existed).
+	Sweep *Sweep
+}
+
+// SweepFile holds the one-shot's Sweep, beside its runs' directories.
+const SweepFile = "sweep.json"
+
+// SweepDirPrefix names a sweep step's run directory: sweep-N for its Nth step.
+const SweepDirPrefix = "sweep-"
+
+// Sweep is how the one-shot found the concurrency of its peak: short throughput-mode runs at
+// doubling terminals while the throughput rose by more than a few percent, or the terminals the
+// user gave (no sweep).
+type Sweep struct {
+	// Terminals is the concurrency of the peak probe.
+	Terminals int `json:"terminals"`
+	// Given: --terminals fixed it, so there was no sweep.
+	Given bool `json:"given,omitempty"`
+	// Steps are the sweep's runs in order; Stopped says why it stopped.
+	Steps   []SweepStep `json:"steps,omitempty"`
+	Stopped string      `json:"stopped,omitempty"`
+	// GainPct is the least rise, in percent, that made the sweep double the terminals again.
+	GainPct float64 `json:"gain_pct,omitempty"`
+}
+
+// SweepStep is one run of the sweep: its terminals and connections, the operations (all types
+// together) it completed per second, and its directory's name under the one-shot's.
+type SweepStep struct {
+	Terminals   int     `json:"terminals"`
+	Connections int     `json:"connections"`
+	Rate        float64 `json:"rate"`
+	Seconds     float64 `json:"measure_seconds"`
+	Dir         string  `json:"dir"`
+}
+
+// Line is the sweep in one line for the console: "4 terminals, found by a sweep: 1 → 645.7/s, ...".
+func (s *Sweep) Line() string {
+	if s.Given {
+		return fmt.Sprintf("%d %s, as given by --terminals (no sweep)", s.Terminals, "terminal"+plural(s.Terminals))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s, the most that still raised the throughput by more than %g%%: ", s.Terminals, "terminal"+plural(s.Terminals), s.GainPct)
+	for i, st := range s.Steps {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d → %.1f/s", st.Terminals, st.Rate)
+	}
+	if s.Stopped != "" {
+		b.WriteString(" (" + s.Stopped + ")")
+	}
+	return b.String()
+}
+
+// ReadSweep reads dir's SweepFile; nil without error when there is none.
+func ReadSweep(dir string) (*Sweep, error) {
+	b, err := os.ReadFile(filepath.Join(dir, SweepFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, userr.Errorf("cannot read %s: %v", filepath.Join(dir, SweepFile), err)
+	}
+	var s Sweep
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, userr.Errorf("%s is not a sweep candor wrote: %v", filepath.Join(dir, SweepFile), err)
+	}
+	return &s, nil
+}
+
+// WriteSweep writes s into dir's SweepFile.
+func WriteSweep(dir string, s *Sweep) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, SweepFile), append(b, '\n'), 0o644)
 }
 
 // PeakDir and RateDirPrefix name the one-shot's run directories under its results directory:
@@ -44,7 +125,11 @@ func ReadLoads(dir string) (runs []LoadRun, ok bool, err error) {
 	if err != nil {
 		return nil, true, err
 	}
-	runs = append(runs, LoadRun{Label: PeakLabel, Dir: peak, R: r})
+	sw, err := ReadSweep(dir)
+	if err != nil {
+		return nil, true, err
+	}
+	runs = append(runs, LoadRun{Label: PeakLabel, Dir: peak, R: r, Sweep: sw})
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, true, userr.Errorf("cannot read %s: %v", dir, err)
@@ -108,6 +193,10 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 			p("  %-20s %s mode: %s over %s, %.0f s measured after %.0f s of warm-up\n",
 				lr.Label, r.Mode, countS(int64(r.Terminals), "terminal"), countS(int64(r.Connections), "connection"), r.MeasureSeconds, r.WarmupSeconds)
 		}
+	}
+
+	if sw := runs[0].Sweep; sw != nil {
+		p("  %-20s %s\n", "peak concurrency", sw.Line())
 	}
 
 	const col = 44         // " per s mean p50 p99 p99.9" block width
@@ -204,7 +293,7 @@ func PrintLoads(w io.Writer, runs []LoadRun) {
 	if ws := LoadWarnings(runs); len(ws) > 0 {
 		p("\nwarnings (conditions that make these numbers misleading):\n")
 		for _, e := range ws {
-			p("  [%s] (%s) %s\n", e.Code, strings.Join(e.Labels, ", "), e.Message)
+			p("  [%s] (%s) %s\n", e.Code, e.Runs(), e.Message)
 		}
 	}
 	last := runs[len(runs)-1].R
@@ -263,21 +352,30 @@ func LoadVerdict(r *Result) string {
 	return "NOT SUSTAINED"
 }
 
-// LoadWarning is one distinct warning of the comparison and the runs (labels) it applies to.
+// LoadWarning is one warning code of the comparison and the runs (labels) it applies to. Message
+// is the first of those runs' message; when the runs' messages differ (their own figures),
+// Differ is true and each run's summary holds its own.
 type LoadWarning struct {
 	Code, Message string
 	Labels        []string
+	Differ        bool
 }
 
-// LoadWarnings lists each distinct warning of runs once, in the order first seen.
+// LoadWarnings lists each warning code of runs once, in the order first seen, with the runs it
+// applies to.
 func LoadWarnings(runs []LoadRun) []*LoadWarning {
 	var ws []*LoadWarning
 	seen := map[string]*LoadWarning{}
 	for _, lr := range runs {
+		nth := map[string]int{} // a run's second warning of one code is another warning
 		for _, wr := range lr.R.Warnings {
-			k := wr.Code + "\x00" + wr.Message
+			k := wr.Code + "#" + strconv.Itoa(nth[wr.Code])
+			nth[wr.Code]++
 			if e := seen[k]; e != nil {
-				e.Labels = append(e.Labels, lr.Label)
+				if e.Labels[len(e.Labels)-1] != lr.Label {
+					e.Labels = append(e.Labels, lr.Label)
+				}
+				e.Differ = e.Differ || wr.Message != e.Message
 				continue
 			}
 			e := &LoadWarning{Code: wr.Code, Message: wr.Message, Labels: []string{lr.Label}}
@@ -286,4 +384,14 @@ func LoadWarnings(runs []LoadRun) []*LoadWarning {
 		}
 	}
 	return ws
+}
+
+// Runs is the runs a warning applies to, for the side-by-side views: "peak, 50% of peak", and
+// whose figures its message gives when the runs' differ.
+func (e *LoadWarning) Runs() string {
+	s := strings.Join(e.Labels, ", ")
+	if e.Differ {
+		s += "; figures of " + e.Labels[0] + ", each run's own in its summary"
+	}
+	return s
 }

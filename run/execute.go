@@ -116,7 +116,7 @@ func Check(ctx context.Context, w workload.Workload, url string, full bool, out 
 	if !ok {
 		return userr.Errorf("%s has no consistency check", w.Info().Name)
 	}
-	db, err := driver.Open(ctx, url)
+	db, err := driver.Open(driver.ExistingOnly(ctx, w.Info().Name), url) // nor a check
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		defer mx.stop()
 	}
 	iso, _ := ParseIsolation(p.Isolation)
-	db, err := driver.Open(ctx, p.DB)
+	db, err := driver.Open(driver.ExistingOnly(ctx, in.Name), p.DB) // a run never creates the database
 	if err != nil {
 		return nil, err
 	}
@@ -252,9 +252,9 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 		blockconn.Prefer(blockconn.Held)
 		defer blockconn.Prefer(blockconn.Netpoll)
 	}
-	fmt.Fprintf(out.Stderr, "running %s on %s: mode %s, %s, %s over %s, warm-up %s, measure %s, seed %d\n",
+	fmt.Fprintf(out.Stderr, "running %s on %s: mode %s, %s, %s over %s, %s, seed %d\n",
 		in.Title, dbVersion, p.Mode, setup.Describe, report.Count(int64(p.Terminals), "terminal", "terminals"),
-		report.Count(int64(p.Connections), "connection", "connections"), p.Warmup, p.Duration, p.Seed)
+		report.Count(int64(p.Connections), "connection", "connections"), p.windowText(in), p.Seed) // window.go
 	if p.Mode == workload.ModeRate {
 		fmt.Fprintln(out.Stderr, p.rateLine())
 	}

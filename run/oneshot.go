@@ -94,6 +94,11 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 				}
 			}
 			var dirs []string
+			if sw := runs[0].Sweep; sw != nil {
+				for _, st := range sw.Steps {
+					dirs = append(dirs, st.Dir)
+				}
+			}
 			for _, r := range runs {
 				dirs = append(dirs, filepath.Base(r.Dir))
 			}
@@ -112,10 +117,26 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	peak.Duration, peak.Warmup = lp.PeakDuration, lp.PeakWarmup
 	peak.Out = filepath.Join(lp.Base.Out, report.PeakDir)
 	peak.Check = false
-	fmt.Fprintf(out.Stderr, "\n== 1/%d: the peak, in throughput mode (a closed loop: each terminal submits as soon as its previous operation returns)\n", n)
+	var sw *report.Sweep
+	if peak.TerminalsGiven {
+		sw = &report.Sweep{Terminals: peak.Terminals, Given: true}
+	} else {
+		var err error
+		if sw, err = lp.sweep(ctx, peak, quiet, out); err != nil {
+			return finish(err)
+		}
+		peak.Terminals, peak.TerminalsGiven = sw.Terminals, true
+	}
+	fmt.Fprintf(out.Stderr, "\n== 1/%d: the peak, in throughput mode at %d terminal%s (a closed loop: each terminal submits as soon as its previous operation returns)\n",
+		n, peak.Terminals, map[bool]string{true: "", false: "s"}[peak.Terminals == 1])
 	pr, err := Run(ctx, peak, quiet)
 	if pr != nil {
-		runs = append(runs, report.LoadRun{Label: report.PeakLabel, Dir: peak.Out, R: pr})
+		runs = append(runs, report.LoadRun{Label: report.PeakLabel, Dir: peak.Out, R: pr, Sweep: sw})
+	}
+	if pr != nil { // beside the runs, once the results directory exists
+		if werr := report.WriteSweep(lp.Base.Out, sw); werr != nil {
+			fmt.Fprintf(out.Stderr, "could not write %s: %v\n", filepath.Join(lp.Base.Out, report.SweepFile), werr)
+		}
 	}
 	// A run above --max-failures goes on to the next (its verdict is in its summary); the one-shot
 	// then ends with exit status 1 (failures.go).
@@ -134,7 +155,7 @@ func Loads(ctx context.Context, lp LoadsPlan, out Out) ([]report.LoadRun, error)
 	if unit == "" {
 		unit = "operations"
 	}
-	fmt.Fprintf(out.Stderr, "peak: %.1f %s/s (all types together)\n", peakRate, unit)
+	fmt.Fprintf(out.Stderr, "peak: %.1f %s/s (all types together) at %d terminal%s\n", peakRate, unit, pr.Terminals, map[bool]string{true: "", false: "s"}[pr.Terminals == 1])
 
 	for i, pct := range lp.Percents {
 		rp := lp.Base

@@ -24,6 +24,8 @@ type progress struct {
 	key    int
 	keyOp  string
 	header string
+	// longest is the longest interval printed.
+	longest time.Duration
 }
 
 func newProgress(out Out, quiet bool, in workload.Info, ops []string) *progress {
@@ -45,7 +47,7 @@ func newProgress(out Out, quiet bool, in workload.Info, ops []string) *progress 
 }
 
 func (p *progress) line(iv *measure.Interval, start time.Time) {
-	if p.quiet {
+	if p.quiet || p.sliver(iv) {
 		return
 	}
 	if p.n%20 == 0 {
@@ -85,4 +87,22 @@ func fmtMs(us int64) string {
 		return fmt.Sprintf("%.1f", ms)
 	}
 	return fmt.Sprintf("%.0f", ms)
+}
+
+// sliver reports whether iv is the run's last sliver of an interval with nothing in it: the final
+// tick just after a full one, whose line would repeat the elapsed time with zeros.
+func (p *progress) sliver(iv *measure.Interval) bool {
+	d := iv.End.Sub(iv.Start)
+	if d > p.longest {
+		p.longest = d
+	}
+	if p.n == 0 || 2*d >= p.longest {
+		return false
+	}
+	for _, c := range iv.Counts {
+		if c.Completed != 0 || c.Errors != 0 || c.Retries != 0 {
+			return false
+		}
+	}
+	return true
 }

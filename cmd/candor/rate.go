@@ -27,7 +27,7 @@ func addRateFlags(c *cobra.Command, p *run.RunPlan) {
 // addOneShotFlags adds the flags of the one-shot's comparison of loads.
 func addOneShotFlags(c *cobra.Command) {
 	fs := c.Flags()
-	fs.Duration("peak-duration", 20*time.Second, "the peak probe's measurement (throughput mode, --terminals terminals)")
+	fs.Duration("peak-duration", 20*time.Second, "the peak probe's measurement (throughput mode, at the terminals a sweep of short runs finds, within the probe's time, or at --terminals)")
 	fs.Duration("peak-warmup", 5*time.Second, "the peak probe's warm-up")
 	fs.String("loads", "50,80", "the open-loop runs, in percent of the peak, each --duration after --warmup")
 }

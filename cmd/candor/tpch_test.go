@@ -25,10 +25,28 @@ func TestTPCHSQLiteCLI(t *testing.T) {
 		return out
 	}
 
+	// The one-shot runs the performance test the tool calls complete (power, then throughput), with
+	// a header that says the run ends with its streams, not a 24-hour measurement.
 	out := cli(0, "tpch", "--out", "one")
-	for _, want := range []string{"loaded SF 0.01", "power test (RF1, 22 queries, RF2)", "Power@0.01", "TPC-H: power test, per query", "Q14", "RF2", "TPC-H: metric (clause 5.4)", "TPCH_SF_NOT_STANDARD", "TPCH_SQLITE_DECIMALS", "TPCH_PARTIAL_TEST"} {
+	for _, want := range []string{"loaded SF 0.01", "power test (RF1, 22 queries, RF2), then throughput test", "Power@0.01", "QphH@0.01", "Throughput@0.01",
+		"TPC-H: power test, per query", "Q14", "RF2", "TPC-H: metric (clause 5.4)", "TPCH_SF_NOT_STANDARD", "TPCH_SQLITE_DECIMALS",
+		"no warm-up, measured until its streams are done (at most --duration 24h0m0s)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the one-shot's output lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"TPCH_PARTIAL_TEST", "measure 24h0m0s"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the one-shot's output says %q", bad)
+		}
+	}
+	seen := map[string]bool{} // each progress line's elapsed time and phase once
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && strings.HasSuffix(f[0], "s") && (f[1] == "measure" || f[1] == "drain") {
+			if seen[f[0]+f[1]] {
+				t.Errorf("the progress prints %s %s twice", f[0], f[1])
+			}
+			seen[f[0]+f[1]] = true
 		}
 	}
 	if strings.Contains(out, "[SHORT_RUN]") || strings.Contains(out, "[CLOSED_LOOP]") {
@@ -47,10 +65,10 @@ func TestTPCHSQLiteCLI(t *testing.T) {
 		t.Errorf("details %v", d)
 	}
 
-	// The whole performance test on the same data: the next refresh sets, QphH.
+	// The whole performance test again on the same data: the next refresh sets, QphH.
 	db := "sqlite:" + filepath.Join(dir, "candor-tpch.db")
 	out = cli(0, "tpch", "run", "--db", db, "--out", "both", "-q")
-	for _, want := range []string{"QphH@0.01", "Throughput@0.01", "refresh sets 2..4", "TPC-H: throughput test, per stream", "stream 2", "refresh"} {
+	for _, want := range []string{"QphH@0.01", "Throughput@0.01", "refresh sets 4..6", "TPC-H: throughput test, per stream", "stream 2", "refresh"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the performance test's output lacks %q", want)
 		}

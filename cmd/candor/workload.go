@@ -292,6 +292,12 @@ func oneShotLoad(ctx context.Context, out run.Out, p run.RunPlan, lp run.LoadPla
 		fmt.Fprintf(out.Stderr, "no load: the null engine holds no data, and %s runs with its options as given\n", lp.Workload.Info().Name)
 		return nil
 	}
+	if n, ok := lp.Workload.(interface{ NoLoad(db string) string }); ok { // a workload that needed no load says why
+		if msg := n.NoLoad(driver.Redact(p.DB)); msg != "" {
+			fmt.Fprintln(out.Stderr, msg)
+			return nil
+		}
+	}
 	fmt.Fprintf(out.Stderr, "using the %s data already loaded in %s\n", lp.Workload.Info().Name, driver.Redact(p.DB))
 	return nil
 }

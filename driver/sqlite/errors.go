@@ -31,6 +31,19 @@ const (
 	accessX = 1
 )
 
+// mustExist refuses a database file that does not exist (driver.ExistingOnly: a run, a check),
+// rather than creating it empty; workload names what loads it ("" for any).
+func mustExist(path, workload string) error {
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if workload == "" {
+		workload = "WORKLOAD"
+	}
+	return userr.Errorf("the SQLite database %s does not exist: load it first (candor %s load --db sqlite:%s, or the one-shot candor %s --db sqlite:%s, which loads it), or fix the path in --db",
+		path, workload, path, workload, path)
+}
+
 // checkPath finds the usual mistakes before SQLite reports them as "unable to open database file":
 // a missing directory, a directory in place of the file, missing permissions. SQLite needs to write
 // the directory too, for the -wal and -shm files.

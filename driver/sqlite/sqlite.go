@@ -103,6 +103,11 @@ func open(ctx context.Context, _ *url.URL, raw string) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if w, must := driver.MustExist(ctx); must {
+		if err := mustExist(o.path, w); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkPath(o.path); err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/candor-bench/candor/report"
@@ -40,8 +39,11 @@ type loadsPage struct {
 	Figures    []figure
 	Conditions []string
 	Warnings   []loadsWarning
-	Runs       []loadsRun
-	Types      []loadsType
+	// Sweep is how the peak's concurrency was found, in one sentence ("" for a one-shot saved
+	// before the sweep).
+	Sweep string
+	Runs  []loadsRun
+	Types []loadsType
 	// LeadName is the lead headline figure's name (tpmC, throughput), a column of the runs' table.
 	LeadName  string
 	Charts    []chartView
@@ -218,8 +220,11 @@ func loadsPageOf(dir string, runs []report.LoadRun) *loadsPage {
 		}
 		pg.Types = append(pg.Types, row)
 	}
+	if sw := runs[0].Sweep; sw != nil {
+		pg.Sweep = "The peak's concurrency: " + sw.Line() + "."
+	}
 	for _, w := range report.LoadWarnings(runs) {
-		pg.Warnings = append(pg.Warnings, loadsWarning{Code: w.Code, Message: w.Message, Runs: strings.Join(w.Labels, ", ")})
+		pg.Warnings = append(pg.Warnings, loadsWarning{Code: w.Code, Message: w.Message, Runs: w.Runs()})
 	}
 	// The console shows the check of the last run, the one that checks (after all the load).
 	for i := len(runs) - 1; i >= 0; i-- {

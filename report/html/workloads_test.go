@@ -191,6 +191,11 @@ func TestLoadsPageOfAnotherWorkload(t *testing.T) {
 	dir := t.TempDir()
 	kvRun(t, filepath.Join(dir, report.PeakDir), 500, nil)
 	kvRun(t, filepath.Join(dir, report.RateDirPrefix+"50"), 250, &report.RateResult{Arrivals: "poisson", TargetRate: 260, AchievedRate: 259, Sustained: true})
+	sw := &report.Sweep{Terminals: 8, GainPct: 5, Stopped: "16 terminals gained +1.0%",
+		Steps: []report.SweepStep{{Terminals: 4, Rate: 300}, {Terminals: 8, Rate: 500}, {Terminals: 16, Rate: 505}}}
+	if err := report.WriteSweep(dir, sw); err != nil {
+		t.Fatal(err)
+	}
 	runs, ok, err := report.ReadLoads(dir)
 	if err != nil || !ok || len(runs) != 2 {
 		t.Fatalf("ReadLoads: %d runs, %v, %v", len(runs), ok, err)
@@ -203,6 +208,7 @@ func TestLoadsPageOfAnotherWorkload(t *testing.T) {
 	for _, want := range []string{
 		"<th>throughput</th>", `data-lead="peak">520<`, `data-lead="rate-50">270<`, "peak · throughput", "operations per second",
 		`data-tx="read"`, `data-tx="write"`, `data-series="read.p99"`, "kv95, batch 1, 1,000 keys", "sustained",
+		"The peak&#39;s concurrency: 8 terminals, the most that still raised the throughput by more than 5%: 4 → 300.0/s, 8 → 500.0/s, 16 → 505.0/s",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("index.html of kv runs lacks %q", want)

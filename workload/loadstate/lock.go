@@ -120,27 +120,52 @@ func truth(v any) (value, known bool) {
 	return false, false
 }
 
-// lockFile takes an exclusive (or shared) flock on path (created if missing), held until unlock.
+// lockFile takes an exclusive (or shared) flock on path, created for the purpose and removed
+// again by the last holder's unlock, so no lock file stays beside the database after candor ends
+// (only a killed process leaves it, harmless: a flock dies with its holder). A holder whose file
+// was removed and replaced between its open and its flock holds a lock nobody else sees: it
+// checks that path is still the file it locked, and starts again when not.
 func lockFile(db driver.DB, path, what string, shared bool) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return func() {}, nil // a read-only directory: go on unprotected
-	}
 	how := syscall.LOCK_EX
 	if shared {
 		how = syscall.LOCK_SH
 	}
-	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, taken(db, what)
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return func() {}, nil // a read-only directory: go on unprotected
 		}
-		return func() {}, nil
+		if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, taken(db, what)
+			}
+			return func() {}, nil
+		}
+		if !samePath(f, path) {
+			f.Close() // removed by the holder before us: lock the file now there
+			continue
+		}
+		return func() {
+			// The last holder removes the file while it holds it exclusively; a shared holder
+			// that cannot have it alone leaves it to the others.
+			if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+				os.Remove(path)
+			}
+			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			f.Close()
+		}, nil
 	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
+}
+
+// samePath reports whether path names the open file f.
+func samePath(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // taken is the user error for a database another candor process is using.

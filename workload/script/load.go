@@ -3,6 +3,7 @@ package script
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
@@ -10,6 +11,7 @@ import (
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/script/pgscript"
 	"github.com/candor-bench/candor/workload/sqlexec"
 	"github.com/candor-bench/candor/workload/textfmt"
 )
@@ -266,4 +268,23 @@ func readRecord(ctx context.Context, db driver.DB) (loadstate.State, record, err
 		return loadstate.State{}, record{}, err
 	}
 	return loadstate.ReadRecord[record](ctx, db, "script")
+}
+
+// NoLoad is what the one-shot says when it loads nothing: a run of the user's own scripts only
+// (no built-in) needs no load, and runs on whatever tables db holds; "" when the run needs
+// pgbench's tables, which the one-shot loads or finds loaded.
+func (s *Script) NoLoad(db string) string {
+	if s.usesBuiltin() {
+		return ""
+	}
+	var names []string
+	for _, f := range s.o.Files {
+		name, _, err := pgscript.ParseWeight(f)
+		if err != nil {
+			name = f
+		}
+		names = append(names, name)
+	}
+	return fmt.Sprintf("no load: %s %s your own, so candor loads nothing and runs %s on the tables %s already holds (create them first, or give -b tpcb-like, or no -f, for pgbench's tables, which candor loads)",
+		strings.Join(names, ", "), map[bool]string{true: "is a script of", false: "are scripts of"}[len(names) == 1], map[bool]string{true: "it", false: "them"}[len(names) == 1], db)
 }

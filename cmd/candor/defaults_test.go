@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/dbtest"
+	"github.com/candor-bench/candor/report"
+)
+
+// TestOneShotPeakSweepPostgres: on a server engine the one-shots of sysbench and script (whose
+// defaults are one terminal, as sysbench's and pgbench's) find their peak with more than one
+// terminal, say which, and store it (sweep.json, the peak's result); their open-loop runs are
+// fractions of that peak.
+func TestOneShotPeakSweepPostgres(t *testing.T) {
+	for _, name := range []string{"sysbench", "script"} {
+		t.Run(name, func(t *testing.T) {
+			db := dbtest.FreshPostgresURL(t, "candor_sweep")
+			one := filepath.Join(t.TempDir(), "one")
+			code, out := runCLI(t, name, "--db", db, "--peak-duration", "8s", "--peak-warmup", "2s", "--duration", "2s",
+				"--warmup", "1s", "--interval", "1s", "--out", one)
+			if code != 0 {
+				t.Fatalf("candor %s: exit %d", name, code)
+			}
+			sw, err := report.ReadSweep(one)
+			if err != nil || sw == nil {
+				t.Fatalf("sweep.json: %v, %v", sw, err)
+			}
+			if sw.Given || len(sw.Steps) < 2 || sw.Steps[0].Terminals != 1 || sw.Terminals < 2 {
+				t.Errorf("sweep %+v: want steps from 1 terminal and a peak found with more", sw)
+			}
+			peak := readResult(t, filepath.Join(one, report.PeakDir))
+			if int(peak["terminals"].(float64)) != sw.Terminals {
+				t.Errorf("the peak ran %v terminals, the sweep found %d", peak["terminals"], sw.Terminals)
+			}
+			if !strings.Contains(out, "peak concurrency     "+sw.Line()) || !strings.Contains(out, "the peak's concurrency: ") {
+				t.Errorf("the one-shot does not say which concurrency gave the peak (%s)", sw.Line())
+			}
+		})
+	}
+}
+
+// TestMissingSQLiteRefused: run and check on a SQLite file that does not exist are refused (exit 2,
+// saying to load it first) and leave no file behind; a one-shot that loaded and ran leaves no lock
+// file beside its database.
+func TestMissingSQLiteRefused(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "nothere.db")
+	for _, args := range [][]string{
+		{"kv", "run", "--db", db, "--duration", "1s", "--out", filepath.Join(t.TempDir(), "r")},
+		{"kv", "check", "--db", db},
+		{"tpch", "run", "--db", db, "--out", filepath.Join(t.TempDir(), "t")},
+	} {
+		code, out := runCLI(t, args...)
+		if code != 2 || !strings.Contains(out, "nothere.db does not exist: load it first (candor "+args[0]+" load --db "+db) {
+			t.Errorf("candor %s: exit %d, want 2 and a message saying to load first", strings.Join(args, " "), code)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the refused commands left %v behind", left)
+	}
+
+	loaded := "sqlite:" + filepath.Join(dir, "kv.db")
+	if code, _ := runCLI(t, "kv", "--db", loaded, "--mode", "throughput", "--duration", "1s", "--warmup", "0s",
+		"--out", filepath.Join(t.TempDir(), "kv")); code != 0 {
+		t.Fatalf("kv one-shot: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kv.db.candor-lock")); err == nil {
+		t.Errorf("kv.db.candor-lock stays behind after the one-shot")
+	}
+}
+
+// TestScriptOwnNoLoad: `candor script -f mine.sql` in a fresh directory says that it loads nothing
+// and runs the script on the tables the database holds, not that it uses data "already loaded".
+func TestScriptOwnNoLoad(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("mine.sql", []byte("SELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runCLI(t, "script", "-f", "mine.sql", "--mode", "throughput", "--duration", "1s", "--warmup", "0s", "--out", "r")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if strings.Contains(out, "already loaded") || !strings.Contains(out, "no load: mine.sql is a script of your own, so candor loads nothing and runs it on the tables sqlite:candor-script.db already holds") {
+		t.Errorf("the one-shot of a script of one's own does not say what it does")
+	}
+}
