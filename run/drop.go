@@ -23,7 +23,7 @@ func Drop(ctx context.Context, w workload.Workload, url string, out Out) error {
 	if url == "" {
 		return userr.Errorf("candor %s drop needs the database: give --db URL", name)
 	}
-	db, err := driver.Open(ctx, url)
+	db, err := driver.Open(driver.ExistingOnly(ctx, name), url) // a mistyped SQLite path is not created
 	if err != nil {
 		return err
 	}
