@@ -152,15 +152,19 @@ func Judge(c *Comparison, rules []Rule) ([]Verdict, error) {
 	return out, nil
 }
 
-// Breaches writes one line per breached verdict and returns how many there were.
+// Breaches is one line per breached verdict.
 func Breaches(vs []Verdict) []string {
 	var lines []string
 	for _, v := range vs {
 		if !v.Breached {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("FAIL %s: %s %s %s → %s, %s [%s, %s], significant",
-			v.Rule, v.Type, v.Metric, figure(v.Metric, v.A), figure(v.Metric, v.B), pct(*v.Change), pct(*v.Low), pct(*v.High)))
+		ci := ""
+		if v.Low != nil && v.High != nil {
+			ci = " [" + pct(*v.Low) + ", " + pct(*v.High) + "]"
+		}
+		lines = append(lines, fmt.Sprintf("FAIL %s: %s %s %s → %s, %s%s, significant",
+			v.Rule, v.Type, v.Metric, figure(v.Metric, v.A), figure(v.Metric, v.B), pct(*v.Change), ci))
 	}
 	return lines
 }
