@@ -39,15 +39,16 @@ terminals, database version and settings, seeds...) are listed first, rounded: t
 apples to oranges. Runs of different workloads are refused.
 
 Several runs per side, A1 A2 A3 -- B1 B2 B3 (a directory whose subdirectories are runs counts as
-its runs): the noise is then the spread between runs of a side, which is what a nightly job faces.
+its runs; flags go before the --): the noise is then the spread between runs of a side, which is what
+a nightly job faces.
 
 --fail-on RULE (repeatable) makes the comparison a gate: [TYPE.]METRIC>+N% or [TYPE.]METRIC<-N%,
 METRIC one of throughput, p50, p90, p99, p99.9; without TYPE every operation. The exit status is 1
 when a rule is breached, that is when the change is significant and beyond N% in the rule's
-direction (one line per breach), 0 otherwise, 2 for a bad rule.`,
+direction (one line per breach), 0 otherwise, 2 for a bad rule. See docs/compare.md.`,
 		Example: `  candor compare results/base results/cand
   candor compare results/base results/cand --fail-on 'new_order.p99>+10%' --fail-on 'throughput<-5%'
-  candor compare base1 base2 base3 -- cand1 cand2 cand3`,
+  candor compare --fail-on 'throughput<-5%' base1 base2 base3 -- cand1 cand2 cand3`,
 		Args: func(c *cobra.Command, args []string) error {
 			if dash := c.ArgsLenAtDash(); dash >= 0 {
 				if dash == 0 || dash == len(args) {
