@@ -67,10 +67,18 @@ type PercentileRatio struct {
 	Resamples int `json:"resamples"`
 }
 
+// Sides is one run's data for ComparePercentiles: the window's histogram (the values compared;
+// nil: the intervals merged) and its measured intervals' histograms in time order (their spread).
+type Sides struct {
+	Window    Hist
+	Intervals []Hist
+}
+
 // ComparePercentiles compares the quantiles qs (ascending, in 0..1) of two runs, each given as its
 // measured intervals' histograms in time order.
 //
-// The values compared come from all of a run's intervals merged bucket by bucket. Their
+// The values compared come from each run's window histogram (by default all of its intervals
+// merged bucket by bucket). Their
 // uncertainty comes from a bootstrap over whole intervals: each resample draws a run's intervals
 // with replacement, merges the drawn histograms bucket by bucket and takes the quantile; the spread
 // of log(quantile) over o.Resamples resamples (times n/(n-1) for the small-sample bias) is the
@@ -86,11 +94,13 @@ type PercentileRatio struct {
 // enough. This interval stayed at or below 8% in the same trials (TestBootstrapFalseAlarmRate).
 //
 // Resampling is deterministic for a given o.Seed.
-func ComparePercentiles(a, b []Hist, qs []float64, o Bootstrap) []PercentileRatio {
+func ComparePercentiles(sa, sb Sides, qs []float64, o Bootstrap) []PercentileRatio {
+	a, b := sa.Intervals, sb.Intervals
 	o = o.withDefaults()
 	out := make([]PercentileRatio, len(qs))
 	for k, q := range qs {
 		out[k].Q = q
+		out[k].A, out[k].B = ValueAt(sa.Window, q), ValueAt(sb.Window, q)
 	}
 	if len(qs) == 0 || len(a) == 0 || len(b) == 0 {
 		return out
@@ -101,10 +111,10 @@ func ComparePercentiles(a, b []Hist, qs []float64, o Bootstrap) []PercentileRati
 	okA := d[0].quantiles(seq(len(a)), counts, qs, pa)
 	okB := d[1].quantiles(seq(len(b)), counts, qs, pb)
 	for k := range qs {
-		if okA {
+		if okA && sa.Window == nil {
 			out[k].A = int64(pa[k])
 		}
-		if okB {
+		if okB && sb.Window == nil {
 			out[k].B = int64(pb[k])
 		}
 	}

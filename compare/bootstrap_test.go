@@ -113,11 +113,11 @@ func TestResampleDrawsWholeIntervals(t *testing.T) {
 func TestBootstrapIsDeterministic(t *testing.T) {
 	a, b := intervals(gen.New(1), 12, 500, 1000), intervals(gen.New(2), 12, 500, 1000)
 	o := Bootstrap{Resamples: 300, Seed: 77}
-	x, y := ComparePercentiles(a, b, Quantiles, o), ComparePercentiles(a, b, Quantiles, o)
+	x, y := ComparePercentiles(Sides{Intervals: a}, Sides{Intervals: b}, Quantiles, o), ComparePercentiles(Sides{Intervals: a}, Sides{Intervals: b}, Quantiles, o)
 	if !slices.Equal(x, y) {
 		t.Fatalf("same seed, different results:\n%+v\n%+v", x, y)
 	}
-	z := ComparePercentiles(a, b, Quantiles, Bootstrap{Resamples: 300, Seed: 78})
+	z := ComparePercentiles(Sides{Intervals: a}, Sides{Intervals: b}, Quantiles, Bootstrap{Resamples: 300, Seed: 78})
 	if slices.Equal(x, z) {
 		t.Fatalf("a different seed gave the very same intervals: is the seed used?")
 	}
@@ -134,12 +134,12 @@ func TestSameDistributionIsNoiseAndShiftIsNot(t *testing.T) {
 	a := intervals(gen.New(11), 20, 2000, 1000)
 	same := intervals(gen.New(12), 20, 2000, 1000)
 	slower := intervals(gen.New(13), 20, 2000, 1250)
-	for _, pr := range ComparePercentiles(a, same, Quantiles, Bootstrap{}) {
+	for _, pr := range ComparePercentiles(Sides{Intervals: a}, Sides{Intervals: same}, Quantiles, Bootstrap{}) {
 		if !pr.Valid || pr.Ratio.Excludes(1) {
 			t.Errorf("same distribution, %s: ratio %.3f [%.3f, %.3f] judged significant", MetricName(pr.Q), pr.Ratio.Estimate, pr.Ratio.Low, pr.Ratio.High)
 		}
 	}
-	for _, pr := range ComparePercentiles(a, slower, Quantiles, Bootstrap{}) {
+	for _, pr := range ComparePercentiles(Sides{Intervals: a}, Sides{Intervals: slower}, Quantiles, Bootstrap{}) {
 		if !pr.Valid || !pr.Ratio.Excludes(1) || pr.Ratio.Low <= 1 {
 			t.Errorf("25%% slower, %s: ratio %.3f [%.3f, %.3f] not judged significantly slower", MetricName(pr.Q), pr.Ratio.Estimate, pr.Ratio.Low, pr.Ratio.High)
 		}
@@ -147,13 +147,13 @@ func TestSameDistributionIsNoiseAndShiftIsNot(t *testing.T) {
 	// Throughput: the same for per-interval rates.
 	r := gen.New(14)
 	ra, rs, rf := ar1(r, 20, 1000, 0.3, 40), ar1(r, 20, 1000, 0.3, 40), ar1(r, 20, 1100, 0.3, 40)
-	if row := throughputRow(ra, rs, 0.95, false); row.Significant || row.Verdict != NotSignificant {
+	if row := throughputRow(Summarize(ra), Summarize(rs), 0.95, false); row.Significant || row.Verdict != NotSignificant {
 		t.Errorf("same throughput judged %q: %+v", row.Verdict, row)
 	}
-	if row := throughputRow(ra, rf, 0.95, false); !row.Significant || row.Verdict != Significant || *row.Low <= 0 {
+	if row := throughputRow(Summarize(ra), Summarize(rf), 0.95, false); !row.Significant || row.Verdict != Significant || *row.Low <= 0 {
 		t.Errorf("10%% more throughput judged %q: change %v [%v, %v]", row.Verdict, *row.Change, *row.Low, *row.High)
 	}
-	if row := throughputRow(ra[:4], rf[:4], 0.95, true); row.Verdict != TooFew || row.Significant {
+	if row := throughputRow(Summarize(ra[:4]), Summarize(rf[:4]), 0.95, true); row.Verdict != TooFew || row.Significant {
 		t.Errorf("4 intervals judged %q", row.Verdict)
 	}
 }
@@ -195,7 +195,7 @@ func TestBootstrapFalseAlarmRate(t *testing.T) {
 		var alarms, judged int
 		for range pairs {
 			a, b := arIntervals(r, c.n, 300, 1000, c.phi), arIntervals(r, c.n, 300, 1000*c.shift, c.phi)
-			for _, pr := range ComparePercentiles(a, b, Quantiles[:3], Bootstrap{Resamples: 200, Seed: r.Uint64()}) {
+			for _, pr := range ComparePercentiles(Sides{Intervals: a}, Sides{Intervals: b}, Quantiles[:3], Bootstrap{Resamples: 200, Seed: r.Uint64()}) {
 				judged++
 				if pr.Ratio.Excludes(1) {
 					alarms++

@@ -54,6 +54,12 @@ type Comparison struct {
 	Method     Method           `json:"method"`
 	Conditions []Difference     `json:"conditions_differ"`
 	Types      []TypeComparison `json:"types"`
+	// RunsA and RunsB list every run of each side when a side has several (CompareMany).
+	RunsA []RunInfo `json:"runs_a,omitempty"`
+	RunsB []RunInfo `json:"runs_b,omitempty"`
+	// Verdicts are the --fail-on rules judged (Judge), Failed whether any was breached.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+	Failed   bool      `json:"failed"`
 }
 
 // RunInfo describes one of the runs compared.
@@ -64,6 +70,7 @@ type RunInfo struct {
 	// Intervals is the number of measured intervals used, IntervalSeconds their median length and
 	// Excluded the intervals outside the window (warm-up, drain, straddling an edge).
 	Intervals       int     `json:"intervals"`
+	MeasureSeconds  float64 `json:"measure_seconds"`
 	IntervalSeconds float64 `json:"interval_seconds"`
 	Excluded        int     `json:"excluded_intervals"`
 	WindowSource    string  `json:"window_source"`
@@ -78,13 +85,19 @@ type Method struct {
 	Resamples    int     `json:"resamples"`
 	Seed         uint64  `json:"seed"`
 	MinIntervals int     `json:"min_intervals"`
+	// Runs says how several runs per side were compared ("" for one against one).
+	Runs string `json:"runs,omitempty"`
 }
 
 // TypeComparison is one operation type: throughput, then each percentile.
 type TypeComparison struct {
-	Type        string `json:"type"`
-	Throughput  Row    `json:"throughput"`
-	Percentiles []Row  `json:"percentiles"`
+	Type       string `json:"type"`
+	Throughput Row    `json:"throughput"`
+	// CountA and CountB are the operations each run completed in its window (`candor report`'s
+	// count).
+	CountA      int64 `json:"count_a"`
+	CountB      int64 `json:"count_b"`
+	Percentiles []Row `json:"percentiles"`
 	// Repeats compares the operation's timings per repeat (report.Result.Repeats), when either
 	// run has them: the judgement for an operation run a few times each.
 	Repeats *Row `json:"repeats,omitempty"`
@@ -138,8 +151,8 @@ func Compare(a, b *Run, o Options) *Comparison {
 		A: info(a), B: info(b), Kind: o.Kind.String(),
 		Method: Method{
 			Level:        bs.Level,
-			Throughput:   "mean of per-interval rates; standard error with the effective sample size n(1-r1)/(1+r1) from the lag-1 autocorrelation r1; Welch interval on the difference",
-			Percentiles:  "bootstrap over whole intervals, resampled histograms merged bucket by bucket; standard error of log(percentile) from the resamples, corrected with n_eff from the lag-1 autocorrelation of the per-interval percentile; Welch interval of log(B/A)",
+			Throughput:   "the window's count over its length (as the report); standard error from the measured intervals' rates weighted by their length, with the effective sample size n(1-r1)/(1+r1) from the lag-1 autocorrelation r1; Welch interval on the difference",
+			Percentiles:  "the window's histogram (as the report); bootstrap over whole measured intervals, resampled histograms merged bucket by bucket; standard error of log(percentile) from the resamples, corrected with n_eff from the lag-1 autocorrelation of the per-interval percentile; Welch interval of log(B/A)",
 			Resamples:    bs.Resamples,
 			Seed:         bs.Seed,
 			MinIntervals: o.MinIntervals,
@@ -151,8 +164,11 @@ func Compare(a, b *Run, o Options) *Comparison {
 	}
 	tooFew := len(a.Seconds) < o.MinIntervals || len(b.Seconds) < o.MinIntervals
 	for _, op := range unionOps(a.Ops, b.Ops) {
-		tc := TypeComparison{Type: op, Throughput: throughputRow(a.Rates(op), b.Rates(op), bs.Level, tooFew)}
-		for _, pr := range ComparePercentiles(a.Hists(op, o.Kind), b.Hists(op, o.Kind), Quantiles, bs) {
+		sa := RateSeries(a.PerMinute(op), a.Counts(op), a.Seconds)
+		sb := RateSeries(b.PerMinute(op), b.Counts(op), b.Seconds)
+		tc := TypeComparison{Type: op, Throughput: throughputRow(sa, sb, bs.Level, tooFew),
+			CountA: a.Total(op, measure.Response).Total(), CountB: b.Total(op, measure.Response).Total()}
+		for _, pr := range ComparePercentiles(Sides{a.Total(op, o.Kind), a.Hists(op, o.Kind)}, Sides{b.Total(op, o.Kind), b.Hists(op, o.Kind)}, Quantiles, bs) {
 			tc.Percentiles = append(tc.Percentiles, percentileRow(pr, tooFew))
 		}
 		ra, rb := a.Result.Repeats[op], b.Result.Repeats[op]
@@ -168,7 +184,7 @@ func Compare(a, b *Run, o Options) *Comparison {
 func info(r *Run) RunInfo {
 	return RunInfo{
 		Dir: r.Dir, Mode: r.Result.Mode, StartedAt: r.Result.StartedAt, Intervals: len(r.Seconds),
-		IntervalSeconds: r.IntervalSeconds(), Excluded: r.Excluded, WindowSource: r.WindowSource,
+		MeasureSeconds: r.MeasureSeconds, IntervalSeconds: r.IntervalSeconds(), Excluded: r.Excluded, WindowSource: r.WindowSource,
 		Partial: r.Result.Partial,
 	}
 }
@@ -187,9 +203,8 @@ func unionOps(a, b []string) []string {
 	return out
 }
 
-// throughputRow compares per-interval rates (per minute).
-func throughputRow(ra, rb []float64, level float64, tooFew bool) Row {
-	sa, sb := Summarize(ra), Summarize(rb)
+// throughputRow compares two runs' rates (per minute) over their windows.
+func throughputRow(sa, sb Series, level float64, tooFew bool) Row {
 	row := Row{Metric: "per_minute", Unit: "operations per minute", A: sa.Mean, B: sb.Mean, SeriesA: &sa, SeriesB: &sb}
 	switch {
 	case tooFew:

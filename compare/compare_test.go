@@ -265,18 +265,18 @@ func TestConditions(t *testing.T) {
 		"plan":{"rate":"800","out":"b","interval":"5s"},"transactions":{"new_order":{"count":2}}}`)
 	got := Conditions(a, b)
 	want := []Difference{
-		{"seed", "3326190308545464065", "3326190308545464066"}, // exact: numbers are kept as text
-		{"warnings", "CLOSED_LOOP,SHORT_RUN", "CLOSED_LOOP,DURABILITY_OFF,SHORT_RUN"},
-		{"database.settings.fsync", "on", "off"},
-		{"driver_host.cpu_busy_pct (whole host, during the run)", "40%", "95%"},
-		{"plan.rate", "500", "800"},
-		{"new_condition", "x", "(absent)"},
+		{Name: "seed", A: "3326190308545464065", B: "3326190308545464066"}, // exact: numbers are kept as text
+		{Name: "warnings", A: "CLOSED_LOOP,SHORT_RUN", B: "CLOSED_LOOP,DURABILITY_OFF,SHORT_RUN"},
+		{Name: "database.settings.fsync", A: "on", B: "off"},
+		{Name: "driver_host.cpu_busy_pct (whole host, during the run)", A: "40%", B: "95%"},
+		{Name: "plan.rate", A: "500", B: "800"},
+		{Name: "new_condition", A: "x", B: "(absent)"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("Conditions = %+v\nwant %+v", got, want)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if g := got[i]; g.Name != want[i].Name || g.A != want[i].A || g.B != want[i].B || g.Minor || g.ShownA != g.A {
 			t.Errorf("difference %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
@@ -346,11 +346,52 @@ func TestCompareFormatOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := Compare(old, cur, Options{})
-	want := []Difference{{"setup", "2 warehouses, interactive", "1 warehouse, interactive"}, {"plan.options.warehouses", "2", "(absent)"}}
+	want := []Difference{newDifference("setup", "2 warehouses, interactive", "1 warehouse, interactive"), newDifference("plan.options.warehouses", "2", "(absent)")}
 	if len(c.Conditions) != len(want) || c.Conditions[0] != want[0] || c.Conditions[1] != want[1] {
 		t.Errorf("conditions %+v, want %+v", c.Conditions, want)
 	}
 	if len(c.Types) != 2 || c.Types[0].Type != "new_order" {
 		t.Errorf("types %+v", c.Types)
+	}
+}
+
+// TestConditionsRounded: float noise in a measured condition (a timer lag's mean in microseconds)
+// is minor, shown rounded and left to --json; real differences stay, rounded for a reader.
+func TestConditionsRounded(t *testing.T) {
+	parse := func(s string) map[string]any {
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a := parse(`{"terminals":4,"driver_host":{"timer_lag_ms":{"mean":0.0024948834565093796,"p99":0.0310001}},"warmup_seconds":5.000000001,"x":{"ratio":0.333333333}}`)
+	b := parse(`{"terminals":8,"driver_host":{"timer_lag_ms":{"mean":0.0031,"p99":1.4}},"warmup_seconds":5,"x":{"ratio":0.5}}`)
+	want := map[string]struct {
+		minor      bool
+		shownA, sb string
+	}{
+		"terminals":                     {false, "4", "8"},
+		"driver_host.timer_lag_ms.mean": {true, "0.0", "0.0"},
+		"driver_host.timer_lag_ms.p99":  {false, "0.0", "1.4"},
+		"warmup_seconds":                {true, "5.0", "5.0"},
+		"x.ratio":                       {false, "0.333", "0.5"},
+	}
+	got := Conditions(a, b)
+	if len(got) != len(want) {
+		t.Fatalf("Conditions = %+v, want %d differences", got, len(want))
+	}
+	for _, d := range got {
+		w, ok := want[d.Name]
+		if !ok || d.Minor != w.minor || d.ShownA != w.shownA || d.ShownB != w.sb {
+			t.Errorf("%s: %+v, want minor %v shown %q and %q", d.Name, d, w.minor, w.shownA, w.sb)
+		}
+	}
+	var buf bytes.Buffer
+	Print(&buf, &Comparison{Conditions: got})
+	if s := buf.String(); strings.Contains(s, "0.0024948834565093796") || !strings.Contains(s, "terminals") || !strings.Contains(s, "2 more differ only past the rounding") {
+		t.Errorf("printed conditions:\n%s", s)
 	}
 }

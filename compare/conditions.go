@@ -12,11 +12,45 @@ import (
 	"github.com/candor-bench/candor/report"
 )
 
-// Difference is one condition of the runs that is not the same in both.
+// Difference is one condition of the runs that is not the same in both. A and B are the values as
+// result.json holds them; ShownA and ShownB rounded for a reader, and Minor says that, rounded, they
+// are the same (float noise such as a timer lag's mean in microseconds): the console leaves such a
+// difference out, --json keeps it.
 type Difference struct {
-	Name string `json:"name"`
-	A    string `json:"a"`
-	B    string `json:"b"`
+	Name   string `json:"name"`
+	A      string `json:"a"`
+	B      string `json:"b"`
+	ShownA string `json:"shown_a"`
+	ShownB string `json:"shown_b"`
+	Minor  bool   `json:"minor"`
+}
+
+// rounded is a condition's value as a reader acts on it: text as it is; numbers to a tenth of a
+// millisecond or of a second (a name ending in _ms or _seconds, or holding _ms.), a whole percent
+// (_pct); other whole numbers exactly, other numbers to three significant digits.
+func rounded(name, v string) string {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return v
+	}
+	switch {
+	case strings.Contains(name, "_ms.") || strings.HasSuffix(name, "_ms"):
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	case strings.HasSuffix(name, "_seconds") || strings.Contains(name, "_seconds."):
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	case strings.Contains(name, "_pct"):
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	case f == math.Trunc(f) && !strings.ContainsAny(v, ".eE"):
+		return v // a whole number (a seed, a count) exactly
+	}
+	return strconv.FormatFloat(f, 'g', 3, 64)
+}
+
+// newDifference rounds a difference's values and says whether it is minor.
+func newDifference(name, a, b string) Difference {
+	d := Difference{Name: name, A: a, B: b, ShownA: rounded(name, a), ShownB: rounded(name, b)}
+	d.Minor = d.ShownA == d.ShownB
+	return d
 }
 
 // first lists the conditions shown first, in this order; the others follow alphabetically.
@@ -91,16 +125,16 @@ func Conditions(a, b map[string]any) []Difference {
 		if !okb {
 			vb = "(absent)"
 		}
-		out = append(out, Difference{Name: k, A: va, B: vb})
+		out = append(out, newDifference(k, va, vb))
 	}
 	if wa, wb := warningCodes(a), warningCodes(b); wa != wb {
-		out = append(out, Difference{Name: "warnings", A: wa, B: wb})
+		out = append(out, newDifference("warnings", wa, wb))
 	}
 	if ea, eb := endpointURLs(a), endpointURLs(b); ea != eb {
-		out = append(out, Difference{Name: "endpoints", A: ea, B: eb})
+		out = append(out, newDifference("endpoints", ea, eb))
 	}
 	if ha, hb := number(fa[hostBusyKey]), number(fb[hostBusyKey]); ha >= 0 && hb >= 0 && math.Abs(ha-hb) >= hostBusyPoints {
-		out = append(out, Difference{Name: "driver_host.cpu_busy_pct (whole host, during the run)", A: fmt.Sprintf("%.0f%%", ha), B: fmt.Sprintf("%.0f%%", hb)})
+		out = append(out, newDifference("driver_host.cpu_busy_pct (whole host, during the run)", fmt.Sprintf("%.0f%%", ha), fmt.Sprintf("%.0f%%", hb)))
 	}
 	rank := func(n string) int {
 		for i, k := range first {

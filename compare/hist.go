@@ -144,3 +144,30 @@ func (d *dense) quantiles(picked []int, counts []int64, qs []float64, dst []floa
 	}
 	return true
 }
+
+// mergeHists adds histograms bucket by bucket (nil ones are empty).
+func mergeHists(hs []Hist) Hist {
+	m := map[int64]int64{}
+	for _, h := range hs {
+		for _, b := range h {
+			m[b.Value] += b.Count
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(Hist, 0, len(m))
+	for v, c := range m {
+		out = append(out, Bucket{Value: v, Count: c})
+	}
+	slices.SortFunc(out, func(x, y Bucket) int {
+		switch {
+		case x.Value < y.Value:
+			return -1
+		case x.Value > y.Value:
+			return 1
+		}
+		return 0
+	})
+	return out
+}

@@ -13,40 +13,62 @@ import (
 func Print(w io.Writer, c *Comparison) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("\ncandor compare\n==============\n")
-	for _, r := range []struct {
+	sides := []struct {
 		name string
-		info RunInfo
-	}{{"A", c.A}, {"B", c.B}} {
-		partial := ""
-		if r.info.Partial {
-			partial = " · PARTIAL"
+		runs []RunInfo
+	}{{"A", c.RunsA}, {"B", c.RunsB}}
+	if len(c.RunsA) == 0 && len(c.RunsB) == 0 {
+		sides[0].runs, sides[1].runs = []RunInfo{c.A}, []RunInfo{c.B}
+	}
+	for _, side := range sides {
+		for _, info := range side.runs {
+			partial := ""
+			if info.Partial {
+				partial = " · PARTIAL"
+			}
+			p("%s  %s · mode %s · started %s · %d measured intervals of %.1f s (%d outside the window left out)%s\n",
+				side.name, info.Dir, info.Mode, info.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
+				info.Intervals, info.IntervalSeconds, info.Excluded, partial)
 		}
-		p("%s  %s · mode %s · started %s · %d measured intervals of %.1f s (%d outside the window left out)%s\n",
-			r.name, r.info.Dir, r.info.Mode, r.info.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
-			r.info.Intervals, r.info.IntervalSeconds, r.info.Excluded, partial)
 	}
 	m := c.Method
 	p("latency: %s time in ms · change is B against A · %.0f%% intervals\n", c.Kind, 100*m.Level)
-	p("throughput: mean of per-interval rates, standard error corrected for autocorrelation (n_eff = n(1-r1)/(1+r1)), Welch interval of the difference\n")
-	p("percentiles: bootstrap over whole intervals (%d resamples, seed %d), histograms merged bucket by bucket, standard error corrected for autocorrelation, Welch interval of log(B/A)\n",
-		m.Resamples, m.Seed)
+	if m.Runs != "" {
+		p("%s\nthroughput: %s\npercentiles: %s\n", m.Runs, m.Throughput, m.Percentiles)
+	} else {
+		p("throughput: the window's count over its length; standard error from the measured intervals' rates, corrected for autocorrelation (n_eff = n(1-r1)/(1+r1)), Welch interval of the difference\n")
+		p("percentiles: the window's histogram; bootstrap over whole measured intervals (%d resamples, seed %d), standard error corrected for autocorrelation, Welch interval of log(B/A)\n",
+			m.Resamples, m.Seed)
+	}
 	p("significant only when the interval excludes no change; fewer than %d measured intervals in a run: too few intervals\n", m.MinIntervals)
 	if hasRepeats(c) {
 		p("repeats (N×M s): each run's timings of the operation, one per repeat; geometric means, Welch interval of log(B/A) over the repeats taken as independent; fewer than 2 in a run: too few repeats\n")
 	}
 
-	if len(c.Conditions) > 0 {
+	var shown []Difference
+	minor := 0
+	for _, d := range c.Conditions {
+		if d.Minor {
+			minor++
+			continue
+		}
+		shown = append(shown, d)
+	}
+	if len(shown) > 0 {
 		p("\nconditions that differ (the comparison may be apples to oranges):\n")
 		wn, wa := 0, 0
-		for _, d := range c.Conditions {
-			wn, wa = max(wn, len(d.Name)), max(wa, len(d.A))
+		for _, d := range shown {
+			wn, wa = max(wn, len(d.Name)), max(wa, len(d.ShownA))
 		}
 		wa = min(wa, 48)
-		for _, d := range c.Conditions {
-			p("  %-*s  A %-*s  B %s\n", wn, d.Name, wa, d.A, d.B)
+		for _, d := range shown {
+			p("  %-*s  A %-*s  B %s\n", wn, d.Name, wa, d.ShownA, d.ShownB)
 		}
 	} else {
 		p("\nconditions: the same in both runs (apart from the results directory)\n")
+	}
+	if minor > 0 {
+		p("  (%d more differ only past the rounding shown: --json lists them)\n", minor)
 	}
 
 	p("\n%-18s %-9s %11s %11s %8s  %-19s  %s\n", "operation", "metric", "A", "B", "change", "interval of change", "verdict")

@@ -31,6 +31,11 @@ type Run struct {
 	Seconds []float64
 	// hists[op][kind][i] is interval i's histogram (nil when empty).
 	hists map[string]*[measure.NumKinds][]Hist
+	// totals[op][kind] is the window's histogram: the log's measured totals, the very histograms
+	// `candor report` reads (nil when the log has none: then the measured intervals merged).
+	totals map[string]*[measure.NumKinds]Hist
+	// MeasureSeconds is the window's length (result.json's, which `candor report` divides by).
+	MeasureSeconds float64
 	// Excluded counts the intervals outside the window (warm-up, drain, or straddling an edge).
 	Excluded int
 	// WindowStart and WindowEnd bound the measurement window; WindowSource says where they came
@@ -56,6 +61,37 @@ func (r *Run) Rates(op string) []float64 {
 		out[i] = float64(h.Total()) / r.Seconds[i] * 60
 	}
 	return out
+}
+
+// Counts returns op's completed operations in each measured interval.
+func (r *Run) Counts(op string) []int64 {
+	hs := r.Hists(op, measure.Response)
+	out := make([]int64, len(hs))
+	for i, h := range hs {
+		out[i] = h.Total()
+	}
+	return out
+}
+
+// Total returns op's histogram of kind k over the whole window: the log's measured totals (what
+// `candor report` reads), or, in a log without them, the measured intervals merged.
+func (r *Run) Total(op string, k measure.Kind) Hist {
+	if r.totals != nil {
+		if t := r.totals[op]; t != nil {
+			return t[k]
+		}
+		return nil
+	}
+	return mergeHists(r.Hists(op, k))
+}
+
+// PerMinute is op's throughput over the window as `candor report` gives it: completed operations
+// divided by the window's minutes.
+func (r *Run) PerMinute(op string) float64 {
+	if r.MeasureSeconds <= 0 {
+		return 0
+	}
+	return float64(r.Total(op, measure.Response).Total()) / r.MeasureSeconds * 60
 }
 
 // Load reads the run saved in dir (result.json and latency.hlog). A directory that is not a run's
@@ -109,6 +145,7 @@ func Load(dir string) (*Run, error) {
 	}
 	r.window(entries)
 	r.intervals(entries)
+	r.readTotals(entries)
 	return r, nil
 }
 
@@ -156,11 +193,38 @@ func (r *Run) window(entries []measure.LogEntry) {
 
 type span struct{ start, end time.Time }
 
+// readTotals keeps the log's measured totals (one histogram per op and kind over the window) and
+// the window's length.
+func (r *Run) readTotals(entries []measure.LogEntry) {
+	for _, e := range entries {
+		if !e.Measured {
+			continue
+		}
+		if r.totals == nil {
+			r.totals = map[string]*[measure.NumKinds]Hist{}
+		}
+		if r.totals[e.Op] == nil {
+			r.totals[e.Op] = &[measure.NumKinds]Hist{}
+		}
+		r.totals[e.Op][e.Kind] = mergeHists([]Hist{r.totals[e.Op][e.Kind], FromHdr(e.Hist)})
+		if !slices.Contains(r.Ops, e.Op) {
+			r.Ops = append(r.Ops, e.Op)
+		}
+	}
+	r.MeasureSeconds = r.Result.MeasureSeconds
+	if r.MeasureSeconds <= 0 {
+		r.MeasureSeconds = r.WindowEnd.Sub(r.WindowStart).Seconds()
+	}
+}
+
 // intervals groups the log's interval histograms by their span and keeps the spans inside the
 // window. A span counts when it starts no earlier than the window's start and ends no later than
 // its end, give or take a tolerance (2% of the typical interval, at least 20 ms) for the ticker's
-// jitter and the log's millisecond timestamps; the spans that straddle an edge mix in warm-up or
-// drain events and are left out.
+// jitter and the log's millisecond timestamps, and when it is at least half as long as the typical
+// interval: the spans that straddle an edge mix in warm-up or drain events, and the slivers a few
+// milliseconds long at the window's end and after the drain would, as intervals of their own, make
+// rates of a handful of events that swamp the variance; they are left out (their events are in the
+// window's totals all the same).
 func (r *Run) intervals(entries []measure.LogEntry) {
 	type group struct {
 		span
@@ -191,12 +255,18 @@ func (r *Run) intervals(entries []measure.LogEntry) {
 	}
 	slices.Sort(lengths)
 	tol := 20 * time.Millisecond
+	var typical time.Duration
 	if len(lengths) > 0 {
-		tol = max(tol, time.Duration(0.02*lengths[len(lengths)/2]*float64(time.Second)))
+		typical = time.Duration(lengths[len(lengths)/2] * float64(time.Second))
 	}
+	if d := r.planInterval(); d > 0 {
+		typical = d // the run's --interval: a short run's slivers may be half its spans
+	}
+	tol = max(tol, typical/50)
 	r.hists = map[string]*[measure.NumKinds][]Hist{}
 	for _, g := range order {
-		inside := g.end.After(g.start) && !g.start.Before(r.WindowStart.Add(-tol)) && !g.end.After(r.WindowEnd.Add(tol))
+		inside := g.end.After(g.start) && !g.start.Before(r.WindowStart.Add(-tol)) && !g.end.After(r.WindowEnd.Add(tol)) &&
+			g.end.Sub(g.start) >= typical/2
 		if !inside {
 			r.Excluded++
 			continue
@@ -220,6 +290,17 @@ func (r *Run) intervals(entries []measure.LogEntry) {
 			r.hists[e.Op][e.Kind][i] = FromHdr(e.Hist)
 		}
 	}
+}
+
+// planInterval is the run's --interval from result.json's plan (0 when absent).
+func (r *Run) planInterval() time.Duration {
+	plan, _ := r.raw["plan"].(map[string]any)
+	s, _ := plan["interval"].(string)
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0
+	}
+	return d
 }
 
 // IntervalSeconds is the median length of the measured intervals (0 without any).

@@ -257,3 +257,35 @@ func quantileSorted(s []float64, p float64) float64 {
 	}
 	return s[i] + (h-float64(i))*(s[i+1]-s[i])
 }
+
+// RateSeries describes a throughput (per minute) measured over a whole window: Mean is the
+// window's rate (its count over its length, as the report gives it), and its standard error comes
+// from the measured intervals, each of counts[i] operations in secs[i] seconds. The intervals'
+// rates are weighted by their length: the residuals e_i = (c_i - R s_i)/s̄, with R the intervals'
+// pooled rate Σc/Σs and s̄ their mean length, have the variance of a rate over one typical
+// interval, and the window's rate is their mean; so SD is the residuals' standard deviation, and
+// SE = SD/sqrt(n_eff) with n_eff from their lag-1 autocorrelation as in Summarize.
+func RateSeries(mean float64, counts []int64, secs []float64) Series {
+	s := Series{N: len(counts), Mean: mean}
+	if s.N < 2 {
+		s.NEff = float64(s.N)
+		return s
+	}
+	var c, sec float64
+	for i := range counts {
+		c += float64(counts[i])
+		sec += secs[i]
+	}
+	rate, mlen := c/sec, sec/float64(s.N)
+	res := make([]float64, s.N)
+	var ss float64
+	for i := range counts {
+		res[i] = (float64(counts[i]) - rate*secs[i]) / mlen * 60
+		ss += res[i] * res[i]
+	}
+	s.SD = math.Sqrt(ss / float64(s.N-1))
+	s.R1 = CorrectedAutocorr1(res)
+	s.NEff = EffectiveN(s.N, s.R1)
+	s.SE = s.SD / math.Sqrt(s.NEff)
+	return s
+}
