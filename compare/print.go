@@ -72,7 +72,12 @@ func Print(w io.Writer, c *Comparison) {
 	}
 
 	p("\n%-18s %-9s %11s %11s %8s  %-19s  %s\n", "operation", "metric", "A", "B", "change", "interval of change", "verdict")
+	var idle []string // operations neither run completed (outside the mix): named once, no rows
 	for _, t := range c.Types {
+		if t.Repeats == nil && t.Throughput.A == 0 && t.Throughput.B == 0 {
+			idle = append(idle, t.Type)
+			continue
+		}
 		rows := append([]Row{t.Throughput}, t.Percentiles...)
 		if t.Repeats != nil {
 			rows = append(rows, *t.Repeats)
@@ -104,6 +109,9 @@ func Print(w io.Writer, c *Comparison) {
 			}
 			p("%-18s %-9s %11s %11s %8s  %-19s  %s\n", name, metric, a, b, change, ci, r.Verdict)
 		}
+	}
+	if len(idle) > 0 {
+		p("%s: none completed in either run\n", strings.Join(idle, ", "))
 	}
 	p("\n")
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Interrupts (issue 12, item 8): the first Ctrl-C cancels the command's context: a run starts
+// Interrupts: the first Ctrl-C cancels the command's context: a run starts
 // nothing more, waits up to --grace for the work in flight (and TPC-C's deferred Deliveries), then
 // saves its partial results. A second Ctrl-C fires the Hurry: the waits end at once, the
 // consistency check is skipped, and what was measured is saved as it is. The CLI exits at once on

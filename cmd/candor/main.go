@@ -72,7 +72,7 @@ func executeTo(args []string, stdout, stderr io.Writer, terminal bool) int {
 	case errors.Is(err, run.ErrBudgets):
 		fmt.Fprintln(stderr, "candor: "+err.Error())
 		return 1
-	case errors.Is(err, run.ErrPartial):
+	case errors.Is(err, run.ErrPartial), errors.As(err, new(errGate)):
 		fmt.Fprintln(stderr, "candor: "+err.Error())
 		return 1
 	case userr.Is(err) || isUsage(err):
@@ -84,7 +84,7 @@ func executeTo(args []string, stdout, stderr io.Writer, terminal bool) int {
 	}
 }
 
-// interrupts handles Ctrl-C and SIGTERM (issue 12, item 8): the first cancels the command (a run
+// interrupts handles Ctrl-C and SIGTERM: the first cancels the command (a run
 // stops starting work, waits up to --grace for what is in flight, then saves partial results); the
 // second ends a run's waits and saves what was measured at once (run.Hurry), or exits at once when
 // no run is listening; the third exits at once.
