@@ -232,13 +232,15 @@ func oneShotHelp(in workload.Info) string {
 	if in.Finite || !in.HasMode(workload.ModeRate) {
 		return fmt.Sprintf(`With no subcommand: load %s into the embedded SQLite file %s (if it is not
 loaded yet), then one run of its tests, printed and saved with report.html. Flags override
-everything; the subcommands load, run and check do one part each.`, in.Name, file)
+everything; the subcommands load, run, check and drop do one part each.`, in.Name, file)
 	}
 	return fmt.Sprintf(`With no subcommand: load %s into the embedded SQLite file %s (if it is not
-loaded yet), find the peak in a short throughput-mode probe (20 s), then run open-loop arrivals at
-50%% and 80%% of that peak (45 s each) and print them side by side, with a consistency check at the
-end; each run is saved in its own directory. With --mode, one run of that mode instead. Flags
-override everything; the subcommands load, run, check and search do one part each.`, in.Name, file)
+loaded yet), find the peak's concurrency in short throughput-mode runs (doubling the terminals while
+the throughput rises by more than 5%%; --terminals fixes it), measure the peak there (20 s), then run
+open-loop arrivals at 50%% and 80%% of that peak (45 s each) and print them side by side, with a
+consistency check at the end; each run is saved in its own directory. With --mode, one run of that
+mode instead. Flags override everything; the subcommands load, run, check, search and drop do one
+part each.`, in.Name, file)
 }
 
 // oneShot loads the database unless it already holds a complete load that matches, then runs:
