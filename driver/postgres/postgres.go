@@ -10,6 +10,7 @@ package postgres
 
 import (
 	"context"
+	"net"
 	"net/url"
 	"sync/atomic"
 	"time"
@@ -66,7 +67,12 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	if q.Get("statement_cache_capacity") == "" {
 		cfg.StatementCacheCapacity = statementCacheSize
 	}
-	cfg.DialFunc = blockconn.DialKind(socketKind(), cfg.DialFunc)
+	// The socket's kind is chosen at each dial, not here: a run asks for held sockets
+	// (blockconn.Prefer) after the database is opened, for its own connections only.
+	base := cfg.DialFunc
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return blockconn.DialKind(socketKind(), base)(ctx, network, addr)
+	}
 	// raw system calls on the netpoller's sockets: blockconn's own are left as they are (they have
 	// no descriptor to give), those past its MaxLive are wrapped
 	cfg.DialFunc = rawsock.Dial(cfg.DialFunc)
