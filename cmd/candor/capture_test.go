@@ -21,6 +21,7 @@ import (
 // statistics) is within 2 percentage points of its captured share.
 
 func TestCapturePostgres(t *testing.T) {
+	parallel(t)
 	url := dbtest.FreshPostgresURL(t, "candor_capture")
 	// without the extension in the database: refused, saying how to enable it
 	out := workloadFlow{}.cli(t, 2, "capture", "--db", url, "--for", "1s", "--out", filepath.Join(t.TempDir(), "c"))
@@ -40,6 +41,7 @@ func TestCapturePostgres(t *testing.T) {
 // CLI part runs here (the API part ends its capture after the run has closed its connections), and
 // the replay's shares are read from its result.json.
 func TestCaptureMySQL(t *testing.T) {
+	parallel(t)
 	captureFlow(t, dbtest.FreshMySQLURL(t, "candor_capture"), "?")
 }
 

@@ -10,6 +10,7 @@ import (
 
 // TestCompareTwoRuns: two short SQLite runs, compared in text and JSON; bad directories exit 2.
 func TestCompareTwoRuns(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "x.db")
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")

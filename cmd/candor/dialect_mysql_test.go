@@ -17,6 +17,7 @@ import (
 // per-second server statistics. --procedures, by URL scheme or by --dialect tidb or dolt, is a user
 // error (exit 2) naming the engine and the fix, in every command that takes it.
 func TestDialectTiDBOnMariaDB(t *testing.T) {
+	parallel(t)
 	raw := dbtest.FreshMySQLURL(t, "candor_tidb")
 	u, err := url.Parse(raw)
 	if err != nil {

@@ -65,6 +65,8 @@ func distWarningCodes(res map[string]any) map[string]bool {
 // type in result.json, and the consistency conditions still hold afterwards (check --full, then
 // the check command). Stock-Level runs at read committed, as clause 2.8.2.1 allows.
 func TestSerializableRetries(t *testing.T) {
+	parallel(t)
+	quietRuns(t) // a failure rate under a limit: contention raises it
 	u := dbtest.FreshPostgresURL(t, "candor_ser")
 	if code, _ := runCLI(t, "tpcc", "load", "--db", u, "--warehouses", "1"); code != 0 {
 		t.Fatalf("load: exit %d", code)
@@ -114,6 +116,8 @@ func TestSerializableRetries(t *testing.T) {
 // warning that says the server is not the engine named. (YugabyteDB's path runs in
 // workload/tpcc's TestDistributedPathsOnPostgres; here its URL scheme is checked.)
 func TestDialectCockroachCLI(t *testing.T) {
+	parallel(t)
+	quietRuns(t) // a failure rate under a limit: contention raises it
 	raw := dbtest.FreshPostgresURL(t, "candor_dia")
 	flags := []string{"--dialect", "cockroachdb"}
 	if code, _ := runCLI(t, append([]string{"tpcc", "load", "--db", raw, "--warehouses", "1"}, flags...)...); code != 0 {
@@ -178,6 +182,7 @@ func TestDialectCockroachCLI(t *testing.T) {
 // result.json that add up to the per-type ones, deferred Deliveries on each endpoint, URLs
 // redacted; and a second --db that holds another load is refused.
 func TestEndpointsCLI(t *testing.T) {
+	parallel(t)
 	raw := dbtest.FreshPostgresURL(t, "candor_eps")
 	withApp := func(app, password string) string {
 		u, err := url.Parse(raw)

@@ -13,12 +13,14 @@ import (
 // slow for a whole warehouse; for the same reason the rate run and the search start lower here.
 
 func TestKVDoltStandinCLI(t *testing.T) {
+	parallel(t)
 	f := kvFlow
 	f.slow = true
 	f.run(t, gmsstandin.FreshDoltURL(t, "candor_kv_cli"), t.TempDir())
 }
 
 func TestYCSBDoltStandinCLI(t *testing.T) {
+	parallel(t)
 	f := ycsbFlow
 	f.slow = true
 	f.run(t, gmsstandin.FreshDoltURL(t, "candor_ycsb_cli"), t.TempDir())

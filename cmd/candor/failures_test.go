@@ -13,6 +13,7 @@ import (
 // order lines); the summary's first screen says which operation failed, in which class and with
 // which message, tpmC is not qualified, result.json holds the same, and the exit status is 1.
 func TestFailuresExplainedSQLite(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "tpcc.db")
 	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 0 {

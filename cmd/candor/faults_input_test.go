@@ -18,6 +18,7 @@ import (
 // printed); a result.json whose operation is null (report, report --html and compare refuse it,
 // never panic).
 func TestFaultsInputCLI(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "kv.db")
 	tpcc := "sqlite:" + filepath.Join(dir, "tpcc.db")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -94,6 +92,7 @@ func sameFiles(t *testing.T, what string, before, after map[string]string) {
 // TestOutHoldingARun (issue 12, item 2): a run into an --out that holds a run is refused before
 // anything is written (exit 2), unless --replace; --replace replaces the run's files only.
 func TestOutHoldingARun(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "x.db")
 	out := filepath.Join(dir, "out")
@@ -148,6 +147,7 @@ func TestOutHoldingARun(t *testing.T) {
 // connections") creates nothing: with --replace, the earlier run's files are left as they were;
 // into a new --out, the directory is not even created.
 func TestOutKeptWhenConnectFails(t *testing.T) {
+	parallel(t)
 	admin := dbtest.PostgresURL(t)
 	var b [4]byte
 	rand.Read(b[:])
@@ -202,6 +202,7 @@ func pgExec(t *testing.T, u, sql string) {
 // (scripts/test runs as root in CI); TestOutFileFullDisk and TestSaveResultsFails in package run
 // cover the same paths without it.
 func TestDiskFull(t *testing.T) {
+	parallel(t)
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a small tmpfs needs root; package run's TestOutFileFullDisk covers the writes without it")
 	}
@@ -251,46 +252,19 @@ func TestDiskFull(t *testing.T) {
 type bgCLI struct {
 	done     chan struct{}
 	code     int
-	buf      bytes.Buffer
-	mu       sync.Mutex
-	restore  func()
+	buf      syncBuffer
 	signaled time.Time
 }
 
 func startCLI(t *testing.T, args ...string) *bgCLI {
 	t.Helper()
-	oldOut, oldErr := os.Stdout, os.Stderr
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Stdout, os.Stderr = w, w
 	b := &bgCLI{done: make(chan struct{})}
-	copied := make(chan struct{})
-	go func() {
-		chunk := make([]byte, 4096)
-		for {
-			n, err := r.Read(chunk)
-			b.mu.Lock()
-			b.buf.Write(chunk[:n])
-			b.mu.Unlock()
-			if err != nil {
-				close(copied)
-				return
-			}
-		}
-	}()
-	b.restore = func() { w.Close(); <-copied; os.Stdout, os.Stderr = oldOut, oldErr }
-	go func() { b.code = execute(args); close(b.done) }()
+	go func() { b.code = executeTo(args, &b.buf, &b.buf, false); close(b.done) }()
 	return b
 }
 
 // output is what it printed so far.
-func (b *bgCLI) output() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+func (b *bgCLI) output() string { return b.buf.String() }
 
 // waitFor waits until the output holds s.
 func (b *bgCLI) waitFor(t *testing.T, s string, within time.Duration) {
@@ -322,11 +296,9 @@ func (b *bgCLI) wait(t *testing.T, within time.Duration) (int, string, time.Dura
 	select {
 	case <-b.done:
 	case <-time.After(within):
-		b.restore()
 		t.Fatalf("candor did not exit within %s of the signal; output:\n%s", within, b.buf.String())
 	}
 	took := time.Since(b.signaled)
-	b.restore()
 	t.Logf("exit %d after %s\n%s", b.code, took.Round(time.Millisecond), b.buf.String())
 	return b.code, b.buf.String(), took
 }

@@ -49,10 +49,12 @@ func executeTo(args []string, stdout, stderr io.Writer, terminal bool) int {
 	sigs := make(chan os.Signal, 3)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	go interrupts(sigs, cancel, hurry)
+	go interrupts(sigs, cancel, hurry, stderr)
 	out := run.Out{Stdout: stdout, Stderr: stderr, Terminal: terminal, Hurry: hurry}
 	root := newRoot(out)
 	root.SetArgs(args)
+	root.SetOut(stdout) // help and usage
+	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	switch {
 	case err == nil:
@@ -88,16 +90,16 @@ func executeTo(args []string, stdout, stderr io.Writer, terminal bool) int {
 // stops starting work, waits up to --grace for what is in flight, then saves partial results); the
 // second ends a run's waits and saves what was measured at once (run.Hurry), or exits at once when
 // no run is listening; the third exits at once.
-func interrupts(sigs <-chan os.Signal, cancel context.CancelFunc, hurry *run.Hurry) {
+func interrupts(sigs <-chan os.Signal, cancel context.CancelFunc, hurry *run.Hurry, stderr io.Writer) {
 	<-sigs
 	cancel()
 	<-sigs
 	if !hurry.Fire() {
-		fmt.Fprintln(os.Stderr, "candor: interrupted twice: exiting at once")
+		fmt.Fprintln(stderr, "candor: interrupted twice: exiting at once")
 		os.Exit(130)
 	}
 	<-sigs
-	fmt.Fprintln(os.Stderr, "candor: interrupted three times: exiting at once, without saving")
+	fmt.Fprintln(stderr, "candor: interrupted three times: exiting at once, without saving")
 	os.Exit(130)
 }
 

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/candor-bench/candor/driver"
@@ -15,24 +16,123 @@ import (
 	"github.com/candor-bench/candor/report"
 )
 
-// runCLI runs candor in-process with args and returns its exit status and what it printed.
+// runCLI runs candor with args and returns its exit status and what it printed (stdout and stderr
+// together, as a terminal shows them). In a test marked parallel (see parallel) it runs as a child
+// process; otherwise in-process, its output in a buffer of the call's own (executeTo), not through
+// os.Stdout.
 func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	oldOut, oldErr := os.Stdout, os.Stderr
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if dir, ok := inChild.Load(top); ok {
+		return runChild(t, dir.(string), args...)
 	}
-	os.Stdout, os.Stderr = w, w
-	var buf bytes.Buffer
-	done := make(chan struct{})
-	go func() { io.Copy(&buf, r); close(done) }()
-	code := execute(args)
-	w.Close()
-	<-done
-	os.Stdout, os.Stderr = oldOut, oldErr
+	var buf syncBuffer
+	code := executeTo(args, &buf, &buf, false)
 	t.Logf("candor %s -> exit %d\n%s", strings.Join(args, " "), code, buf.String())
 	return code, buf.String()
+}
+
+// inChild holds the names of the top-level tests whose runCLI calls run candor as a child process,
+// with the working directory of each ("": this process's).
+var inChild sync.Map
+
+// parallel marks t (a top-level test) to run beside the other parallel tests: t.Parallel, so after
+// every serial test of the package and at most -parallel at once (TestMain's default: at least
+// minParallel), its runs that depend on the machine's capacity one at a time (see quiet). Its
+// runCLI calls run candor as a child process (the test binary acting as candor,
+// envAsCLI), so that what a run sets for its whole process stays its own: blockconn.Prefer and a
+// raised GOMAXPROCS when the workload takes held sockets, the handlers of Ctrl-C. A test that sets
+// the environment, the working directory or GOMAXPROCS, sends signals, or asserts timings a busy
+// machine would spoil stays serial (no call to parallel).
+func parallel(t *testing.T) { parallelIn(t, "") }
+
+// parallelIn is parallel with candor's working directory dir (t.Chdir cannot be used beside
+// t.Parallel).
+func parallelIn(t *testing.T, dir string) {
+	t.Helper()
+	t.Parallel()
+	inChild.Store(t.Name(), dir)
+	t.Cleanup(func() { inChild.Delete(t.Name()) })
+}
+
+// quiet keeps the runs whose assertions depend on the machine's capacity from overlapping other
+// runs of this package's parallel tests: an open-loop run (its rate must be sustained), a search
+// (its probes must pass), the one-shot (open-loop runs at 50% and 80% of its peak), the selftest,
+// and every run of a test marked with quietRuns take it exclusively; every other call of a parallel
+// test takes it shared. They still run beside other packages' tests, as they did serially.
+var quiet sync.RWMutex
+
+// quietTests holds the names of the top-level tests whose every call takes quiet exclusively.
+var quietTests sync.Map
+
+// quietRuns marks t's runs as ones that must not overlap other runs of this package (see quiet):
+// for a test whose assertions depend on timing, as a failure rate under contention does.
+func quietRuns(t *testing.T) {
+	quietTests.Store(t.Name(), true)
+	t.Cleanup(func() { quietTests.Delete(t.Name()) })
+}
+
+// capacityBound says whether candor args runs an open loop, a search, the one-shot or the
+// selftest: runs whose verdicts depend on the capacity the machine gives them.
+func capacityBound(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "selftest":
+		return true
+	case "report", "compare", "merge", "capture":
+		return false
+	}
+	mode := ""
+	for i, a := range args {
+		if a == "--mode" && i+1 < len(args) {
+			mode = args[i+1]
+		} else if v, ok := strings.CutPrefix(a, "--mode="); ok {
+			mode = v
+		}
+	}
+	if mode == "rate" || len(args) > 1 && args[1] == "search" {
+		return true
+	}
+	// The one-shot: `candor NAME --flags...` without --mode.
+	return mode == "" && (len(args) == 1 || strings.HasPrefix(args[1], "-"))
+}
+
+// runChild runs candor as a child process with args in dir ("": this process's working
+// directory), as runCLI does for a parallel test.
+func runChild(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if _, q := quietTests.Load(top); q || capacityBound(args) {
+		quiet.Lock()
+		defer quiet.Unlock()
+	} else {
+		quiet.RLock()
+		defer quiet.RUnlock()
+	}
+	var buf syncBuffer
+	c := exec.Command(os.Args[0], args...)
+	c.Env = append(os.Environ(), envAsCLI+"=1")
+	c.Stdout, c.Stderr = &buf, &buf
+	c.Dir = dir
+	err := c.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("candor %s: %v", strings.Join(args, " "), err)
+		}
+		code = ee.ExitCode()
+	}
+	out := buf.String()
+	t.Logf("candor %s -> exit %d (child process)\n%s", strings.Join(args, " "), code, out)
+	// In-process, a panic would end the test binary; in a child it is an exit status (2, as for bad
+	// input) with a stack trace.
+	if code < 0 || (strings.Contains(out, "panic") && strings.Contains(out, "\ngoroutine ")) {
+		t.Fatalf("candor %s crashed (%v): see its output above", strings.Join(args, " "), err)
+	}
+	return code, out
 }
 
 // connectURL opens the database at url and one connection to it, both closed when the test ends.
@@ -113,6 +213,7 @@ func TestBadInput(t *testing.T) {
 
 // TestSQLiteEndToEnd: the README's first command on the embedded default, shortened; then the parts.
 func TestSQLiteEndToEnd(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "tpcc.db")
 	endToEnd(t, db, dir)
@@ -120,6 +221,7 @@ func TestSQLiteEndToEnd(t *testing.T) {
 
 // TestPostgresEndToEnd runs the same flow against the throwaway PostgreSQL of scripts/test.
 func TestPostgresEndToEnd(t *testing.T) {
+	parallel(t)
 	endToEnd(t, dbtest.FreshPostgresURL(t, "candor_cli"), t.TempDir())
 }
 

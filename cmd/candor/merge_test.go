@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +25,19 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envAsCLI) == "1" {
 		os.Exit(execute(os.Args[1:]))
 	}
+	// Most of this package's time is runs waiting out their --duration, not CPU: the tests marked
+	// parallel run more at once than go test's default (GOMAXPROCS), unless -parallel is given.
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(max(runtime.GOMAXPROCS(0), minParallel)))
+	}
 	os.Exit(m.Run())
 }
+
+// minParallel is how many tests marked parallel run at once at least (TestMain).
+const minParallel = 4
 
 // startChildCLI starts candor as a child process (the test binary, envAsCLI) with args and its output in
 // the file log.
@@ -80,6 +94,7 @@ func hdrhPercentiles(t *testing.T, logs ...string) map[string]map[string]int64 {
 // must be that union, and the counts must add up. `candor report` and `candor compare` read the
 // merged run; merges of shards that do not belong together are refused.
 func TestMergeShardsPostgres(t *testing.T) {
+	parallel(t)
 	url := dbtest.FreshPostgresURL(t, "merge")
 	dir := t.TempDir()
 	if code, _ := runCLI(t, "tpcc", "load", "--db", url, "--warehouses", "3", "--seed", "42"); code != 0 {

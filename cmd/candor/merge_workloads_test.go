@@ -20,6 +20,7 @@ import (
 // added), its measured tallies (details.measured) the shards' sums, and the warnings it judges are
 // judged once on the whole run, not copied per shard.
 func TestMergeWorkloadsShards(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		name string
 		load []string
@@ -223,6 +224,7 @@ func checkMergedPercentiles(t *testing.T, merged string, shards []string, m map[
 // TestMergeNullEngineShards: shards run on the null engine merge into a result that still says
 // NULL_ENGINE (the figures are the driver's own ceiling), whatever the workload's Merger keeps.
 func TestMergeNullEngineShards(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	shards := runShards(t, dir, 2, "kv", "run", "--db", "null:?service=fixed:1ms", "--seed", "42", "--mode", "throughput",
 		"--terminals", "2", "--warmup", "0s", "--duration", "2s", "--interval", "1s")

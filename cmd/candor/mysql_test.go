@@ -15,6 +15,7 @@ import (
 // and a spec run, check again) against the MySQL/MariaDB server of scripts/test, then an open-loop
 // run at a fixed rate and a last check; the password of the test server's URL must never show.
 func TestMySQLEndToEnd(t *testing.T) {
+	parallel(t)
 	db := dbtest.FreshMySQLURL(t, "candor_cli")
 	u, err := url.Parse(db)
 	if err != nil {

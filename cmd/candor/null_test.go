@@ -33,6 +33,7 @@ func has(list []string, s string) bool {
 // completing after the stated service time, and says NULL_ENGINE in the console and result.json,
 // with the service time in the disclosure. TPC-C's deferred Delivery still goes through its queue.
 func TestNullEngineRuns(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -134,6 +135,7 @@ func TestNullEngineNoLoadNoCheck(t *testing.T) {
 // TestSelftest: a short selftest with tiny bounds prints both answers with their conditions and
 // writes its JSON, every probe judged on a measured lag.
 func TestSelftest(t *testing.T) {
+	parallel(t)
 	out := filepath.Join(t.TempDir(), "selftest.json")
 	code, text := runCLI(t, "selftest", "--workload", "kv", "--probe", "1s", "--warmup", "0s", "--start-rate", "200", "--rate-probes", "2",
 		"--spec-probe", "3s", "--spec-warmup", "3s", "--start-warehouses", "100", "--spec-probes", "1", "--confirm", "1", "--max-lag", "50ms", "--out", out)

@@ -16,6 +16,7 @@ import (
 // 50% and 80% of the peak, side by side), shortened by flags; then an open-loop run in steps, one
 // overloaded past its backlog bound, and a search, all on one embedded SQLite file.
 func TestOpenLoopCLISQLite(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "tpcc.db")
 

@@ -15,11 +15,13 @@ import (
 // records the mode and has no errors, and every consistency condition holds afterwards; the
 // procedures subcommand recreates them.
 func TestProceduresPostgres(t *testing.T) {
+	parallel(t)
 	procedureCLI(t, dbtest.FreshPostgresURL(t, "candor_cli_proc"))
 }
 
 // TestProceduresMySQL: the same on the MySQL/MariaDB server of CANDOR_TEST_MYSQL_URL.
 func TestProceduresMySQL(t *testing.T) {
+	parallel(t)
 	procedureCLI(t, dbtest.FreshMySQLURL(t, "candor_cli_proc"))
 }
 

@@ -17,6 +17,7 @@ import (
 // drawn value once per try: the repeats are the retries result.json counts. With --max-tries 1 (pgbench's default) the
 // same script fails instead, and nothing repeats.
 func TestScriptMaxTriesPostgres(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := dbtest.FreshPostgresURL(t, "candor_script_tries")
 	pgExec(t, db, `CREATE TABLE hot (id int PRIMARY KEY, v bigint NOT NULL);

@@ -19,6 +19,7 @@ var scriptFlow = workloadFlow{name: "script", loadArgs: []string{"--scale", "1"}
 		"tpcb-like:5", "tpcb-like:6", "tpcb-like:7"}}
 
 func TestScriptSQLiteCLI(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "pgb.db")
 	scriptFlow.run(t, db, dir)
@@ -26,6 +27,7 @@ func TestScriptSQLiteCLI(t *testing.T) {
 }
 
 func TestScriptPostgresCLI(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := dbtest.FreshPostgresURL(t, "candor_script_cli")
 	scriptFlow.run(t, db, dir)
@@ -33,6 +35,7 @@ func TestScriptPostgresCLI(t *testing.T) {
 }
 
 func TestScriptMySQLCLI(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := dbtest.FreshMySQLURL(t, "candor_script_cli")
 	scriptFlow.run(t, db, dir)

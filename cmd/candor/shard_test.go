@@ -47,6 +47,7 @@ func runShardCLI(t *testing.T, name string, args ...string) (int, string) {
 // then 3 shards' runs at once with a common --start-at, whose results carry the shard and clock,
 // their own seeds and warehouses, and no consistency check.
 func TestShardsLoadAndRun(t *testing.T) {
+	parallel(t)
 	db := dbtest.FreshPostgresURL(t, "candor_shard")
 	load := func(i int) []string {
 		return []string{"tpcc", "load", "--db", db, "--warehouses", "3", "--seed", "7", "--loaders", "2",

@@ -34,6 +34,7 @@ var shardLoads = []struct {
 // in, resumes: it finishes the load without writing its part again (the bug fixed: it needed
 // --drop); shard 1 started again says its part is complete and ends.
 func TestShardedLoadWorkloadsPostgres(t *testing.T) {
+	parallel(t)
 	for _, w := range shardLoads {
 		t.Run(w.name, func(t *testing.T) {
 			testShardedLoad(t, w.name, w.load, w.tables, dbtest.FreshPostgresURL(t, "shl"), dbtest.FreshPostgresURL(t, "shl1"))
@@ -42,6 +43,7 @@ func TestShardedLoadWorkloadsPostgres(t *testing.T) {
 }
 
 func TestShardedLoadWorkloadsSQLite(t *testing.T) {
+	parallel(t)
 	for _, w := range shardLoads {
 		t.Run(w.name, func(t *testing.T) {
 			dir := t.TempDir()

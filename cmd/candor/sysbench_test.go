@@ -24,6 +24,7 @@ var sysbenchFlow = workloadFlow{name: "sysbench", loadArgs: []string{"--tables",
 		"index_update", "non_index_update", "delete", "insert", "commit"}}
 
 func TestSysbenchSQLiteCLI(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "sb.db")
 	sysbenchFlow.run(t, db, dir)
@@ -31,19 +32,33 @@ func TestSysbenchSQLiteCLI(t *testing.T) {
 }
 
 func TestSysbenchPostgresCLI(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := dbtest.FreshPostgresURL(t, "candor_sysbench_cli")
 	sysbenchFlow.run(t, db, dir)
 	sysbenchParts(t, db, dir)
-	sysbenchHeld(t, db, dir, postgres.SocketEnv)
 }
 
 func TestSysbenchMySQLCLI(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := dbtest.FreshMySQLURL(t, "candor_sysbench_cli")
 	sysbenchFlow.run(t, db, dir)
 	sysbenchParts(t, db, dir)
-	sysbenchHeld(t, db, dir, mysql.SocketEnv)
+}
+
+// TestSysbenchHeldPostgres and TestSysbenchHeldMySQL: sysbenchHeld on tables of their own. They
+// stay serial: they set the environment, and their runs set blockconn.Prefer in this process.
+func TestSysbenchHeldPostgres(t *testing.T) {
+	db := dbtest.FreshPostgresURL(t, "candor_sysbench_held")
+	sysbenchFlow.cli(t, 0, append([]string{"sysbench", "load", "--db", db}, sysbenchFlow.loadArgs...)...)
+	sysbenchHeld(t, db, t.TempDir(), postgres.SocketEnv)
+}
+
+func TestSysbenchHeldMySQL(t *testing.T) {
+	db := dbtest.FreshMySQLURL(t, "candor_sysbench_held")
+	sysbenchFlow.cli(t, 0, append([]string{"sysbench", "load", "--db", db}, sysbenchFlow.loadArgs...)...)
+	sysbenchHeld(t, db, t.TempDir(), mysql.SocketEnv)
 }
 
 // sysbenchHeld: sysbench's runs are on held sockets (driver/blockconn) unless env names another

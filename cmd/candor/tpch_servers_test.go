@@ -17,6 +17,7 @@ import (
 // result's timing intervals as clause 5.3.7.5 reports them, and never the password in the output
 // or result.json.
 func TestTPCHServersCLI(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct{ name, url string }{
 		{"postgresql", dbtest.FreshPostgresURL(t, "candor_tpchcli")},
 		{"mariadb", dbtest.FreshMySQLURL(t, "candor_tpchcli")},

@@ -12,7 +12,7 @@ import (
 func TestTPCHSQLiteCLI(t *testing.T) {
 	dir := t.TempDir()
 	// The one-shot's default database is sqlite:candor-tpch.db in the working directory.
-	t.Chdir(dir)
+	parallelIn(t, dir)
 	cli := func(want int, args ...string) string {
 		t.Helper()
 		code, out := runCLI(t, args...)

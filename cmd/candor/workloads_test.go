@@ -39,15 +39,18 @@ var kvFlow = workloadFlow{name: "kv", loadArgs: []string{"--insert-count", "2000
 	lead: "throughput", ops: []string{"read", "write", "scan", "delete"}}
 
 func TestKVSQLiteCLI(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	kvFlow.run(t, "sqlite:"+filepath.Join(dir, "kv.db"), dir)
 }
 
 func TestKVPostgresCLI(t *testing.T) {
+	parallel(t)
 	kvFlow.run(t, dbtest.FreshPostgresURL(t, "candor_kv_cli"), t.TempDir())
 }
 
 func TestKVMySQLCLI(t *testing.T) {
+	parallel(t)
 	kvFlow.run(t, dbtest.FreshMySQLURL(t, "candor_kv_cli"), t.TempDir())
 }
 
@@ -175,21 +178,25 @@ var ycsbFlow = workloadFlow{name: "ycsb", loadArgs: []string{"-p", "recordcount=
 	lead: "throughput", ops: []string{"read", "update", "insert", "scan", "read_modify_write"}}
 
 func TestYCSBSQLiteCLI(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	ycsbFlow.run(t, "sqlite:"+filepath.Join(dir, "ycsb.db"), dir)
 }
 
 func TestYCSBPostgresCLI(t *testing.T) {
+	parallel(t)
 	ycsbFlow.run(t, dbtest.FreshPostgresURL(t, "candor_ycsb_cli"), t.TempDir())
 }
 
 func TestYCSBMySQLCLI(t *testing.T) {
+	parallel(t)
 	ycsbFlow.run(t, dbtest.FreshMySQLURL(t, "candor_ycsb_cli"), t.TempDir())
 }
 
 // TestYCSBWorkloadE: a mix without reads (workload e scans and inserts) shows its scans in the short
 // views (the progress line, the result's key_op), and the table grows by the inserts the check counts.
 func TestYCSBWorkloadE(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "ycsb.db")
 	ycsbFlow.cli(t, 0, "ycsb", "load", "--db", db, "-p", "recordcount=1000")
@@ -211,6 +218,7 @@ func TestYCSBWorkloadE(t *testing.T) {
 // TestKVWiderRunKeys: a run may write keys past the load's range (a larger --cycle-length than the
 // load's); the check's bound widens with it, so correct data is never reported corrupt.
 func TestKVWiderRunKeys(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "kv.db")
 	kvFlow.cli(t, 0, "kv", "load", "--db", db, "--sequential", "--cycle-length", "1000", "--insert-count", "1000")
