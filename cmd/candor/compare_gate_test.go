@@ -17,11 +17,13 @@ import (
 // exits 2, and --json carries the verdicts. Several runs per side (A1 A2 -- B1 B2, and
 // directories of runs) judge by the spread between runs.
 func TestCompareGateSQLite(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	gateOn(t, "sqlite:"+filepath.Join(dir, "kv.db"), dir)
 }
 
 func TestCompareGatePostgres(t *testing.T) {
+	parallel(t)
 	gateOn(t, dbtest.FreshPostgresURL(t, "cmpgate"), t.TempDir())
 }
 
@@ -111,6 +113,7 @@ func gateOn(t *testing.T, db, dir string) {
 
 // TestCompareRefusesOtherWorkload: a kv run and a ycsb run are not compared (exit 2, one sentence).
 func TestCompareRefusesOtherWorkload(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	kv, ycsb := filepath.Join(dir, "kv"), filepath.Join(dir, "ycsb")
 	for name, out := range map[string]string{"kv": kv, "ycsb": ycsb} {

@@ -15,6 +15,8 @@ import (
 // scripts/compare-power's, over many pairs of separate processes (docs/compare.md); three runs of
 // 20 s in one busy test process hide a 10% change too often for a test, not a 50% one.
 func TestComparePowerNull(t *testing.T) {
+	parallel(t)
+	quietRuns(t) // its verdicts rest on the CPU the runs get
 	dir := t.TempDir()
 	runs := map[string]string{"a1": "exp:10ms&seed=11", "a2": "exp:10ms&seed=12", "b": "exp:15ms&seed=13"}
 	seeds := map[string]string{"a1": "21", "a2": "22", "b": "23"}

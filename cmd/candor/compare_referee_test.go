@@ -42,6 +42,7 @@ type compareJSON struct {
 // counts and percentiles agree with Python's HdrHistogram reading the run's latency.hlog.
 // Closed-loop, open-loop and one-shot runs, short and longer, of several workloads; SQLite for one.
 func TestCompareSelfEqualsReport(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	sqlite := "sqlite:" + filepath.Join(dir, "tpcc.db")
 	cases := []struct {

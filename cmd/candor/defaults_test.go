@@ -15,6 +15,7 @@ import (
 // terminal, say which, and store it (sweep.json, the peak's result); their open-loop runs are
 // fractions of that peak.
 func TestOneShotPeakSweepPostgres(t *testing.T) {
+	parallel(t)
 	for _, name := range []string{"sysbench", "script"} {
 		t.Run(name, func(t *testing.T) {
 			db := dbtest.FreshPostgresURL(t, "candor_sweep")

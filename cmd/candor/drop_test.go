@@ -15,6 +15,7 @@ import (
 // an empty room), is refused while another candor holds the database's lock, and says when there
 // is nothing to drop; on SQLite, PostgreSQL and MySQL/MariaDB.
 func TestDrop(t *testing.T) {
+	parallel(t)
 	engines := []struct {
 		name string
 		url  func(t *testing.T) string

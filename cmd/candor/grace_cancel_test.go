@@ -15,6 +15,7 @@ import (
 // are cancelled on the server (PostgreSQL's CancelRequest, MySQL's KILL QUERY), and the run says so
 // (STATEMENTS_CANCELLED). Before, candor exited on time while the server slept on in every session.
 func TestGraceEndCancelsOnServer(t *testing.T) {
+	parallel(t)
 	for _, e := range []struct{ name, db, sleep, running string }{
 		{"postgres", dbtest.FreshPostgresURL(t, "candor_grace_cancel"), "SELECT pg_sleep(30);",
 			"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'SELECT pg_sleep%'"},

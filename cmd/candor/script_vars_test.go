@@ -13,6 +13,7 @@ import (
 // PostgreSQL typed `SELECT $1`'s parameter as text and refused the integer 5 ("unable to encode 5
 // into text format for text").
 func TestScriptVariableTypes(t *testing.T) {
+	parallel(t)
 	for _, e := range []struct{ name, db string }{
 		{"sqlite", "sqlite:" + filepath.Join(t.TempDir(), "vars.db")},
 		{"postgres", dbtest.FreshPostgresURL(t, "candor_script_vars")},

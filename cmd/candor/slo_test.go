@@ -75,6 +75,7 @@ func sloRun(t *testing.T, want int, args []string, met map[string]bool) {
 // On the null engine a fixed service time makes the verdicts certain: every response takes at
 // least 2 ms, and far less than a second.
 func TestRunSLONull(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -111,11 +112,13 @@ func TestRunSLOBad(t *testing.T) {
 // On real databases, for kv and TPC-C: a budget that holds (exit 0) and one no database can meet
 // (exit 1).
 func TestRunSLOSQLite(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	sloWorkloads(t, "sqlite:"+filepath.Join(dir, "kv.db"), "sqlite:"+filepath.Join(dir, "tpcc.db"))
 }
 
 func TestRunSLOPostgres(t *testing.T) {
+	parallel(t)
 	sloWorkloads(t, dbtest.FreshPostgresURL(t, "candor_slo_kv"), dbtest.FreshPostgresURL(t, "candor_slo_tpcc"))
 }
 
@@ -139,6 +142,7 @@ func sloWorkloads(t *testing.T, kv, tpcc string) {
 // seconds of a 5-minute run, exit status 1, its partial results saved with the first error; one
 // that fails half the time runs to its end.
 func TestAllFailedSQLite(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.db") // an empty file is an empty SQLite database
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -148,6 +152,7 @@ func TestAllFailedSQLite(t *testing.T) {
 }
 
 func TestAllFailedPostgres(t *testing.T) {
+	parallel(t)
 	allFailed(t, dbtest.FreshPostgresURL(t, "candor_allfailed"), t.TempDir())
 }
 
@@ -193,6 +198,7 @@ func allFailed(t *testing.T, db, dir string) {
 
 // The shards' budgets are judged again on the merged window.
 func TestMergeSLO(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	shards := runShards(t, dir, 2, "kv", "run", "--db", "null:?service=fixed:1ms", "--seed", "7", "--mode", "throughput",
 		"--terminals", "2", "--warmup", "0s", "--duration", "2s", "--interval", "1s", "--slo", "read.p99<=1s,read.service.p50<=1s")
