@@ -29,3 +29,18 @@ func FreshPgBouncerURL(t testing.TB, env, prefix string) string {
 	u.Path = direct.Path
 	return u.String()
 }
+
+// The PostgreSQL with TLS on that scripts/test starts (scripts/pg-throwaway with PG_TLS=1), and the
+// certificate of the authority that signed its certificate.
+const (
+	EnvPGTLS   = "CANDOR_TEST_PG_TLS_URL"
+	EnvPGTLSCA = "CANDOR_TEST_PG_TLS_CA"
+)
+
+// FreshPostgresTLSURL creates a fresh database on the TLS server and returns its URL (without TLS
+// parameters) and the path of the authority's certificate.
+func FreshPostgresTLSURL(t testing.TB, prefix string) (raw, ca string) {
+	t.Helper()
+	ca = envURL(t, EnvPGTLSCA, "this integration test needs the certificate authority of the TLS PostgreSQL")
+	return freshOn(t, envURL(t, EnvPGTLS, "this integration test needs a PostgreSQL with TLS on"), prefix), ca
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/dbtest"
+)
+
+// TestPostgresTLS: kv loads, runs and checks over TLS (the server's certificate made by
+// scripts/pg-throwaway's own authority), with sslmode=verify-full against that authority and with
+// sslmode=require; the disclosure says the connection is encrypted, and a run without TLS says it
+// is not. verify-full without the authority is refused: the certificate really is checked.
+func TestPostgresTLS(t *testing.T) {
+	raw, ca := dbtest.FreshPostgresTLSURL(t, "candor_tls")
+	verify := raw + "?sslmode=verify-full&sslrootcert=" + ca
+	dir := t.TempDir()
+	pgbouncerCLI(t, 0, "kv", "load", "--db", verify, "--insert-count", "1000")
+	short := []string{"--mode", "throughput", "--terminals", "2", "--duration", "2s", "--warmup", "0s", "--interval", "1s", "-q"}
+	for _, c := range []struct{ name, url, want string }{
+		{"verify-full", verify, "; encrypted with TLS 1."},
+		{"require", raw + "?sslmode=require", "; encrypted with TLS 1."},
+		{"disable", raw + "?sslmode=disable", "; not encrypted"},
+	} {
+		out := filepath.Join(dir, c.name)
+		pgbouncerCLI(t, 0, append([]string{"kv", "run", "--db", c.url, "--out", out}, short...)...)
+		res := readResult(t, out)
+		client, _ := res["database"].(map[string]any)["client"].(string)
+		if !strings.Contains(client, c.want) || !strings.HasPrefix(client, "statements with arguments on candor's wire") {
+			t.Errorf("sslmode=%s: client path %q, want candor's wire and %q", c.name, client, c.want)
+		}
+		for name, op := range res["operations"].(map[string]any) {
+			if n := op.(map[string]any)["errors"].(float64); n != 0 {
+				t.Errorf("sslmode=%s: %v errors in %s", c.name, n, name)
+			}
+		}
+	}
+	if out := pgbouncerCLI(t, 0, "kv", "check", "--db", verify); strings.Contains(out, "FAIL") {
+		t.Errorf("kv check over TLS failed")
+	}
+	if out := pgbouncerCLI(t, 2, "kv", "check", "--db", raw+"?sslmode=verify-full"); !strings.Contains(out, "certificate signed by unknown authority") {
+		t.Errorf("verify-full without the authority's certificate: not refused for the certificate")
+	}
+}
