@@ -4,7 +4,7 @@
 //
 // URLs: mysql://user:pass@host:port/db, or mariadb://, tidb://, dolt:// (the scheme names the
 // engine: engines.go), with parameters connect_timeout=SECONDS, socket=PATH,
-// tls=true|false|skip-verify|preferred, bulk=auto|load-data|insert, batches=on|off and
+// tls=true|false|skip-verify|preferred, tls-ca=PATH (verify against that authority), bulk=auto|load-data|insert, batches=on|off and
 // pipelines=on|off (see url.go).
 // Open connects once to check the server and reports what is wrong (unreachable, refused
 // credentials, missing database) as a user error; it reads the server's version, default isolation

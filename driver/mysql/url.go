@@ -2,6 +2,8 @@ package mysql
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"net"
 	"net/url"
 	"os"
@@ -118,6 +120,19 @@ func parseURL(u *url.URL, raw string) (*gomysql.Config, options, error) {
 				return nil, o, userr.Errorf("socket= in the %s URL names no file: use socket=/path/to/mysqld.sock", o.engine)
 			}
 			cfg.Net, cfg.Addr = "unix", v
+		case "tls-ca":
+			if v == "" {
+				return nil, o, userr.Errorf("tls-ca= in the %s URL names no file: use tls-ca=/path/to/ca.pem (the certificate of the authority that signed the server's)", o.engine)
+			}
+			pem, err := os.ReadFile(v)
+			if err != nil {
+				return nil, o, userr.Errorf("tls-ca=%s in the %s URL: %v: name a readable PEM file of the authority's certificate", v, o.engine, err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, o, userr.Errorf("tls-ca=%s in the %s URL holds no PEM certificate: name the authority's certificate (-----BEGIN CERTIFICATE-----)", v, o.engine)
+			}
+			cfg.TLS = &tls.Config{RootCAs: pool}
 		case "tls":
 			switch v {
 			case "true", "false", "skip-verify", "preferred":
@@ -146,7 +161,15 @@ func parseURL(u *url.URL, raw string) (*gomysql.Config, options, error) {
 				o.noPipes = v == "off"
 			}
 		default:
-			return nil, o, userr.Errorf("the %s URL parameter %q is unknown: use connect_timeout=, socket=, tls=, bulk=, batches= or pipelines=", o.engine, k)
+			return nil, o, userr.Errorf("the %s URL parameter %q is unknown: use connect_timeout=, socket=, tls=, tls-ca=, bulk=, batches= or pipelines=", o.engine, k)
+		}
+	}
+	if cfg.TLS != nil { // tls-ca: verified against that authority
+		switch cfg.TLSConfig {
+		case "", "true":
+			cfg.TLSConfig = "true"
+		default:
+			return nil, o, userr.Errorf("tls-ca= in the %s URL verifies the server's certificate, which tls=%s does not: use tls=true with it, or leave tls out", o.engine, cfg.TLSConfig)
 		}
 	}
 	cfg.MultiStatements = batches && o.batches

@@ -48,6 +48,7 @@ type Conn struct {
 	// being sent, and the results handed out.
 	stmts     map[string]*pstmt
 	stmtSeq   int
+	stmtCap   int // at most this many prepared (the DB's stmtCap; 0: none, every statement through pgx)
 	params    params
 	dRowSlab  []directRow
 	dRowsSlab []directRows
@@ -66,7 +67,7 @@ type Conn struct {
 
 // newConn wraps a connection pgx opened.
 func newConn(pc *pgx.Conn) *Conn {
-	return &Conn{pc: pc, wire: wire{nc: pc.PgConn().Conn(), tx: 'I'}}
+	return &Conn{pc: pc, wire: wire{nc: pc.PgConn().Conn(), tx: 'I'}, stmtCap: statementCacheSize}
 }
 
 // txStatus is the server's transaction status after the last exchange: 'I' idle, 'T' in a

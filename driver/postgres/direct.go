@@ -32,14 +32,14 @@ type pstmt struct {
 }
 
 // directStmt returns sql's prepared statement, preparing it on first use; nil (and no error) when
-// the connection holds statementCacheSize of them already and sql is not a BEGIN or COMMIT (sql
+// the connection holds stmtCap of them already (0: the direct path is off, pooler.go) and sql is not a BEGIN or COMMIT (sql
 // then takes pgx's path, whose cache evicts; the seven BEGIN and COMMIT texts are always taken, so
 // a statement already prepared can carry them).
 func (c *Conn) directStmt(sql string, control bool) (*pstmt, error) {
 	if st := c.stmts[sql]; st != nil {
 		return st, nil
 	}
-	if len(c.stmts) >= statementCacheSize && !control {
+	if len(c.stmts) >= c.stmtCap && !control {
 		return nil, nil
 	}
 	if c.stmts == nil {

@@ -10,6 +10,7 @@ package postgres
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/url"
 	"sync/atomic"
@@ -42,6 +43,15 @@ type DB struct {
 	raw      string        // the URL as given: a library's message that echoes it whole shows redacted instead
 	version  string        // "PostgreSQL 15.18 (Debian ...)", read when Open connected
 	cancels  *atomic.Int64 // statements stopped on the server when their context ended (Conn.cancelOnServer)
+	// stmtCap bounds the statements the direct path prepares per connection (statement_cache_capacity
+	// in the URL, else statementCacheSize); 0 turns the direct path off: every statement goes
+	// through pgx in cfg.DefaultQueryExecMode (pooler.go).
+	stmtCap int
+	// pooling is what Open found between candor and the server: "" (the server itself),
+	// "session" or "transaction" (pooler.go); modeWhy says why the statements take the mode they do.
+	pooling string
+	modeWhy string
+	tls     string // "TLS 1.3" when the connection Open made is encrypted, else ""
 }
 
 var _ driver.DB = (*DB)(nil)
@@ -67,6 +77,9 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	if q.Get("statement_cache_capacity") == "" {
 		cfg.StatementCacheCapacity = statementCacheSize
 	}
+	if err := db.execMode(q, cfg); err != nil {
+		return nil, err
+	}
 	// The socket's kind is chosen at each dial, not here: a run asks for held sockets
 	// (blockconn.Prefer) after the database is opened, for its own connections only.
 	base := cfg.DialFunc
@@ -85,6 +98,12 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	}
 	defer c.Close()
 	if db.version, err = db.readVersion(ctx, c); err != nil {
+		return nil, err
+	}
+	if tc, ok := c.pc.PgConn().Conn().(*tls.Conn); ok {
+		db.tls = tls.VersionName(tc.ConnectionState().Version)
+	}
+	if err := db.probePooler(ctx, c, q); err != nil {
 		return nil, err
 	}
 	return db, nil
@@ -115,6 +134,7 @@ func (db *DB) connect(ctx context.Context) (*Conn, error) {
 	registerNumeric(pc.TypeMap())
 	c := newConn(pc)
 	c.cancels = db.cancels
+	c.stmtCap = db.stmtCap
 	return c, nil
 }
 
@@ -130,8 +150,18 @@ func (db *DB) Version(ctx context.Context) (string, error) { return db.version, 
 // disclosure.
 func (db *DB) ClientPath() string {
 	path := "statements with arguments on candor's wire (direct.go), the rest through pgconn"
+	if db.stmtCap == 0 {
+		path = "every statement with arguments through pgx, default_query_exec_mode=" + db.cfg.DefaultQueryExecMode.String() + " (" + db.modeWhy + "); BEGIN, COMMIT and ROLLBACK on candor's wire with the simple protocol"
+	} else if db.pooling != "" {
+		path += "; through a connection pooler in " + db.pooling + " pooling (named prepared statements stay on the session's server connection)"
+	}
 	if k := blockconn.Describe(socketKind(), SocketEnv); k != "" {
 		path += "; " + k
+	}
+	if db.tls != "" {
+		path += "; encrypted with " + db.tls + " (Go's crypto/tls: candor's wire writes and reads through it)"
+	} else {
+		path += "; not encrypted"
 	}
 	return path
 }

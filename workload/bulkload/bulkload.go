@@ -200,7 +200,7 @@ func Run(ctx context.Context, db driver.DB, o workload.LoadOptions, cp Copy) (in
 		gens, loaders = loaders, 1
 	}
 	var setup []string
-	if d.SQLFamily() == sqlexec.FamilyPostgres && d.Name != sqlexec.EngineCockroach && d.Name != sqlexec.EngineYugabyte {
+	if d.SQLFamily() == sqlexec.FamilyPostgres && d.Name != sqlexec.EngineCockroach && d.Name != sqlexec.EngineYugabyte && driver.SessionSettings(db) {
 		setup = []string{"SET synchronous_commit = off"}
 	}
 	rows, err := copyChunks(ctx, db, cp, loaders, gens, setup, progress)

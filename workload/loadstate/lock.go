@@ -50,6 +50,11 @@ func lock(ctx context.Context, db driver.DB, what string, shared bool) (unlock f
 	if p, ok := db.(interface{ Path() string }); ok {
 		return lockFile(db, p.Path()+lockFileSuffix, what, shared)
 	}
+	if p, ok := db.(interface{ TransactionPooled() bool }); ok && p.TransactionPooled() {
+		// Behind a pooler in transaction pooling an advisory lock stays with the server connection
+		// that took it, which goes back to the pool and may serve anyone: go on unprotected.
+		return nop, nil
+	}
 	fam := db.Dialect().SQLFamily()
 	var take, free string
 	switch {

@@ -67,7 +67,7 @@ func Check(ctx context.Context, db driver.DB, o CheckOptions) ([]CheckResult, er
 		return nil, userr.Errorf("the load of this database did not complete (%s, started %s UTC)%s, so its data cannot be checked: reload with candor tpcc load --drop",
 			warehousesText(li.Warehouses), li.StartedAt.Format("2006-01-02 15:04:05"), parts.Note(ctx, db))
 	}
-	if dialect == dialectPostgres && !distributed(engineName(db)) {
+	if dialect == dialectPostgres && !distributed(engineName(db)) && driver.SessionSettings(db) {
 		// Session-local settings for queries that read whole tables: hash joins and aggregates
 		// fit in memory instead of spilling, and no nested loop of index probes (at 10
 		// warehouses condition 10 takes 3.2 s with the planner's nested loop, 1.7 s without).

@@ -344,6 +344,9 @@ func loadParallel(ctx context.Context, db driver.DB, g *genConfig, us iter.Seq[u
 			if db.Dialect().SQLFamily() == dialectMySQL {
 				setup = mysqlLoaderSetup // load_mysql.go
 			}
+			if !driver.SessionSettings(db) {
+				setup = nil
+			}
 			for _, q := range setup {
 				if _, err := c.Exec(ctx, q); err != nil {
 					fe.set(err)
@@ -435,6 +438,9 @@ func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect strin
 		loadTrace("indexes and statistics", time.Since(phase))
 		return nil
 	}
+	if !driver.SessionSettings(db) {
+		setup = setup[:0]
+	}
 	if err := runStatements(ctx, db, loaders, setup, tasks); err != nil {
 		return fmt.Errorf("building keys and indexes: %w", err)
 	}
@@ -454,7 +460,7 @@ func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect strin
 	for _, t := range bySize {
 		vacuum = append(vacuum, "VACUUM (ANALYZE) "+t.name)
 	}
-	if err := runStatements(ctx, db, loaders, setup[:1], vacuum); err != nil {
+	if err := runStatements(ctx, db, loaders, setup[:min(1, len(setup))], vacuum); err != nil {
 		return fmt.Errorf("vacuuming the tables: %w", err)
 	}
 	loadTrace("vacuum and statistics", time.Since(phase))

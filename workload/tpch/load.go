@@ -197,7 +197,7 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 // with the session's maintenance_work_mem raised for the sorts), then the rest in order on ctl.
 func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, loaders int, p keyPlan) error {
 	var setup []string
-	if db.Dialect().SQLFamily() == sqlexec.FamilyPostgres {
+	if db.Dialect().SQLFamily() == sqlexec.FamilyPostgres && driver.SessionSettings(db) {
 		setup = []string{"SET statement_timeout = 0", "SET maintenance_work_mem = '512MB'"}
 	}
 	if err := bulkload.Statements(ctx, db, loaders, setup, p.build); err != nil {
