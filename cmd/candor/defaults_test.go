@@ -16,18 +16,37 @@ import (
 // fractions of that peak.
 func TestOneShotPeakSweepPostgres(t *testing.T) {
 	parallel(t)
+	// sysbench's rows drawn uniformly from 50,000: with its default special distribution over the
+	// one-shot's 10,000 rows, 75% of the updates fall on 100 rows and two terminals wait on each
+	// other's row locks, so one terminal may truly be the peak.
+	own := map[string][]string{"sysbench": {"--rand-type", "uniform", "--table-size", "50000"}}
 	for _, name := range []string{"sysbench", "script"} {
 		t.Run(name, func(t *testing.T) {
 			db := dbtest.FreshPostgresURL(t, "candor_sweep")
-			one := filepath.Join(t.TempDir(), "one")
-			code, out := runCLI(t, name, "--db", db, "--peak-duration", "8s", "--peak-warmup", "2s", "--duration", "2s",
-				"--warmup", "1s", "--interval", "1s", "--out", one)
-			if code != 0 {
-				t.Fatalf("candor %s: exit %d", name, code)
-			}
-			sw, err := report.ReadSweep(one)
-			if err != nil || sw == nil {
-				t.Fatalf("sweep.json: %v, %v", sw, err)
+			var (
+				one string
+				out string
+				sw  *report.Sweep
+			)
+			// Steps of about 5 s (a fifth of the warm-up and a quarter of the peak's duration); on
+			// a busy host one step's dip can end a sweep early, so a sweep that found only one
+			// terminal is tried once more: two in a row fail the test.
+			for try := 1; try <= 2; try++ {
+				one = filepath.Join(t.TempDir(), "one")
+				args := append([]string{name, "--db", db, "--peak-duration", "16s", "--peak-warmup", "4s", "--duration", "2s",
+					"--warmup", "1s", "--interval", "1s", "--out", one}, own[name]...)
+				var code int
+				code, out = runCLI(t, args...)
+				if code != 0 {
+					t.Fatalf("candor %s: exit %d", name, code)
+				}
+				var err error
+				if sw, err = report.ReadSweep(one); err != nil || sw == nil {
+					t.Fatalf("sweep.json: %v, %v", sw, err)
+				}
+				if sw.Terminals >= 2 {
+					break
+				}
 			}
 			if sw.Given || len(sw.Steps) < 2 || sw.Steps[0].Terminals != 1 || sw.Terminals < 2 {
 				t.Errorf("sweep %+v: want steps from 1 terminal and a peak found with more", sw)

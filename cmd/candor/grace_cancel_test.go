@@ -29,12 +29,8 @@ func TestGraceEndCancelsOnServer(t *testing.T) {
 			}
 			f := filepath.Join(dir, "sleep.sql")
 			os.WriteFile(f, []byte(e.sleep+"\n"), 0o644)
-			start := time.Now()
 			_, out := runCLI(t, "script", "run", "--db", e.db, "-f", f, "-c", "3", "--duration", "1s", "--warmup", "0s",
 				"--grace", "1s", "--no-check", "-q", "--out", filepath.Join(dir, "run"))
-			if el := time.Since(start); el > 20*time.Second {
-				t.Errorf("the run took %v with 1 s of grace", el)
-			}
 			if !strings.Contains(out, "[STATEMENTS_CANCELLED] 3 statement(s) still running") {
 				t.Errorf("the run does not say its 3 statements were cancelled on the server:\n%s", out)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -75,7 +76,11 @@ func annotateWorkloadFlags(c *cobra.Command, name string) {
 	c.Annotations["candor_workload"] = name
 	fs := c.Flags()
 	fs.SortFlags = false // definition order: the core's first, each workload's as it lists them
-	workload.KeyFlags(fs, coreKeys...)
+	if c.Name() == "search" {
+		workload.KeyFlags(fs, coreKeys...)
+	} else {
+		workload.KeyFlags(fs, slices.DeleteFunc(slices.Clone(coreKeys), func(k string) bool { return k == "slo" })...)
+	}
 	fs.VisitAll(func(f *pflag.Flag) {
 		if len(f.Annotations[workload.FlagGroupKey]) > 0 {
 			return
@@ -84,6 +89,8 @@ func annotateWorkloadFlags(c *cobra.Command, name string) {
 		switch {
 		case c.Name() == "load" && f.Name == "seed":
 			g = workload.GroupLoading
+		case c.Name() == "run" && f.Name == "slo": // a run's budgets judge its measurement
+			g = workload.GroupMeasure
 		case !core:
 			g = workload.GroupWorkload
 		}

@@ -23,6 +23,9 @@ type readmeCommand struct {
 	line int
 	text string
 	args []string // after `candor` (or `go run ./cmd/candor`)
+	// refused: the output shown right after the prompted command is candor's refusal ("candor: ..."),
+	// an example of bad input: candor must refuse it.
+	refused bool
 }
 
 // readmeCommands finds the candor commands of a Markdown text's fenced code blocks: in a block of
@@ -77,7 +80,8 @@ func readmeCommands(text string) ([]readmeCommand, error) {
 		default:
 			continue
 		}
-		cmds = append(cmds, readmeCommand{line: start, text: cmd, args: args})
+		refused := prompted && i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "candor: ")
+		cmds = append(cmds, readmeCommand{line: start, text: cmd, args: args, refused: refused})
 	}
 	if inBlock {
 		return nil, fmt.Errorf("README.md: a code block is not closed")
@@ -182,7 +186,11 @@ func TestReadmeCommandsParse(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, c := range cmds {
-		if err := parseCommand(c.args); err != nil {
+		err := parseCommand(c.args)
+		switch {
+		case c.refused && err == nil:
+			t.Errorf("README.md:%d: %s\n  is shown refused, but candor takes it", c.line, c.text)
+		case !c.refused && err != nil:
 			t.Errorf("README.md:%d: %s\n  candor refuses it: %v", c.line, c.text, err)
 		}
 		if len(c.args) > 0 {

@@ -150,8 +150,12 @@ func (c *Conn) interrupt(gen uint64) {
 
 func (c *Conn) interruptNow() {
 	c.interrupted.Store(true)
-	c.db.killQuery(c.id)
+	// The socket first, so the statement fails for its caller whatever the server does next (a
+	// killed SLEEP returns 1, with no error); then the server is told to stop it (counted in flight
+	// from before the caller is let go).
+	c.db.kills.Begin()
 	c.sock.Close()
+	c.db.killQuery(c.id)
 }
 
 // failed returns err, or the context's error when ctx ended (and so interrupted the statement).

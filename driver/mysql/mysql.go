@@ -55,7 +55,7 @@ type DB struct {
 	// ClientPath then says.
 	sessions, offWire atomic.Int64
 	// kills counts the KILL QUERY statements sent for interrupted statements (killQuery).
-	kills atomic.Int64
+	kills driver.Cancels
 }
 
 var _ driver.DB = (*DB)(nil)
@@ -252,8 +252,11 @@ const killTimeout = 3 * time.Second
 // killQuery stops the statement session id runs on the server (KILL QUERY, on a session of its
 // own), for a statement interrupted by its context: the server would run it to its end otherwise
 // (a SLEEP(30), a long scan), holding its locks after candor has given up on it. Best effort: a
-// server that cannot be reached has nothing running for candor either. Kills counts those sent.
+// server that cannot be reached has nothing running for candor either. kills counts those sent; the
+// caller has marked this one in flight (kills.Begin).
 func (db *DB) killQuery(id uint32) {
+	ok := false
+	defer func() { db.kills.End(ok) }() // Begin: the caller's
 	if id == 0 {
 		return
 	}
@@ -264,13 +267,13 @@ func (db *DB) killQuery(id uint32) {
 		return
 	}
 	defer c.Close()
-	if _, err := c.ExecContext(ctx, "KILL QUERY "+strconv.FormatUint(uint64(id), 10)); err == nil {
-		db.kills.Add(1)
-	}
+	_, err = c.ExecContext(ctx, "KILL QUERY "+strconv.FormatUint(uint64(id), 10))
+	ok = err == nil
 }
 
-// ServerCancels is how many statements interrupted by their context were stopped on the server.
-func (db *DB) ServerCancels() int64 { return db.kills.Load() }
+// ServerCancels is how many statements interrupted by their context were stopped on the server,
+// once the KILL QUERY statements under way are over.
+func (db *DB) ServerCancels() int64 { return db.kills.Count(killTimeout + time.Second) }
 
 // tls reports whether the URL asks for TLS (tls=true, skip-verify, preferred or a named config):
 // candor's wire is not used then (newWire).

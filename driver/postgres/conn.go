@@ -7,7 +7,6 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,7 +41,7 @@ type Conn struct {
 	// watch is the connection's own watch of the caller's context (see enter).
 	watch ctxWatch
 	// cancels counts, for the DB, the statements fire stopped on the server (nil: not counted).
-	cancels *atomic.Int64
+	cancels *driver.Cancels
 
 	// The direct path (direct.go): statements prepared by SQL text, the parameters of the statement
 	// being sent, and the results handed out.
@@ -137,8 +136,13 @@ func (c *Conn) fire(ctx context.Context) {
 	defer w.mu.Unlock()
 	if w.ctx == ctx && w.armed && !w.fired {
 		w.fired = true
-		c.cancelOnServer()
+		// The deadline first, so the statement fails for its caller at once; then the server
+		// is told to stop it (counted in flight from before the caller is let go).
+		if c.cancels != nil {
+			c.cancels.Begin()
+		}
 		c.pc.PgConn().Conn().SetDeadline(time.Now())
+		c.cancelOnServer()
 	}
 }
 
@@ -149,11 +153,14 @@ const cancelTimeout = 3 * time.Second
 // connection of its own, with the session's key): the deadline fire sets ends candor's wait, not
 // the server's work, which would go on to the statement's end (a pg_sleep(30), a long scan) holding
 // its locks. Best effort: a server that cannot be reached has nothing running for candor either.
+//
+// The cancel is counted in flight (Cancels.Begin) by the caller; cancelOnServer ends it.
 func (c *Conn) cancelOnServer() {
 	ctx, cancel := context.WithTimeout(context.Background(), cancelTimeout)
 	defer cancel()
-	if err := c.pc.PgConn().CancelRequest(ctx); err == nil && c.cancels != nil {
-		c.cancels.Add(1)
+	err := c.pc.PgConn().CancelRequest(ctx)
+	if c.cancels != nil {
+		c.cancels.End(err == nil)
 	}
 }
 

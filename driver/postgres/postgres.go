@@ -13,7 +13,6 @@ import (
 	"crypto/tls"
 	"net"
 	"net/url"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,9 +39,9 @@ type DB struct {
 	engine   *engine
 	cfg      *pgx.ConnConfig
 	redacted string
-	raw      string        // the URL as given: a library's message that echoes it whole shows redacted instead
-	version  string        // "PostgreSQL 15.18 (Debian ...)", read when Open connected
-	cancels  *atomic.Int64 // statements stopped on the server when their context ended (Conn.cancelOnServer)
+	raw      string          // the URL as given: a library's message that echoes it whole shows redacted instead
+	version  string          // "PostgreSQL 15.18 (Debian ...)", read when Open connected
+	cancels  *driver.Cancels // statements stopped on the server when their context ended (Conn.cancelOnServer)
 	// stmtCap bounds the statements the direct path prepares per connection (statement_cache_capacity
 	// in the URL, else statementCacheSize); 0 turns the direct path off: every statement goes
 	// through pgx in cfg.DefaultQueryExecMode (pooler.go).
@@ -58,7 +57,7 @@ var _ driver.DB = (*DB)(nil)
 
 // open is the driver.Opener for the postgres:// and postgresql:// schemes.
 func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
-	db := &DB{engine: engineFor(u.Scheme), redacted: driver.Redact(raw), raw: raw, cancels: new(atomic.Int64)}
+	db := &DB{engine: engineFor(u.Scheme), redacted: driver.Redact(raw), raw: raw, cancels: new(driver.Cancels)}
 	// pgx recognises the URL form only by a lower-case postgres:// or postgresql:// scheme (u.Scheme
 	// is lower-cased already); CockroachDB and YugabyteDB are reached as PostgreSQL.
 	scheme := u.Scheme
@@ -139,8 +138,8 @@ func (db *DB) connect(ctx context.Context) (*Conn, error) {
 }
 
 // ServerCancels is how many statements interrupted by their context were stopped on the server
-// (CancelRequest).
-func (db *DB) ServerCancels() int64 { return db.cancels.Load() }
+// (CancelRequest), once the requests under way are over.
+func (db *DB) ServerCancels() int64 { return db.cancels.Count(cancelTimeout + time.Second) }
 
 // Version is the server's version as read when Open connected, e.g. "PostgreSQL 15.18 (Debian
 // 15.18-0+deb12u1)", or version() on CockroachDB and YugabyteDB.
