@@ -14,6 +14,7 @@ import (
 // scripts/mariadb-throwaway: mysql_native_password and ed25519), and a wrong password is refused
 // with exit 2 and the server's reason: the method really is asked.
 func TestAuthMethods(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		method, user, password string
 		fresh                  func(testing.TB, string) string

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/dbtest"
@@ -27,7 +29,9 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 		return runChild(t, dir.(string), args...)
 	}
 	var buf syncBuffer
+	started := time.Now()
 	code := executeTo(args, &buf, &buf, false)
+	logCall(t, args, false, 0, time.Since(started))
 	t.Logf("candor %s -> exit %d\n%s", strings.Join(args, " "), code, buf.String())
 	return code, buf.String()
 }
@@ -104,13 +108,18 @@ func capacityBound(args []string) bool {
 func runChild(t *testing.T, dir string, args ...string) (int, string) {
 	t.Helper()
 	top, _, _ := strings.Cut(t.Name(), "/")
+	asked := time.Now()
+	exclusive := false
 	if _, q := quietTests.Load(top); q || capacityBound(args) {
+		exclusive = true
 		quiet.Lock()
 		defer quiet.Unlock()
 	} else {
 		quiet.RLock()
 		defer quiet.RUnlock()
 	}
+	started := time.Now()
+	defer func() { logCall(t, args, exclusive, started.Sub(asked), time.Since(started)) }()
 	var buf syncBuffer
 	c := exec.Command(os.Args[0], args...)
 	c.Env = append(os.Environ(), envAsCLI+"=1")
@@ -134,6 +143,34 @@ func runChild(t *testing.T, dir string, args ...string) (int, string) {
 	}
 	return code, out
 }
+
+// logCall appends one line per candor call to the file CANDOR_TEST_CALL_LOG names, if set: the test,
+// whether the call held quiet exclusively, its wait for quiet, its own wall time and its arguments.
+// scripts/test-times reads it to show where the package's time goes.
+func logCall(t *testing.T, args []string, exclusive bool, wait, took time.Duration) {
+	path := os.Getenv("CANDOR_TEST_CALL_LOG")
+	if path == "" {
+		return
+	}
+	kind := "shared"
+	if exclusive {
+		kind = "exclusive"
+	} else if _, ok := inChild.Load(strings.SplitN(t.Name(), "/", 2)[0]); !ok {
+		kind = "serial"
+	}
+	callLogMu.Lock()
+	defer callLogMu.Unlock()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Logf("call log %s: %v", path, err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s\t%s\t%.2f\t%.2f\t%.3f\t%s\n", t.Name(), kind, wait.Seconds(), took.Seconds(),
+		float64(time.Now().UnixMilli())/1000, strings.Join(args, " "))
+}
+
+var callLogMu sync.Mutex
 
 // connectURL opens the database at url and one connection to it, both closed when the test ends.
 func connectURL(t *testing.T, url string) (driver.DB, driver.Conn) {

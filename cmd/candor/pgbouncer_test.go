@@ -15,6 +15,7 @@ import (
 // the driver finds the pooling when it opens the database and says what it chose in the
 // disclosure. A mode that cannot work there, asked for in the URL, is refused with the reason.
 func TestPgBouncerPooling(t *testing.T) {
+	parallel(t)
 	for _, m := range []struct {
 		name, env string
 		client    string // in the disclosure's client path

@@ -100,6 +100,7 @@ func procedureCLI(t *testing.T, db string) {
 // TestProceduresSQLiteRefused: SQLite has no stored procedures: --procedures is a user error (exit
 // 2) with the reason, before anything is loaded or run.
 func TestProceduresSQLiteRefused(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "p.db")
 	for _, args := range [][]string{

@@ -16,7 +16,8 @@ import (
 
 var scriptFlow = workloadFlow{name: "script", loadArgs: []string{"--scale", "1"}, slo: "tpcb-like.p99<=5s",
 	lead: "transactions", ops: []string{"tpcb-like", "tpcb-like:1", "tpcb-like:2", "tpcb-like:3", "tpcb-like:4",
-		"tpcb-like:5", "tpcb-like:6", "tpcb-like:7"}}
+		"tpcb-like:5", "tpcb-like:6", "tpcb-like:7"},
+	searchOn: "sqlite", oneShotOn: "postgres"}
 
 func TestScriptSQLiteCLI(t *testing.T) {
 	parallel(t)

@@ -16,6 +16,7 @@ import (
 // CANDOR_TEST_MYSQL_SOCKET), and the server says the session came through it (no client address
 // on PostgreSQL, user@localhost on MariaDB).
 func TestUnixSockets(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		name, env, probe, want string
 		fresh                  func(testing.TB, string) string

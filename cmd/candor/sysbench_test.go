@@ -21,7 +21,8 @@ import (
 var sysbenchFlow = workloadFlow{name: "sysbench", loadArgs: []string{"--tables", "2", "--table-size", "2000"},
 	slo: "transaction.p99<=5s", lead: "transactions",
 	ops: []string{"transaction", "point_select", "simple_range", "sum_range", "order_range", "distinct_range",
-		"index_update", "non_index_update", "delete", "insert", "commit"}}
+		"index_update", "non_index_update", "delete", "insert", "commit"},
+	searchOn: "mysql", oneShotOn: "sqlite"}
 
 func TestSysbenchSQLiteCLI(t *testing.T) {
 	parallel(t)

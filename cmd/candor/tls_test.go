@@ -15,6 +15,7 @@ import (
 // sslmode=require; the disclosure says the connection is encrypted, and a run without TLS says it
 // is not. verify-full without the authority is refused: the certificate really is checked.
 func TestPostgresTLS(t *testing.T) {
+	parallel(t)
 	raw, ca := dbtest.FreshPostgresTLSURL(t, "candor_tls")
 	verify := raw + "?sslmode=verify-full&sslrootcert=" + ca
 	dir := t.TempDir()
@@ -52,6 +53,7 @@ func TestPostgresTLS(t *testing.T) {
 // says go-sql-driver's statements carry the run, because of TLS. tls=true verifies the certificate
 // against the system's authorities, which do not know the test's: refused, naming the cause.
 func TestMySQLTLS(t *testing.T) {
+	parallel(t)
 	raw := dbtest.FreshMySQLURL(t, "candor_tls")
 	dir := t.TempDir()
 	pgbouncerCLI(t, 0, "kv", "load", "--db", raw+"?tls=skip-verify", "--insert-count", "1000")

@@ -243,8 +243,23 @@ func (db *DB) conn(ctx context.Context, sock *socketHolder) (*sql.Conn, error) {
 	if sock != nil {
 		cctx = context.WithValue(cctx, socketKey{}, sock)
 	}
-	return db.sqlDB.Conn(cctx)
+	for attempt := 1; ; attempt++ {
+		c, err := db.sqlDB.Conn(cctx)
+		if err == nil || attempt == loginAttempts || !errors.Is(err, gomysql.ErrMalformPkt) || cctx.Err() != nil {
+			return c, err
+		}
+		if sock != nil {
+			sock.c = nil
+		}
+	}
 }
+
+// loginAttempts bounds the logins of one session that end in go-sql-driver's "malformed packet".
+// go-sql-driver (v1.10) trims a trailing zero byte from the data of an authentication switch,
+// which for MariaDB's client_ed25519 is a random 32-byte scramble: once in 256 logins it ends in a
+// zero, is left with 31 bytes, and the login fails as a malformed packet. A new login draws a new
+// scramble. A server that really sends malformed packets fails every attempt, with the same error.
+const loginAttempts = 3
 
 // killTimeout bounds a KILL QUERY: its session's handshake and the statement.
 const killTimeout = 3 * time.Second
