@@ -247,9 +247,11 @@ func TestDiskFull(t *testing.T) {
 	}
 }
 
-// startCLI runs candor in-process in the background; wait returns its exit status, what it printed
-// and how long it ran after signalled (see signal).
+// startCLI runs candor as a child process in the background (the test binary acting as candor,
+// envAsCLI), so that its Ctrl-C is its own and the test may run beside others; wait returns its
+// exit status, what it printed and how long it ran after signalled (see interrupt).
 type bgCLI struct {
+	cmd      *exec.Cmd
 	done     chan struct{}
 	code     int
 	buf      syncBuffer
@@ -259,7 +261,31 @@ type bgCLI struct {
 func startCLI(t *testing.T, args ...string) *bgCLI {
 	t.Helper()
 	b := &bgCLI{done: make(chan struct{})}
-	go func() { b.code = executeTo(args, &b.buf, &b.buf, false); close(b.done) }()
+	b.cmd = exec.Command(os.Args[0], args...)
+	b.cmd.Env = append(os.Environ(), envAsCLI+"=1")
+	b.cmd.Stdout, b.cmd.Stderr = &b.buf, &b.buf
+	if err := b.cmd.Start(); err != nil {
+		t.Fatalf("starting candor %s: %v", strings.Join(args, " "), err)
+	}
+	go func() {
+		err := b.cmd.Wait()
+		b.code = 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			b.code = ee.ExitCode()
+		} else if err != nil {
+			b.code = -1
+		}
+		close(b.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-b.done:
+		default:
+			_ = b.cmd.Process.Kill()
+			<-b.done
+		}
+	})
 	return b
 }
 
@@ -278,13 +304,13 @@ func (b *bgCLI) waitFor(t *testing.T, s string, within time.Duration) {
 	}
 }
 
-// interrupt sends the process SIGINT (execute's handler takes it).
+// interrupt sends candor's process SIGINT, as Ctrl-C does (execute's handler takes it).
 func (b *bgCLI) interrupt(t *testing.T) {
 	t.Helper()
 	if b.signaled.IsZero() {
 		b.signaled = time.Now()
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+	if err := b.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -329,6 +355,7 @@ func lockNewOrder(t *testing.T, db string) {
 // 80 s allowance is for a run that ends on its own), says what it waits for, and saves partial
 // results.
 func TestInterruptHonoursGrace(t *testing.T) {
+	parallel(t)
 	db := dbtest.FreshPostgresURL(t, "faults_sigint")
 	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 0 {
 		t.Fatalf("load: exit %d", code)
@@ -361,6 +388,7 @@ func TestInterruptHonoursGrace(t *testing.T) {
 // TestSecondInterruptSaves (issue 12, item 8): a second Ctrl-C during a long grace stops waiting at
 // once and still writes result.json (partial), skipping the check that the lock would block.
 func TestSecondInterruptSaves(t *testing.T) {
+	parallel(t)
 	db := dbtest.FreshPostgresURL(t, "faults_sigint2")
 	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 0 {
 		t.Fatalf("load: exit %d", code)

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 }
 
 // minParallel is how many tests marked parallel run at once at least (TestMain).
-const minParallel = 4
+const minParallel = 6
 
 // startChildCLI starts candor as a child process (the test binary, envAsCLI) with args and its output in
 // the file log.
