@@ -64,9 +64,11 @@ type Conn struct {
 	pgxUsed bool
 }
 
-// newConn wraps a connection pgx opened.
+// newConn wraps a connection pgx opened. pgconn's login was its exchange (a write of it that took
+// over 15 ms left pgconn's background reader waiting in a read of the socket): wire's first turn
+// syncs pgconn first, as after any of pgx's.
 func newConn(pc *pgx.Conn) *Conn {
-	return &Conn{pc: pc, wire: wire{nc: pc.PgConn().Conn(), tx: 'I'}, stmtCap: statementCacheSize}
+	return &Conn{pc: pc, wire: wire{nc: pc.PgConn().Conn(), tx: 'I'}, stmtCap: statementCacheSize, pgxUsed: true}
 }
 
 // txStatus is the server's transaction status after the last exchange: 'I' idle, 'T' in a
@@ -78,7 +80,9 @@ func (c *Conn) txStatus() byte {
 	return c.wire.tx // 'I' before any exchange, as pgconn's
 }
 
-// viaPgx marks an exchange through pgx (pgconn then holds the transaction status).
+// viaPgx marks an exchange through pgx (pgconn then holds the transaction status, and may have left
+// its background reader in a read of the socket): every use of c.pc that talks to the server calls
+// it first.
 func (c *Conn) viaPgx() { c.pgxUsed = true }
 
 // errConnBusy: a statement came while an earlier one's rows were still open on the connection.

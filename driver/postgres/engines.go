@@ -70,6 +70,7 @@ func (db *DB) readVersion(ctx context.Context, c *Conn) (string, error) {
 	if db.engine == enginePostgres {
 		v := c.pc.PgConn().ParameterStatus("server_version")
 		if v == "" {
+			c.viaPgx()
 			if err := c.pc.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
 				return "", err
 			}
@@ -77,6 +78,7 @@ func (db *DB) readVersion(ctx context.Context, c *Conn) (string, error) {
 		return "PostgreSQL " + v, nil
 	}
 	var v string
+	c.viaPgx()
 	if err := c.pc.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
 		return "", err
 	}

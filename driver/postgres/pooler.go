@@ -39,6 +39,7 @@ func (db *DB) execMode(q url.Values, cfg *pgx.ConnConfig) error {
 // backendPID is the server process serving c's current statement, asked with the simple protocol.
 func backendPID(ctx context.Context, c *Conn) (uint32, error) {
 	var pid int64
+	c.viaPgx()
 	err := c.pc.QueryRow(ctx, "SELECT pg_backend_pid()", pgx.QueryExecModeSimpleProtocol).Scan(&pid)
 	return uint32(pid), err
 }

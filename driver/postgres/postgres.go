@@ -88,6 +88,16 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	// raw system calls on the netpoller's sockets: blockconn's own are left as they are (they have
 	// no descriptor to give), those past its MaxLive are wrapped
 	cfg.DialFunc = rawsock.Dial(cfg.DialFunc)
+	if testDialWrap != nil {
+		dial := cfg.DialFunc
+		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return testDialWrap(c), nil
+		}
+	}
 	db.cfg = cfg
 
 	// Connect once to check that the server answers and accepts us, and to read its version.
@@ -184,4 +194,8 @@ func (db *DB) Close() error { return nil }
 const SocketEnv = "CANDOR_PG_SOCKET"
 
 // socketKind is the kind SocketEnv asks for.
+// testDialWrap, when a test sets it, wraps every socket the database dials (a socket whose writes
+// are slow, say).
+var testDialWrap func(net.Conn) net.Conn
+
 func socketKind() string { return blockconn.KindOf(SocketEnv) }
