@@ -77,7 +77,7 @@ const (
 type wire struct {
 	ra                      *readAhead
 	flags, ext              uint32 // the capabilities the session negotiated (readAhead.negotiated)
-	deprecateEOF, cacheMeta bool
+	deprecateEOF, cacheMeta bool   // deprecateEOF: always on a session newWire takes; off in FuzzWireAnswer only
 	out                     []byte // the commands being written
 	prep                    []byte // a prepare's command, written while a pipeline's wait in out
 	big                     []byte // a packet of 16 MiB or more, put together
