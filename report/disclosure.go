@@ -88,7 +88,8 @@ func printDisclosure(w io.Writer, r *Result) {
 // settingsLine lists the durability and memory settings, the ones that decide durability first.
 func settingsLine(kind string, s map[string]string) string {
 	order := []string{"fsync", "synchronous_commit", "full_page_writes", "wal_level", "shared_buffers",
-		"effective_cache_size", "default_transaction_isolation", "max_connections", "journal_mode", "synchronous", "cache_size"}
+		"effective_cache_size", "default_transaction_isolation", "max_connections", "io_method", "io_workers",
+		"effective_io_concurrency", "journal_mode", "synchronous", "cache_size"}
 	var parts []string
 	seen := map[string]bool{}
 	for _, k := range order {

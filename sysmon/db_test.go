@@ -3,6 +3,7 @@ package sysmon
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -167,6 +168,17 @@ func TestSamplerSurvivesLostDatabase(t *testing.T) {
 	}
 }
 
+// pgVersionNum is the test server's server_version_num (150013, 180006).
+func pgVersionNum(t *testing.T, ctx context.Context) int {
+	t.Helper()
+	c := connect(t, dbtest.FreshPostgres(t, "candor_sysmon"))
+	var v int64
+	if err := c.QueryRow(ctx, "SELECT current_setting('server_version_num')::int8").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return int(v)
+}
+
 func TestDisclose(t *testing.T) {
 	ctx := t.Context()
 	pg := Disclose(ctx, dbtest.FreshPostgres(t, "candor_sysmon"))
@@ -176,6 +188,25 @@ func TestDisclose(t *testing.T) {
 	for _, k := range PGSettings {
 		if pg.Settings[k] == "" {
 			t.Errorf("PostgreSQL setting %s not disclosed: %v", k, pg.Settings)
+		}
+	}
+	// The I/O settings the server has: asynchronous I/O from 18 on (scripts/test runs this test on
+	// 15 and on 18), io_combine_limit from 17, effective_io_concurrency on every version.
+	version := pgVersionNum(t, ctx)
+	for _, k := range PGIOSettings {
+		_, has := pg.Settings[k]
+		want := k == "effective_io_concurrency" || k == "maintenance_io_concurrency" ||
+			k == "io_combine_limit" && version >= 170000 || version >= 180000
+		if has != want {
+			t.Errorf("server %d: setting %s disclosed %v, want %v: %v", version, k, has, want, pg.Settings)
+		}
+	}
+	if version >= 180000 {
+		if m := pg.Settings["io_method"]; m != "worker" && m != "io_uring" && m != "sync" {
+			t.Errorf("io_method %q", m)
+		}
+		if n, err := strconv.Atoi(pg.Settings["io_workers"]); err != nil || n < 1 {
+			t.Errorf("io_workers %q", pg.Settings["io_workers"])
 		}
 	}
 	if _, ok := ParseMemSetting(pg.Settings["shared_buffers"]); !ok {

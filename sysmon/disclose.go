@@ -54,6 +54,14 @@ type HostInfo struct {
 var PGSettings = []string{"fsync", "synchronous_commit", "full_page_writes", "wal_level", "shared_buffers",
 	"effective_cache_size", "default_transaction_isolation", "max_connections"}
 
+// PGIOSettings are the I/O settings a result discloses when the server has them: PostgreSQL 18's
+// asynchronous I/O (io_method: worker, io_uring or sync; io_workers, the worker processes of
+// io_method=worker), how many reads a backend keeps in flight (effective_io_concurrency and
+// maintenance_io_concurrency, whose defaults rose from 1 and 10 to 16 in 18, where they also
+// govern the asynchronous reads) and the largest read or write combined into one (17+).
+var PGIOSettings = []string{"io_method", "io_workers", "effective_io_concurrency", "maintenance_io_concurrency",
+	"io_combine_limit"}
+
 // Disclose reads the disclosure of db and of this host. It does not fail: what cannot be read is
 // named in Errors.
 func Disclose(ctx context.Context, db driver.DB) Disclosure {
@@ -106,8 +114,11 @@ func disclosePG(ctx context.Context, db driver.DB, d *Disclosure) error {
 		return fmt.Errorf("connecting to read the settings: %w", err)
 	}
 	defer c.Close()
-	// SHOW's form of each setting ("1GB", "on"), read in one query.
-	q := "SELECT name, current_setting(name) FROM unnest(ARRAY['" + strings.Join(PGSettings, "','") + "']) AS name"
+	// SHOW's form of each setting ("1GB", "on"), read in one query; those of PGIOSettings the server
+	// does not have (before 18, 17) are left out.
+	q := "SELECT name, current_setting(name) FROM unnest(ARRAY['" + strings.Join(PGSettings, "','") + "']) AS name" +
+		" UNION ALL SELECT name, current_setting(name, true) FROM unnest(ARRAY['" + strings.Join(PGIOSettings, "','") + "']) AS name" +
+		" WHERE current_setting(name, true) IS NOT NULL"
 	if d.Settings, err = readSettings(ctx, c, q); err != nil {
 		return err
 	}

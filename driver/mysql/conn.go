@@ -36,9 +36,11 @@ type Conn struct {
 	// text in wstmts; nil when the session cannot use it, and they go through stmts.
 	w      *wire
 	wstmts map[string]*wstmt
-	pp     pipe              // the session's pipeline (pipe.go), reused
-	args   []sqldriver.Value // the arguments of the statement being sent
-	vals   []sqldriver.Value // the values of the current row
+	// offWire says why the session could not take candor's wire (newWire), when it was meant to.
+	offWire string
+	pp      pipe              // the session's pipeline (pipe.go), reused
+	args    []sqldriver.Value // the arguments of the statement being sent
+	vals    []sqldriver.Value // the values of the current row
 	// sock is the session's socket; closing it interrupts a statement in progress (see watch).
 	sock        net.Conn
 	unwatchFn   func() bool

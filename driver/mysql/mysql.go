@@ -17,10 +17,13 @@ import (
 	sqldriver "database/sql/driver"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -51,9 +54,12 @@ type DB struct {
 	loadData atomic.Bool
 
 	// sessions counts the sessions Connect opened; offWire those of them that were meant for
-	// candor's wire and could not take it (the server's greeting unreadable: newWire), which
+	// candor's wire and could not take it (newWire: the server's greeting or the client's response
+	// unreadable, or flags negotiated that the wire does not read), offWhy by reason, which
 	// ClientPath then says.
 	sessions, offWire atomic.Int64
+	offMu             sync.Mutex
+	offWhy            map[string]int64
 	// kills counts the KILL QUERY statements sent for interrupted statements (killQuery).
 	kills driver.Cancels
 }
@@ -216,13 +222,13 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	db.sessions.Add(1)
 	if ownWire() && !db.tls() {
-		if ra, ok := sock.c.(*readAhead); ok {
-			c.w = newWire(ra, false)
-		}
-		if c.w != nil {
+		ra, _ := sock.c.(*readAhead)
+		var why string
+		if c.w, why = newWire(ra, false); c.w != nil {
 			c.wstmts = make(map[string]*wstmt)
 		} else {
-			db.offWire.Add(1)
+			c.offWire = why
+			db.noteOffWire(why)
 		}
 	}
 	c.unwatchFn = c.unwatch
@@ -312,8 +318,8 @@ func (db *DB) ClientPath() string {
 		path = "prepared statements on candor's wire, pipelined"
 	}
 	if n := db.offWire.Load(); n > 0 {
-		path += fmt.Sprintf("; but %d of %d sessions on go-sql-driver's prepared statements, one per round trip (the server's greeting was not readable)",
-			n, db.sessions.Load())
+		path += fmt.Sprintf("; but %d of %d sessions on go-sql-driver's prepared statements, one per round trip (%s)",
+			n, db.sessions.Load(), db.offWireWhy())
 	}
 	if db.Dialect().Batches {
 		path += "; batches=on: multi-statement batches where a transaction has them"
@@ -322,6 +328,32 @@ func (db *DB) ClientPath() string {
 		path += "; " + k
 	}
 	return path
+}
+
+// noteOffWire counts a session that could not take candor's wire, and why.
+func (db *DB) noteOffWire(why string) {
+	db.offWire.Add(1)
+	db.offMu.Lock()
+	defer db.offMu.Unlock()
+	if db.offWhy == nil {
+		db.offWhy = map[string]int64{}
+	}
+	db.offWhy[why]++
+}
+
+// offWireWhy lists the reasons sessions could not take candor's wire, with their counts when
+// there are several.
+func (db *DB) offWireWhy() string {
+	db.offMu.Lock()
+	defer db.offMu.Unlock()
+	whys := slices.Sorted(maps.Keys(db.offWhy))
+	if len(whys) == 1 {
+		return whys[0]
+	}
+	for i, w := range whys {
+		whys[i] = fmt.Sprintf("%d: %s", db.offWhy[w], w)
+	}
+	return strings.Join(whys, "; ")
 }
 
 // Version is what the server said when Open connected, e.g. "MariaDB 10.11.19-0+deb12u1 (Debian 12)".

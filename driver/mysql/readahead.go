@@ -15,7 +15,9 @@ const readAheadSize = 32 << 10
 // Go's netpoller each read that finds the socket empty costs a park and a wake as well.
 //
 // candor's own statements (wire.go) read the same buffer in place through next. readAhead also
-// keeps what the server's greeting, the first packet it reads, says the server can do (caps).
+// keeps what the server's greeting, the first packet it reads, says the server can do (caps), and
+// what the client's handshake response, the first packet written, asks for (client): the session
+// runs with what both have (negotiated).
 type readAhead struct {
 	net.Conn
 	buf  []byte
@@ -24,6 +26,10 @@ type readAhead struct {
 	// caps is the server's greeting as wire needs it; greeted says the first read was seen.
 	caps    serverCaps
 	greeted bool
+	// client is the client's handshake response (or its SSLRequest); responded says the first
+	// write was seen.
+	client    clientCaps
+	responded bool
 }
 
 // serverCaps is what the greeting says: the capability flags, MariaDB's extended ones, and known
@@ -32,6 +38,66 @@ type serverCaps struct {
 	flags, ext uint32
 	id         uint32 // the session's connection id (KILL QUERY's argument)
 	known      bool
+}
+
+// clientCaps is what the client's first packet asks for: Protocol::HandshakeResponse41 (or the
+// SSLRequest that starts TLS, its first 32 bytes), known when it was read whole from one write.
+type clientCaps struct {
+	flags, ext uint32
+	known      bool
+}
+
+// Write passes p on; the first write, go-sql-driver's handshake response (one packet in one write
+// below 16 MiB), is read on its way (handshakeResponse).
+func (c *readAhead) Write(p []byte) (int, error) {
+	if !c.responded {
+		c.responded = true
+		c.client = handshakeResponse(p)
+	}
+	return c.Conn.Write(p)
+}
+
+// handshakeResponse reads the capabilities the client asks for from b, its first packet
+// (sequence 1): the flags (4 bytes), the largest packet (4), the character set (1), 19 bytes of
+// filler and MariaDB's extended capabilities (4) when CLIENT_MYSQL is clear (else 23 bytes of
+// filler). A response of the protocol before 4.1 (2 bytes of flags) is known with those flags, so
+// that wire sees CLIENT_PROTOCOL_41 missing.
+func handshakeResponse(b []byte) clientCaps {
+	if len(b) < 4 || b[3] != 1 {
+		return clientCaps{}
+	}
+	n := payloadLen(b)
+	p := b[4:]
+	if len(p) < n || n < 2 {
+		return clientCaps{}
+	}
+	p = p[:n]
+	flags := uint32(binary.LittleEndian.Uint16(p))
+	if flags&capProtocol41 == 0 {
+		return clientCaps{flags: flags, known: true}
+	}
+	if len(p) < 32 {
+		return clientCaps{}
+	}
+	c := clientCaps{flags: binary.LittleEndian.Uint32(p), known: true}
+	if c.flags&capClientMySQL == 0 {
+		c.ext = binary.LittleEndian.Uint32(p[28:])
+	}
+	return c
+}
+
+// negotiated is what the session runs with: the flags both the server's greeting and the client's
+// response have, and MariaDB's extended ones when both cleared CLIENT_MYSQL. ok is false when
+// either packet was not read.
+func (c *readAhead) negotiated() (flags, ext uint32, ok bool) {
+	if !c.caps.known || !c.client.known {
+		return 0, 0, false
+	}
+	flags = c.caps.flags & c.client.flags
+	if c.caps.flags&capClientMySQL == 0 && c.client.flags&capClientMySQL == 0 {
+		ext = c.caps.ext & c.client.ext
+	}
+	return flags, ext, true
 }
 
 func newReadAhead(c net.Conn) *readAhead {

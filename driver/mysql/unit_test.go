@@ -254,7 +254,7 @@ func TestClientPath(t *testing.T) {
 	// sessions that could not take candor's wire are said, with how many were opened
 	db := &DB{engine: engineMariaDB, cfg: &gomysql.Config{}}
 	db.sessions.Store(4)
-	db.offWire.Store(1)
+	db.noteOffWire("the server's greeting was not readable")
 	if got, want := db.ClientPath(), "prepared statements on candor's wire, pipelined; but 1 of 4 sessions on go-sql-driver's prepared statements, one per round trip (the server's greeting was not readable)"; got != want {
 		t.Errorf("with a session off the wire: %q, want %q", got, want)
 	}

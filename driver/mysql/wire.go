@@ -27,17 +27,21 @@ import (
 // same prepared statements: docs/performance/driver-cpu-mysql.md, "Prepared statements on
 // candor's own wire".
 //
-// What the session negotiated is what go-sql-driver v1.10.1 asks for, intersected with the
-// server's greeting (readAhead.caps): CLIENT_DEPRECATE_EOF (result sets end with an OK packet
-// whose header is 0xFE, and no EOF follows the column definitions) and MariaDB's
-// MARIADB_CLIENT_CACHE_METADATA (an execution sends its columns only when they changed). wire is
-// not used when the session runs TLS (the greeting is the plain socket's; the statements would
-// have to go through go-sql-driver's TLS connection) or when the greeting was not whole in the
-// socket's first read.
+// What the session negotiated is read as it passes on the socket: the server's greeting
+// (readAhead.caps) and go-sql-driver's handshake response (readAhead.client), intersected
+// (readAhead.negotiated); wire reads answers as those flags shape them and is used only when they
+// are flags it reads right (newWire): CLIENT_PROTOCOL_41 and CLIENT_DEPRECATE_EOF (result sets
+// end with an OK packet whose header is 0xFE, and no EOF follows the column definitions: the
+// servers candor is tested on all offer it), MariaDB's MARIADB_CLIENT_CACHE_METADATA or not (an
+// execution sends its columns only when they changed), and none that changes the packets' form
+// (compression, TLS, query attributes, optional result set metadata, ...). Otherwise the session's
+// statements go through go-sql-driver, and the disclosure's client path says why (DB.ClientPath).
 
 // Capability flags, as the protocol numbers them.
 const (
 	capClientMySQL      = 1       // CLIENT_MYSQL (CLIENT_LONG_PASSWORD): clear on MariaDB, which then has extended flags
+	capProtocol41       = 1 << 9  // CLIENT_PROTOCOL_41
+	capSSL              = 1 << 11 // CLIENT_SSL
 	capDeprecateEOF     = 1 << 24 // CLIENT_DEPRECATE_EOF
 	extCacheMetadata    = 1 << 4  // MARIADB_CLIENT_CACHE_METADATA
 	statusMoreResults   = 0x0008  // SERVER_MORE_RESULTS_EXISTS
@@ -72,7 +76,8 @@ const (
 // command fails too, and the session is replaced by its owner.
 type wire struct {
 	ra                      *readAhead
-	deprecateEOF, cacheMeta bool
+	flags, ext              uint32 // the capabilities the session negotiated (readAhead.negotiated)
+	deprecateEOF, cacheMeta bool   // deprecateEOF: always on a session newWire takes; off in FuzzWireAnswer only
 	out                     []byte // the commands being written
 	prep                    []byte // a prepare's command, written while a pipeline's wait in out
 	big                     []byte // a packet of 16 MiB or more, put together
@@ -86,16 +91,75 @@ type wire struct {
 	err                        error
 }
 
-// newWire is the session's wire, or nil when it cannot be used (see above).
-func newWire(ra *readAhead, tls bool) *wire {
-	if ra == nil || tls || !ra.caps.known {
-		return nil
+// wireFlags are the capability flags wire reads answers right with, by name: those go-sql-driver
+// v1.10.1 may ask for but compression and TLS. A session that negotiated any other is not wire's.
+var wireFlags = map[uint32]string{
+	capClientMySQL: "CLIENT_MYSQL", 1 << 1: "CLIENT_FOUND_ROWS", 1 << 2: "CLIENT_LONG_FLAG",
+	1 << 3: "CLIENT_CONNECT_WITH_DB", 1 << 7: "CLIENT_LOCAL_FILES", capProtocol41: "CLIENT_PROTOCOL_41",
+	1 << 13: "CLIENT_TRANSACTIONS", 1 << 15: "CLIENT_SECURE_CONNECTION", 1 << 16: "CLIENT_MULTI_STATEMENTS",
+	1 << 17: "CLIENT_MULTI_RESULTS", 1 << 19: "CLIENT_PLUGIN_AUTH", 1 << 20: "CLIENT_CONNECT_ATTRS",
+	1 << 21: "CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA", capDeprecateEOF: "CLIENT_DEPRECATE_EOF",
+}
+
+// otherFlags names the flags wire does not read, for the reason it gives.
+var otherFlags = map[uint32]string{
+	1 << 5: "CLIENT_COMPRESS", capSSL: "CLIENT_SSL", 1 << 18: "CLIENT_PS_MULTI_RESULTS",
+	1 << 22: "CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS", 1 << 23: "CLIENT_SESSION_TRACK",
+	1 << 25: "CLIENT_OPTIONAL_RESULTSET_METADATA", 1 << 26: "CLIENT_ZSTD_COMPRESSION_ALGORITHM",
+	1 << 27: "CLIENT_QUERY_ATTRIBUTES",
+}
+
+// newWire is the session's wire, or nil and the reason it cannot be used (see above).
+func newWire(ra *readAhead, tls bool) (*wire, string) {
+	switch {
+	case ra == nil:
+		return nil, "the session's socket is not candor's"
+	case tls:
+		return nil, "TLS: candor's wire does not speak it"
+	case !ra.caps.known:
+		return nil, "the server's greeting was not readable"
+	case !ra.client.known:
+		return nil, "the client's handshake response was not readable"
+	}
+	flags, ext, _ := ra.negotiated()
+	if reason := wireReason(ra.caps.flags, flags, ext); reason != "" {
+		return nil, reason
 	}
 	return &wire{
 		ra:           ra,
-		deprecateEOF: ra.caps.flags&capDeprecateEOF != 0,
-		cacheMeta:    ra.caps.flags&capClientMySQL == 0 && ra.caps.ext&extCacheMetadata != 0,
+		flags:        flags,
+		ext:          ext,
+		deprecateEOF: true,
+		cacheMeta:    ext&extCacheMetadata != 0,
+	}, ""
+}
+
+// wireReason says why wire cannot read a session that negotiated flags and ext (server: the
+// greeting's flags), or "" when it can.
+func wireReason(server, flags, ext uint32) string {
+	for _, f := range []uint32{capProtocol41, capDeprecateEOF} {
+		if flags&f == 0 {
+			why := "the client did not ask for it"
+			if server&f == 0 {
+				why = "the server does not offer it"
+			}
+			return fmt.Sprintf("the session did not negotiate %s (%s)", wireFlags[f], why)
+		}
 	}
+	for bit := uint32(1); bit != 0; bit <<= 1 {
+		if flags&bit == 0 || wireFlags[bit] != "" {
+			continue
+		}
+		name := otherFlags[bit]
+		if name == "" {
+			name = fmt.Sprintf("capability flag %#x", bit)
+		}
+		return fmt.Sprintf("the session negotiated %s, which candor's wire does not read", name)
+	}
+	if other := ext &^ extCacheMetadata; other != 0 {
+		return fmt.Sprintf("the session negotiated MariaDB's extended capabilities %#x, which candor's wire does not read", other)
+	}
+	return ""
 }
 
 // wstmt is a statement prepared on the server through wire.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	sqldriver "database/sql/driver"
 	"encoding/binary"
+	"encoding/hex"
 	"io"
 	"net"
 	"testing"
@@ -128,6 +129,30 @@ func FuzzReadAheadGreeting(f *testing.F) {
 		}
 		if want := greeting(b); ra.caps != want {
 			t.Fatalf("capabilities %+v, want %+v", ra.caps, want)
+		}
+	})
+}
+
+// FuzzHandshakeResponse: whatever the client's first packet is, handshakeResponse reads what it
+// can and never panics; flags are known only from a whole packet of sequence 1, and MariaDB's
+// extended ones only with CLIENT_MYSQL clear.
+func FuzzHandshakeResponse(f *testing.F) {
+	for _, s := range []string{mariadbResponse, gmsResponse} {
+		b, _ := hex.DecodeString(s)
+		f.Add(b)
+	}
+	f.Add([]byte{7, 0, 0, 1, 0x0f, 0x00, 0, 0, 0, 'u', 0})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c := handshakeResponse(b)
+		if !c.known && (c.flags != 0 || c.ext != 0) {
+			t.Fatalf("unknown with flags %+v", c)
+		}
+		if c.known && (len(b) < 4 || b[3] != 1 || len(b) < 4+payloadLen(b)) {
+			t.Fatalf("known from %x", b)
+		}
+		if c.ext != 0 && c.flags&capClientMySQL != 0 {
+			t.Fatalf("extended flags with CLIENT_MYSQL: %+v", c)
 		}
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,10 +24,54 @@ import (
 // EnvPG is the variable that names the test PostgreSQL server.
 const EnvPG = "CANDOR_TEST_PG_URL"
 
-// PostgresURL returns the test server's URL, failing the test when it is not set.
+// EnvPGMajor, when set (scripts/test's pass on PostgreSQL 18 sets it to 18), is the major version
+// the server of EnvPG must run: a test given another server fails, so a pass meant for one version
+// cannot run on another unnoticed.
+const EnvPGMajor = "CANDOR_TEST_PG_MAJOR"
+
+// PostgresURL returns the test server's URL, failing the test when it is not set (or when it does
+// not run the major version EnvPGMajor names).
 func PostgresURL(t testing.TB) string {
 	t.Helper()
-	return envURL(t, EnvPG, "this integration test needs PostgreSQL")
+	raw := envURL(t, EnvPG, "this integration test needs PostgreSQL")
+	if want := os.Getenv(EnvPGMajor); want != "" {
+		got, err := pgMajor(raw)
+		if err != nil {
+			t.Fatalf("reading the major version of the server of %s (%s=%s): %v", EnvPG, EnvPGMajor, want, err)
+		}
+		if got != want {
+			t.Fatalf("the server of %s runs PostgreSQL %s, and %s=%s", EnvPG, got, EnvPGMajor, want)
+		}
+	}
+	return raw
+}
+
+var majors sync.Map // URL -> major version, read once per server
+
+// pgMajor is the major version of the PostgreSQL server at raw ("15", "18").
+func pgMajor(raw string) (string, error) {
+	if v, ok := majors.Load(raw); ok {
+		return v.(string), nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := driver.Open(ctx, raw)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	c, err := db.Connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	var num int64
+	if err := c.QueryRow(ctx, "SELECT current_setting('server_version_num')::int8").Scan(&num); err != nil {
+		return "", err
+	}
+	v := strconv.FormatInt(num/10000, 10)
+	majors.Store(raw, v)
+	return v, nil
 }
 
 func envURL(t testing.TB, env, need string) string {
