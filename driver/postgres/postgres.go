@@ -51,6 +51,8 @@ type DB struct {
 	pooling string
 	modeWhy string
 	tls     string // "TLS 1.3" when the connection Open made is encrypted, else ""
+	// sockets: SocketEnv's kind, and the held sockets a run's connections got (driver/blockconn)
+	sockets *blockconn.Tally
 }
 
 var _ driver.DB = (*DB)(nil)
@@ -58,6 +60,11 @@ var _ driver.DB = (*DB)(nil)
 // open is the driver.Opener for the postgres:// and postgresql:// schemes.
 func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	db := &DB{engine: engineFor(u.Scheme), redacted: driver.Redact(raw), raw: raw, cancels: new(driver.Cancels)}
+	sockets, err := blockconn.NewTally(SocketEnv)
+	if err != nil {
+		return nil, err
+	}
+	db.sockets = sockets
 	// pgx recognises the URL form only by a lower-case postgres:// or postgresql:// scheme (u.Scheme
 	// is lower-cased already); CockroachDB and YugabyteDB are reached as PostgreSQL.
 	scheme := u.Scheme
@@ -79,11 +86,11 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	if err := db.execMode(q, cfg); err != nil {
 		return nil, err
 	}
-	// The socket's kind is chosen at each dial, not here: a run asks for held sockets
-	// (blockconn.Prefer) after the database is opened, for its own connections only.
+	// The socket's kind is chosen at each dial, not here: with SocketEnv=held, a run's own
+	// connections (their context marked by blockconn.ForRun) are held, no other.
 	base := cfg.DialFunc
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return blockconn.DialKind(socketKind(), base)(ctx, network, addr)
+		return db.sockets.Dial(ctx, base)(ctx, network, addr)
 	}
 	// raw system calls on the netpoller's sockets: blockconn's own are left as they are (they have
 	// no descriptor to give), those past its MaxLive are wrapped
@@ -154,7 +161,7 @@ func (db *DB) ClientPath() string {
 	} else if db.pooling != "" {
 		path += "; through a connection pooler in " + db.pooling + " pooling (named prepared statements stay on the session's server connection)"
 	}
-	if k := blockconn.Describe(socketKind(), SocketEnv); k != "" {
+	if k := db.sockets.Describe(); k != "" {
 		path += "; " + k
 	}
 	if db.tls != "" {
@@ -175,13 +182,9 @@ func (db *DB) DefaultIsolation() driver.Isolation { return db.engine.defaultIso 
 // Close releases nothing: connections are owned and closed by their users.
 func (db *DB) Close() error { return nil }
 
-// SocketEnv chooses the sockets' kind (driver/blockconn's kinds): "blocking" makes reads and
-// writes blocking system calls on the socket's own descriptor, "held" raw blocking reads that keep
-// their thread and P (a P per connection: the fewest context switches when the server shares the
-// driver's CPUs, see docs/performance/sysbench.md), anything else leaves them on Go's
-// netpoller (the default: it costs the least CPU per TPC-C transaction, and it serves any number of
-// connections).
+// SocketEnv chooses the sockets' kind (driver/blockconn's Kind): "held" makes a run's own
+// connections raw blocking reads that keep their thread and P (a P per connection: the fewest
+// context switches when the server shares the driver's CPUs, see docs/performance/sysbench.md),
+// unset or "netpoll" leaves them on Go's netpoller (the default: it costs the least CPU per TPC-C
+// transaction, and it serves any number of connections); anything else is refused.
 const SocketEnv = "CANDOR_PG_SOCKET"
-
-// socketKind is the kind SocketEnv asks for.
-func socketKind() string { return blockconn.KindOf(SocketEnv) }
