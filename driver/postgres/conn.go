@@ -66,6 +66,7 @@ type Conn struct {
 
 // newConn wraps a connection pgx opened.
 func newConn(pc *pgx.Conn) *Conn {
+	registerAsText(pc.TypeMap()) // numbers and bools bound to text parameters, as on candor's wire
 	return &Conn{pc: pc, wire: wire{nc: pc.PgConn().Conn(), tx: 'I'}, stmtCap: statementCacheSize}
 }
 
