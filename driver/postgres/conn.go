@@ -201,6 +201,9 @@ func (c *Conn) enter(ctx context.Context) (context.Context, error) {
 // set, as pgx's HandleUnwatchAfterCancel does); a failure while ctx has ended is ctx's error (as
 // pgx reports it), wrapping the connection's.
 func (c *Conn) leave(ctx context.Context, err error) error {
+	if err != nil {
+		err = tooLarge(err) // pgconn's refusal of a message past max_message_size, said clearly
+	}
 	if ctx.Done() == nil {
 		return err
 	}
