@@ -29,7 +29,9 @@ func TestMaxMessageSize(t *testing.T) {
 		name string
 		run  func(c driver.Conn) error
 	}{
-		{"wire", func(c driver.Conn) error { return c.QueryRow(testCtx(t), "SELECT repeat('x', $1::int)", 2_000_000).Scan(&s) }},
+		{"wire", func(c driver.Conn) error {
+			return c.QueryRow(testCtx(t), "SELECT repeat('x', $1::int)", 2_000_000).Scan(&s)
+		}},
 		{"pgconn", func(c driver.Conn) error { return c.QueryRow(testCtx(t), "SELECT repeat('x', 2000000)").Scan(&s) }},
 	} {
 		err := tc.run(connect(t, db))
