@@ -36,6 +36,7 @@ type Conn struct {
 	// text in wstmts; nil when the session cannot use it, and they go through stmts.
 	w      *wire
 	wstmts map[string]*wstmt
+	wtick  uint64            // counts the uses of wstmts' statements (wstmt.used), for evicting the least recent
 	pp     pipe              // the session's pipeline (pipe.go), reused
 	args   []sqldriver.Value // the arguments of the statement being sent
 	vals   []sqldriver.Value // the values of the current row
@@ -819,13 +820,9 @@ func (c *Conn) query(query string, args []any, wr *wrows) (sqldriver.Rows, error
 // wrun sends the execution of query's statement with args on candor's wire, preparing it on first
 // use.
 func (c *Conn) wrun(query string, args []any) (*wstmt, error) {
-	s, ok := c.wstmts[query]
-	if !ok {
-		var err error
-		if s, err = c.w.prepare(query); err != nil {
-			return nil, err
-		}
-		c.wstmts[query] = s
+	s, err := c.wprepared(query)
+	if err != nil {
+		return nil, err
 	}
 	if s.nParams != len(args) {
 		return nil, fmt.Errorf("sql: expected %d arguments, got %d", s.nParams, len(args))
@@ -834,6 +831,42 @@ func (c *Conn) wrun(query string, args []any) (*wstmt, error) {
 		return nil, err
 	}
 	return s, c.w.flush()
+}
+
+// wstmtCap bounds the statements prepared on candor's wire per session, as driver/postgres's
+// statementCacheSize bounds its own: TPC-C needs a few dozen; a script or captured workload of more
+// distinct SQL texts closes the least recently used ones (COM_STMT_CLOSE) rather than holding the
+// server's statements (max_prepared_stmt_count, 16,382 across all sessions by default) without end.
+const wstmtCap = 256
+
+// wprepared is query's statement on candor's wire, prepared on first use; past wstmtCap statements,
+// the least recently used one is closed on the server, in the same write as the new one's prepare.
+// A pipeline's statements are its most recent, never the one closed (wstmtCap is far more than a
+// pipeline's statements).
+func (c *Conn) wprepared(query string) (*wstmt, error) {
+	c.wtick++
+	if s, ok := c.wstmts[query]; ok {
+		s.used = c.wtick
+		return s, nil
+	}
+	if len(c.wstmts) >= wstmtCap {
+		var lru string
+		var oldest *wstmt
+		for q, s := range c.wstmts {
+			if oldest == nil || s.used < oldest.used {
+				lru, oldest = q, s
+			}
+		}
+		delete(c.wstmts, lru)
+		c.w.forget(oldest.id)
+	}
+	s, err := c.w.prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	s.used = c.wtick
+	c.wstmts[query] = s
+	return s, nil
 }
 
 // prepared is query's statement, prepared on first use, and args as its driver values.

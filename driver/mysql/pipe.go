@@ -112,14 +112,10 @@ func (p *pipe) queue(kind byte, query string, args []any) {
 		return
 	}
 	c := p.c
-	s, ok := c.wstmts[query]
-	if !ok {
-		var err error
-		if s, err = c.w.prepare(query); err != nil {
-			p.err = err
-			return
-		}
-		c.wstmts[query] = s
+	s, err := c.wprepared(query)
+	if err != nil {
+		p.err = err
+		return
 	}
 	if s.nParams != len(args) {
 		p.err = fmt.Errorf("sql: expected %d arguments, got %d", s.nParams, len(args))
