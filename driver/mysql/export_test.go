@@ -7,6 +7,9 @@ import "github.com/candor-bench/candor/driver"
 // WstmtCap is wstmtCap.
 const WstmtCap = wstmtCap
 
+// PipeCap is pipeCap.
+const PipeCap = pipeCap
+
 // BufKeep is bufKeep.
 const BufKeep = bufKeep
 
