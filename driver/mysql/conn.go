@@ -201,10 +201,20 @@ func rawConn(sc *sql.Conn) (driverConn, sqldriver.NamedValueChecker, error) {
 	return c, conv, nil
 }
 
-// stmt returns the statement prepared for query on this connection, preparing it on first use.
+// stmt returns the statement prepared for query on this connection, preparing it on first use;
+// past wstmtCap statements one of them (any: this path is for TLS and measuring) is closed first.
 func (c *Conn) stmt(query string) (sqldriver.Stmt, error) {
 	if s, ok := c.stmts[query]; ok {
 		return s, nil
+	}
+	if len(c.stmts) >= wstmtCap {
+		for q, s := range c.stmts {
+			delete(c.stmts, q)
+			if err := s.Close(); err != nil {
+				return nil, err
+			}
+			break
+		}
 	}
 	s, err := c.dc.Prepare(query)
 	if err != nil {

@@ -23,5 +23,5 @@ func Buffers(c driver.Conn) (out, big, read int, ok bool) {
 	return cap(mc.w.out), cap(mc.w.big), len(mc.w.ra.buf), true
 }
 
-// Prepared is the number of statements c keeps prepared on candor's wire.
-func Prepared(c driver.Conn) int { return len(c.(*Conn).wstmts) }
+// Prepared is the number of statements c keeps prepared, on candor's wire and through go-sql-driver.
+func Prepared(c driver.Conn) int { return len(c.(*Conn).wstmts) + len(c.(*Conn).stmts) }

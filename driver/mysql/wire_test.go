@@ -374,12 +374,22 @@ func TestOwnWireLongCommands(t *testing.T) {
 }
 
 // TestOwnWirePreparedBounded: a session that runs more distinct SQL texts than mysql.WstmtCap keeps
-// at most that many prepared on candor's wire, the least recently used closed on the server
+// at most that many prepared, on candor's wire (and on go-sql-driver's statements,
+// CANDOR_MYSQL_PREPARED=go-sql-driver), the least recently used closed on the server
 // (COM_STMT_CLOSE: the session's Com_stmt_prepare less its Com_stmt_close stays bounded), alone
 // and in a pipeline; every result is right, and a statement used again after its eviction is
 // prepared again and right too.
 func TestOwnWirePreparedBounded(t *testing.T) {
-	db := openURL(t, freshURL(t, ""))
+	raw := freshURL(t, "")
+	t.Run("wire", func(t *testing.T) { testPreparedBounded(t, raw) })
+	t.Run("go-sql-driver", func(t *testing.T) {
+		t.Setenv(mysql.PreparedEnv, "go-sql-driver")
+		testPreparedBounded(t, raw)
+	})
+}
+
+func testPreparedBounded(t *testing.T, raw string) {
+	db := openURL(t, raw)
 	c := connect(t, db)
 	ctx := testCtx(t)
 	status := func(name string) int64 {
