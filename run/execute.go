@@ -245,13 +245,6 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	}
 	mon := newMonitor(ctx, &p, db) // monitor.go: the disclosure now, resource samples from started on
 	defer mon.stop()
-	// The workload's own connections, opened as the session starts, are held when it gains from
-	// them and has few enough (the lock's and the sampler's, opened above, stay on the netpoller);
-	// a load or check after the run does not.
-	if in.HeldSockets && blockconn.HeldFits(p.Connections) {
-		blockconn.Prefer(blockconn.Held)
-		defer blockconn.Prefer(blockconn.Netpoll)
-	}
 	fmt.Fprintf(out.Stderr, "running %s on %s: mode %s, %s, %s over %s, %s, seed %d\n",
 		in.Title, dbVersion, p.Mode, setup.Describe, report.Count(int64(p.Terminals), "terminal", "terminals"),
 		report.Count(int64(p.Connections), "connection", "connections"), p.windowText(in), p.Seed) // window.go
@@ -302,7 +295,11 @@ func runWith(ctx context.Context, p RunPlan, out Out, shared *liveMetrics) (*rep
 	defer out.Hurry.listen()() // interrupt.go: a second Ctrl-C ends the waits and saves at once
 	saidInterrupt := sayInterrupt(ctx, out, p.Grace, out.Hurry)
 	cancels0 := serverCancels(db) // cancels.go
-	o, err := workload.Drive(ctx, in.Name, w.Ops(), sess, workload.DriveOptions{
+	// The workload's own connections, opened as the session starts, are held when the engine's
+	// socket variable asks for held sockets and the run has few enough (blockconn.ForRun: scoped to
+	// this context, so the lock's and the sampler's connections, opened above, and a check's after
+	// the run stay on the netpoller).
+	o, err := workload.Drive(blockconn.ForRun(ctx, p.Connections), in.Name, w.Ops(), sess, workload.DriveOptions{
 		Mode: p.Mode, Warmup: p.Warmup, Measure: p.Duration, Grace: p.Grace, Tick: p.Interval, Seed: p.Seed,
 		OutageWindow: p.OutageWindow,
 		Rate:         mx.rate(p.rateOptions(), p.Warmup), // rate.go; metrics.go feeds the backlog to --metrics-addr

@@ -62,8 +62,8 @@ func (m *monitor) finish(r *report.Result) {
 	}
 	h := d.Host
 	r.Driver.OS, r.Driver.Kernel, r.Driver.GoVersion = h.OS, h.Kernel, h.GoVersion
-	// GOMAXPROCS as the run ended: held sockets (driver/blockconn) raise it as their connections
-	// open, after the disclosure was read
+	// GOMAXPROCS as the run ended (held sockets, driver/blockconn, raise it while their connections
+	// are open and put it back as the last closes: the client path says how far)
 	r.Driver.GOMAXPROCS = max(h.GOMAXPROCS, runtime.GOMAXPROCS(0))
 	r.Driver.MemTotalBytes, r.Driver.MemAvailableBytes = h.MemTotalBytes, h.MemAvailableBytes
 	res := &report.Resources{EverySeconds: sum.EverySeconds, Samples: sum.Samples, WindowSamples: sum.Window,

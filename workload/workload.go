@@ -97,12 +97,6 @@ type Info struct {
 	// is timed, for the report ("from the statement's call to its result").
 	Parts    map[string]string
 	PartNote string
-	// HeldSockets says the workload's runs are faster on held sockets (driver/blockconn: a thread
-	// and a P per connection, woken by the kernel as a C client is): short statements from a few
-	// connections, as sysbench's tests, kv and YCSB (docs/performance/sysbench.md). A run of at most blockconn.HeldPerCPU connections per CPU asks for them for its
-	// own connections unless the engine's socket variable (CANDOR_PG_SOCKET, CANDOR_MYSQL_SOCKET)
-	// names a kind; loads and checks stay on the netpoller.
-	HeldSockets bool
 }
 
 // FiniteBound is a Finite workload's default --duration: a bound on the run, which ends when its

@@ -44,8 +44,8 @@ var inChild sync.Map
 // every serial test of the package and at most -parallel at once (TestMain's default: at least
 // minParallel), its runs that depend on the machine's capacity one at a time (see quiet). Its
 // runCLI calls run candor as a child process (the test binary acting as candor,
-// envAsCLI), so that what a run sets for its whole process stays its own: blockconn.Prefer and a
-// raised GOMAXPROCS when the workload takes held sockets, the handlers of Ctrl-C. A test that sets
+// envAsCLI), so that what a run sets for its whole process stays its own: a GOMAXPROCS raised
+// while held sockets are open (CANDOR_PG_SOCKET=held), the handlers of Ctrl-C. A test that sets
 // the environment, the working directory or GOMAXPROCS, sends signals, or asserts timings a busy
 // machine would spoil stays serial (no call to parallel).
 func parallel(t *testing.T) { parallelIn(t, "") }

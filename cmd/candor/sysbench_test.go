@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -49,7 +50,8 @@ func TestSysbenchMySQLCLI(t *testing.T) {
 }
 
 // TestSysbenchHeldPostgres and TestSysbenchHeldMySQL: sysbenchHeld on tables of their own. They
-// stay serial: they set the environment, and their runs set blockconn.Prefer in this process.
+// stay serial: they set the environment, and a held run raises GOMAXPROCS in this process while it
+// runs.
 func TestSysbenchHeldPostgres(t *testing.T) {
 	db := dbtest.FreshPostgresURL(t, "candor_sysbench_held")
 	sysbenchFlow.cli(t, 0, append([]string{"sysbench", "load", "--db", db}, sysbenchFlow.loadArgs...)...)
@@ -62,14 +64,16 @@ func TestSysbenchHeldMySQL(t *testing.T) {
 	sysbenchHeld(t, db, t.TempDir(), mysql.SocketEnv)
 }
 
-// sysbenchHeld: sysbench's runs are on held sockets (driver/blockconn) unless env names another
-// kind: oltp_read_write's transactions complete without errors, the disclosure says how the
-// statements went, and GOMAXPROCS as the run ended gave each held connection a P; a kv run is
-// held too; a run of more than blockconn.HeldPerCPU connections per CPU is on Go's netpoller, and
-// so is every run with env=netpoll.
+// sysbenchHeld: held sockets (driver/blockconn) are opt-in: a sysbench run with env unset is on Go's
+// netpoller and leaves GOMAXPROCS alone; with env=held oltp_read_write's transactions complete
+// without errors on held sockets, the disclosure says so and that GOMAXPROCS gave each held
+// connection a P, and once the run is over GOMAXPROCS is what it was before; a run of more
+// than blockconn.HeldPerCPU connections per CPU stays on the netpoller and says why; env=blocking
+// (removed) is refused as the user's error.
 func sysbenchHeld(t *testing.T, db, dir, env string) {
 	t.Setenv(env, "")
 	t.Setenv("GOMAXPROCS", "") // candor raises it for held connections only when the user has not set it
+	before := runtime.GOMAXPROCS(0)
 	runN := func(name string, terminals int, args ...string) map[string]any {
 		out := filepath.Join(dir, name)
 		sysbenchFlow.cli(t, 0, append(append([]string{}, args...), "--db", db, "--terminals", strconv.Itoa(terminals), "--duration", "2s",
@@ -81,28 +85,36 @@ func sysbenchHeld(t *testing.T, db, dir, env string) {
 		c, _ := res["database"].(map[string]any)["client"].(string)
 		return c
 	}
-	res := run("held", "sysbench", "run", "--test", "oltp_read_write")
+	gomaxprocs := func(res map[string]any) float64 { return res["driver_host"].(map[string]any)["gomaxprocs"].(float64) }
+	res := run("default", "sysbench", "run", "--test", "oltp_point_select")
+	if c := client(res); strings.Contains(c, "sockets") {
+		t.Errorf("by default: client path %q, want Go's netpoller", c)
+	}
+	if p := gomaxprocs(res); int(p) != before {
+		t.Errorf("by default: GOMAXPROCS %v as the run ended, want %d as before", p, before)
+	}
+	t.Setenv(env, blockconn.Held)
+	res = run("held", "sysbench", "run", "--test", "oltp_read_write")
 	tx := res["operations"].(map[string]any)["transaction"].(map[string]any)
 	if tx["count"].(float64) < 10 || tx["errors"].(float64) != 0 {
 		t.Errorf("on held sockets: %v transactions, %v errors", tx["count"], tx["errors"])
 	}
-	if c := client(res); !strings.Contains(c, "held sockets") || !strings.Contains(c, env) {
-		t.Errorf("the client path %q does not name the held sockets and %s", c, env)
+	var procs int
+	if c := client(res); !strings.Contains(c, "held sockets for the run's connections") || !strings.Contains(c, env+"=held") {
+		t.Errorf("the client path %q does not name the run's held sockets and %s", c, env)
+	} else if _, err := fmt.Sscanf(c[strings.Index(c, "GOMAXPROCS up to "):], "GOMAXPROCS up to %d", &procs); err != nil || procs < 3+blockconn.SpareProcs {
+		t.Errorf("the client path %q: GOMAXPROCS up to %d with 3 held connections, want at least %d", c, procs, 3+blockconn.SpareProcs)
 	}
-	if p := res["driver_host"].(map[string]any)["gomaxprocs"].(float64); p < 3+blockconn.SpareProcs {
-		t.Errorf("GOMAXPROCS %v as the run ended, with 3 held connections: want at least %d", p, 3+blockconn.SpareProcs)
+	if p := runtime.GOMAXPROCS(0); p != before {
+		t.Errorf("GOMAXPROCS %d after the held run, want %d as before it", p, before)
 	}
-	sysbenchFlow.cli(t, 0, "kv", "load", "--db", db, "--insert-count", "1000")
-	if c := client(run("kv", "kv", "run")); !strings.Contains(c, "held sockets") {
-		t.Errorf("a kv run of 3 terminals: client path %q, want held sockets", c)
+	many := blockconn.HeldPerCPU*before + 1
+	if c := client(runN("many", many, "sysbench", "run", "--test", "oltp_point_select")); !strings.Contains(c, "Go's netpoller") || !strings.Contains(c, "per CPU") {
+		t.Errorf("a run of %d connections on GOMAXPROCS %d: client path %q, want Go's netpoller and why", many, before, c)
 	}
-	many := blockconn.HeldPerCPU*runtime.NumCPU() + 1
-	if c := client(runN("many", many, "sysbench", "run", "--test", "oltp_point_select")); strings.Contains(c, "sockets") {
-		t.Errorf("a run of %d connections on %d CPUs: client path %q, want Go's netpoller", many, runtime.NumCPU(), c)
-	}
-	t.Setenv(env, blockconn.Netpoll)
-	if c := client(run("netpoll", "sysbench", "run", "--test", "oltp_point_select")); strings.Contains(c, "sockets") {
-		t.Errorf("with %s=netpoll: client path %q, want Go's netpoller", env, c)
+	t.Setenv(env, "blocking")
+	if out := sysbenchFlow.cli(t, 2, "sysbench", "run", "--db", db, "--duration", "1s", "-q"); !strings.Contains(out, env+"=blocking") || !strings.Contains(out, "removed") {
+		t.Errorf("%s=blocking: %q, want it refused as removed", env, out)
 	}
 }
 

@@ -1,17 +1,14 @@
-// Package blockconn is the engines' sockets of their own, outside Go's netpoller, in two kinds
-// (an engine's SocketEnv picks one; KindOf, DialKind): "blocking" (Dial), whose reads and writes
-// are blocking system calls on the socket's own descriptor, as libpq's and libmysqlclient's are,
-// instead of the netpoller's write, read -> EAGAIN, park, epoll_wait and futex wakes; and "held"
-// (DialHeld, held.go), the same descriptor read and written with raw system calls that keep the
-// goroutine's thread and P, woken by the kernel as a C client is. driver/postgres dials through
-// them only with CANDOR_PG_SOCKET=blocking or held, driver/mysql likewise with CANDOR_MYSQL_SOCKET;
-// see docs/performance/sysbench.md for what each costs and gains.
+// Package blockconn is the engines' held sockets (held.go): a socket of the process's own, outside
+// Go's netpoller, read and written with raw blocking system calls that keep the goroutine's thread
+// and P, woken by the kernel as a C client is. They are opt-in: an engine's socket variable
+// (CANDOR_PG_SOCKET, CANDOR_MYSQL_SOCKET) set to "held" asks for them (Kind), and only a run's own
+// connections take them (ForRun, Tally), never the rest of the process's; see
+// docs/performance/sysbench.md for what they cost and gain.
 package blockconn
 
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"os"
 	"sync"
@@ -20,13 +17,13 @@ import (
 	"time"
 )
 
-// Conn is a connection whose reads and writes are blocking system calls on its own file descriptor.
-// A deadline cannot interrupt a blocked read(2), so one that has passed shuts the socket down
-// (shutdown(2) wakes the blocked read at once): the connection is lost then, as pgconn and
-// go-sql-driver treat an interrupted statement's connection anyway (they close it). Close shuts
-// down first too, so closing from another goroutine ends a blocked read.
+// Conn is a held connection: its reads and writes are raw blocking system calls on its own file
+// descriptor. A deadline cannot interrupt a blocked read(2), so one that has passed shuts the
+// socket down (shutdown(2) wakes the blocked read at once): the connection is lost then, as pgconn
+// and go-sql-driver treat an interrupted statement's connection anyway (they close it). Close
+// shuts down first too, so closing from another goroutine ends a blocked read.
 type Conn struct {
-	f      *os.File // owns the descriptor (blocking mode since Fd)
+	f      *os.File // owns the descriptor (blocking mode since own)
 	fd     int
 	local  net.Addr
 	remote net.Addr
@@ -38,10 +35,9 @@ type Conn struct {
 	timer    *time.Timer
 	shutdown bool
 
-	// held (DialHeld): reads and writes are raw system calls through rc, the descriptor's own
-	// RawConn; hr and hw are the current read's and write's (one of each at a time, as the
-	// engines use a connection), hrf and hwf their functions, made once
-	held     bool
+	// reads and writes are raw system calls through rc, the descriptor's own RawConn; hr and hw
+	// are the current read's and write's (one of each at a time, as the engines use a
+	// connection), hrf and hwf their functions, made once
 	rc       syscall.RawConn
 	hr, hw   heldCall
 	hrf, hwf func(fd uintptr) bool
@@ -50,11 +46,6 @@ type Conn struct {
 // errDeadline is what a read or write reports after a deadline shut the socket down; it is a
 // timeout (net.Error) and os.ErrDeadlineExceeded, as the netpoller's would be.
 var errDeadline = os.ErrDeadlineExceeded
-
-// MaxLive bounds the live blocking connections of the process: each one blocked in a read
-// holds an OS thread (Go's limit is 10,000 threads), so connections beyond it use the netpoller, as
-// a run of thousands of mostly idle spec-mode terminals may.
-const MaxLive = 256
 
 // live counts the open Conns.
 var live atomic.Int64
@@ -65,61 +56,40 @@ func Live() int64 { return live.Load() }
 // DialFunc is pgconn's DialFunc and go-sql-driver's DialContextFunc.
 type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
 
-// Dial wraps dial (the engine's, with its timeout and keep-alive): the socket it returns is handed
-// to a Conn, while fewer than MaxLive are open; beyond, it stays on the netpoller.
-func Dial(dial DialFunc) DialFunc { return dialOwn(dial, false) }
-
-// dialOwn is Dial (held false) and DialHeld (held true): the dialled socket becomes a Conn of the
-// kind while admit lets it, and stays on the netpoller otherwise.
-func dialOwn(dial DialFunc, held bool) DialFunc {
+// DialHeld wraps dial (the engine's, with its timeout and keep-alive): the socket it returns is
+// handed to a held Conn while fewer than MaxHeld are open; beyond, it stays on the netpoller.
+func DialHeld(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		nc, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
 		sc, ok := nc.(syscall.Conn)
-		if !ok || !admit(held) {
+		if !ok || !admitHeld() {
 			return nc, nil
 		}
+		live.Add(1)
 		f, err := own(sc, nc)
 		local, remote := nc.LocalAddr(), nc.RemoteAddr()
 		nc.Close()
 		if err != nil {
-			release(held)
+			release()
 			return nil, err
 		}
 		c := &Conn{f: f, fd: int(f.Fd()), local: local, remote: remote}
-		if held {
-			if err := c.hold(); err != nil {
-				f.Close()
-				release(held)
-				return nil, err
-			}
+		if err := c.hold(); err != nil {
+			f.Close()
+			release()
+			return nil, err
 		}
 		return c, nil
 	}
 }
 
-// admit counts a new Conn (held: a held one too, raising GOMAXPROCS for it), or says there is no
-// room: MaxLive Conns, or MaxHeld held ones, are open. release undoes it, when the Conn could not
-// be made or is closed.
-func admit(held bool) bool {
-	if live.Add(1) > MaxLive {
-		live.Add(-1)
-		return false
-	}
-	if held && !admitHeld() {
-		live.Add(-1)
-		return false
-	}
-	return true
-}
-
-func release(held bool) {
+// release undoes DialHeld's count of a Conn, when it could not be made or is closed.
+func release() {
 	live.Add(-1)
-	if held {
-		releaseHeld()
-	}
+	releaseHeld()
 }
 
 // own returns a descriptor of nc's socket that is the process's own, outside Go's netpoller: a
@@ -150,32 +120,8 @@ func own(sc syscall.Conn, nc net.Conn) (*os.File, error) {
 	return os.NewFile(uintptr(fd), "blockconn "+nc.RemoteAddr().String()), nil
 }
 
-// Read and Write go through the os.File, whose reference count keeps the descriptor open (its
-// number not reused) until a read or write in progress returns, even while Close runs beside it.
-func (c *Conn) Read(p []byte) (int, error) {
-	if c.held {
-		return c.heldRead(p)
-	}
-	n, err := c.f.Read(p)
-	if err != nil && err != io.EOF {
-		return n, c.opError("read", err)
-	}
-	if err == io.EOF && c.expired.Load() {
-		return n, errDeadline
-	}
-	return n, err
-}
-
-func (c *Conn) Write(p []byte) (int, error) {
-	if c.held {
-		return c.heldWrite(p)
-	}
-	n, err := c.f.Write(p)
-	if err != nil {
-		return n, c.opError("write", err)
-	}
-	return n, nil
-}
+func (c *Conn) Read(p []byte) (int, error)  { return c.heldRead(p) }
+func (c *Conn) Write(p []byte) (int, error) { return c.heldWrite(p) }
 
 // opError is err as the netpoller's connection would report it: a passed deadline as
 // os.ErrDeadlineExceeded (a timeout), a closed connection as net.ErrClosed.
@@ -203,8 +149,9 @@ func (c *Conn) Close() error {
 	}
 	c.shutdownLocked()
 	c.mu.Unlock()
-	release(c.held)
-	return c.f.Close()
+	err := c.f.Close()
+	release()
+	return err
 }
 
 // shutdownLocked wakes any blocked read or write (c.mu held); never after Close, whose shutdown

@@ -10,19 +10,10 @@ import (
 	"time"
 )
 
-// kinds are the two ways of dialling a Conn: every test of a Conn runs on both.
-var kinds = []struct {
-	name string
-	dial func(DialFunc) DialFunc
-}{{Blocking, Dial}, {Held, DialHeld}}
-
-// eachKind runs f as a subtest for each kind, with pair dialling that kind.
+// eachKind runs f with pair dialling a held Conn (the one kind left; the helper keeps the tests'
+// shape).
 func eachKind(t *testing.T, f func(t *testing.T, pair func(t *testing.T) (*Conn, net.Conn))) {
-	for _, k := range kinds {
-		t.Run(k.name, func(t *testing.T) {
-			f(t, func(t *testing.T) (*Conn, net.Conn) { return pairOf(t, k.dial) })
-		})
-	}
+	f(t, func(t *testing.T) (*Conn, net.Conn) { return pairOf(t, DialHeld) })
 }
 
 // pairOf is a Conn dialled through wrap to a loopback listener, and the listener's end of it.
@@ -130,7 +121,7 @@ func TestDeadlineCleared(t *testing.T) {
 	})
 }
 
-// Close from another goroutine ends a blocked read, and gives back its place under MaxLive.
+// Close from another goroutine ends a blocked read, and gives back its place under MaxHeld.
 func TestCloseEndsBlockedReadAndCounts(t *testing.T) {
 	eachKind(t, func(t *testing.T, pair func(t *testing.T) (*Conn, net.Conn)) {
 		before := Live()
@@ -151,15 +142,6 @@ func TestCloseEndsBlockedReadAndCounts(t *testing.T) {
 			t.Fatalf("a second Close: %v, want net.ErrClosed", err)
 		}
 	})
-}
-
-// Past MaxLive, Dial hands back the netpoller's connection.
-func TestMaxLive(t *testing.T) {
-	live.Add(MaxLive)
-	defer live.Add(-MaxLive)
-	if _, ok := dialOnce(t, Dial).(*Conn); ok {
-		t.Fatal("Dial gave a blocking Conn past MaxLive")
-	}
 }
 
 // dialOnce dials a loopback listener through wrap and returns the connection, closed when the

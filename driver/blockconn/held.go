@@ -1,7 +1,10 @@
 package blockconn
 
 import (
+	"context"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"runtime"
 	"sync"
@@ -9,20 +12,21 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/candor-bench/candor/userr"
 )
 
-// The held kind: a blocking descriptor of the process's own, as Dial's, whose reads and writes are
-// raw system calls (syscall.RawSyscall) that the Go runtime does not see. The goroutine keeps its
-// thread and its P while the kernel holds it in the read, and the answer wakes that thread
-// directly, as a C client's blocking read is woken: on a host whose CPUs the server shares, the
-// client's thread and the server's process then hand the CPU to each other, as sysbench's threads
-// and their server threads do, instead of the answer waking whichever runtime thread waits in
-// epoll (Go's netpoller) or the runtime handing the P on and taking one back around the system
-// call (Dial's blocking kind). What it costs: a P per held connection (DialHeld raises GOMAXPROCS
-// so that every held connection has one and SpareProcs are left for the rest of the process), and
-// waits bounded by WaitSlice so that the garbage collector's stops and the scheduler's preemption
-// are never held up for longer: a read still waiting after WaitSlice returns to Go (runtime.Gosched)
-// and blocks again.
+// Held sockets: a blocking descriptor of the process's own whose reads and writes are raw system
+// calls (syscall.RawSyscall) that the Go runtime does not see. The goroutine keeps its thread and
+// its P while the kernel holds it in the read, and the answer wakes that thread directly, as a C
+// client's blocking read is woken: on a host whose CPUs the server shares, the client's thread and
+// the server's process then hand the CPU to each other, as sysbench's threads and their server
+// threads do, instead of the answer waking whichever runtime thread waits in epoll (Go's
+// netpoller). What it costs: a P per held connection (DialHeld raises GOMAXPROCS so that every
+// held connection has one and SpareProcs are left for the rest of the process, and the last one
+// closed puts it back), and waits bounded by WaitSlice so that the garbage collector's stops and
+// the scheduler's preemption are never held up for longer: a read still waiting after WaitSlice
+// returns to Go (runtime.Gosched) and blocks again.
 
 // MaxHeld bounds the held connections of the process (each holds a P while it waits); connections
 // beyond it stay on the netpoller.
@@ -33,23 +37,20 @@ const MaxHeld = 64
 // collector's workers).
 const SpareProcs = 2
 
-// HeldPerCPU is the most connections per CPU for which a run prefers held sockets (HeldFits):
-// with more, the threads they hold cost more than the netpoller's wake-ups save. On 2 CPUs shared
-// with the server (docs/performance/sysbench.md, "Held sockets for kv and ycsb"), kv95 gained
-// 24-37% at 4 connections and 6-8% at 8, and lost 2-7% at 16 and 3-12% at 64.
+// HeldPerCPU is the most connections per CPU for which a run takes the held sockets it asked for
+// (ForRun): with more, the threads they hold cost more than the netpoller's wake-ups save. On 2
+// CPUs shared with the server (docs/performance/sysbench.md, "Held sockets for kv and ycsb"), kv95
+// gained 24-37% at 4 connections and 6-8% at 8, and lost 2-7% at 16 and 3-12% at 64.
 const HeldPerCPU = 4
-
-// HeldFits says whether a run of conns connections is one for held sockets: at most HeldPerCPU
-// per CPU of this host.
-func HeldFits(conns int) bool { return conns <= HeldPerCPU*runtime.NumCPU() }
 
 // WaitSlice is the longest a held read or write waits in the kernel before it returns to Go once
 // (SO_RCVTIMEO, SO_SNDTIMEO).
 const WaitSlice = time.Millisecond
 
 var (
-	heldLive int        // open held connections (procsMu)
-	procsMu  sync.Mutex // heldLive and the GOMAXPROCS raise
+	heldLive  int        // open held connections (procsMu)
+	baseProcs int        // GOMAXPROCS before the first raise, 0 when nothing was raised (procsMu)
+	procsMu   sync.Mutex // heldLive and the GOMAXPROCS raise
 )
 
 // heldCall is a held read's or write's buffer and outcome.
@@ -59,12 +60,8 @@ type heldCall struct {
 	errno syscall.Errno
 }
 
-// DialHeld wraps dial (the engine's): the connection it returns is held (see above), while fewer
-// than MaxHeld are open; beyond, it stays on the netpoller.
-func DialHeld(dial DialFunc) DialFunc { return dialOwn(dial, true) }
-
 // admitHeld counts a new held connection and raises GOMAXPROCS for it, or says MaxHeld are open;
-// releaseHeld undoes it.
+// releaseHeld undoes it, and the last one closed puts GOMAXPROCS back.
 func admitHeld() bool {
 	procsMu.Lock()
 	defer procsMu.Unlock()
@@ -78,25 +75,40 @@ func admitHeld() bool {
 
 func releaseHeld() {
 	procsMu.Lock()
-	heldLive--
-	procsMu.Unlock()
+	defer procsMu.Unlock()
+	if heldLive--; heldLive == 0 && baseProcs != 0 {
+		restoreProcs()
+	}
 }
 
 // reserveProcs raises GOMAXPROCS to n, unless the user set GOMAXPROCS (then theirs stands) or it
-// is n or more already. procsMu held.
+// is n or more already; the first raise remembers what it was. procsMu held.
 func reserveProcs(n int) {
 	if os.Getenv("GOMAXPROCS") != "" {
 		return
 	}
-	if runtime.GOMAXPROCS(0) < n {
+	if p := runtime.GOMAXPROCS(0); p < n {
+		if baseProcs == 0 {
+			baseProcs = p
+		}
 		runtime.GOMAXPROCS(n)
 	}
+}
+
+// restoreProcs puts GOMAXPROCS back as it was before the first raise: the runtime's default again
+// (which follows the container's CPU quota as it changes), or the value the process had set.
+// procsMu held.
+func restoreProcs() {
+	runtime.SetDefaultGOMAXPROCS()
+	if runtime.GOMAXPROCS(0) != baseProcs {
+		runtime.GOMAXPROCS(baseProcs)
+	}
+	baseProcs = 0
 }
 
 // hold makes c held: its waits bounded by WaitSlice, its reads and writes raw system calls through
 // its descriptor's RawConn.
 func (c *Conn) hold() (err error) {
-	c.held = true
 	tv := syscall.NsecToTimeval(int64(WaitSlice))
 	for _, opt := range []int{syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO} {
 		if err := syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
@@ -190,55 +202,121 @@ func (c *Conn) heldWrite(p []byte) (int, error) {
 	return c.hw.n, nil
 }
 
-// Kinds are the socket kinds an engine's SocketEnv names: Netpoll (Go's netpoller, raw system
-// calls on it: driver/rawsock; the default), Blocking (Dial), Held (DialHeld).
+// Kinds are the socket kinds an engine's socket variable names (Kind): Netpoll (Go's netpoller,
+// raw system calls on it: driver/rawsock; the default) and Held (DialHeld, for a run's own
+// connections: ForRun).
 const (
-	Netpoll  = "netpoll"
-	Blocking = "blocking"
-	Held     = "held"
+	Netpoll = "netpoll"
+	Held    = "held"
 )
 
-// preferred is the kind KindOf gives when the environment names none (Prefer).
-var preferred atomic.Value // string
-
-// Prefer sets the kind that connections dialled from now on get when the engine's SocketEnv is
-// unset or empty (Netpoll until it is called): a run whose workload gains from held sockets asks
-// for them (workload.Info.HeldSockets) and sets Netpoll back when it ends.
-func Prefer(kind string) { preferred.Store(kind) }
-
-// KindOf is the socket kind the environment variable env names: Blocking, Held or Netpoll; when it
-// is unset or empty, the kind Prefer set; Netpoll for anything else.
-func KindOf(env string) string {
+// Kind is the socket kind the environment variable env names: Netpoll when it is unset, empty or
+// "netpoll", Held for "held"; anything else is the user's error (the blocking kind, which cost more
+// CPU than the netpoller, was removed).
+func Kind(env string) (string, error) {
 	switch k := os.Getenv(env); k {
-	case Blocking, Held, Netpoll:
-		return k
-	case "":
-		if k, ok := preferred.Load().(string); ok && k != "" {
-			return k
+	case "", Netpoll:
+		return Netpoll, nil
+	case Held:
+		return Held, nil
+	case "blocking":
+		return "", userr.Errorf("%s=blocking: blocking sockets were removed (they cost more CPU per transaction than Go's netpoller): unset %s, or set it to held for held sockets", env, env)
+	default:
+		return "", userr.Errorf("%s=%q names no socket kind: unset it for Go's netpoller, or set it to held for held sockets", env, k)
+	}
+}
+
+// runKey is the context key of a run's mark (ForRun).
+type runKey struct{}
+
+// runMark is what ForRun knows of the run: its connections and the CPUs it may use.
+type runMark struct{ conns, procs int }
+
+// ForRun marks ctx as a run's own, of conns connections: an engine whose socket variable asks for
+// held sockets dials the connections opened in it held (Tally.Dial), when the run has at most
+// HeldPerCPU per CPU that the process may use (GOMAXPROCS as the run starts: the container's
+// quota, Go's default, unless the user set it; held connections of an earlier run have put it
+// back as they closed). Connections opened outside it (the lock's, the resource sampler's, a load's
+// or check's) stay on the netpoller.
+func ForRun(ctx context.Context, conns int) context.Context {
+	procsMu.Lock()
+	procs := runtime.GOMAXPROCS(0)
+	if baseProcs != 0 {
+		procs = baseProcs
+	}
+	procsMu.Unlock()
+	return context.WithValue(ctx, runKey{}, runMark{conns: conns, procs: procs})
+}
+
+// Tally is one engine database's choice of sockets (its socket variable's Kind) and what its
+// connections got, for its client path (Describe).
+type Tally struct {
+	env, kind    string
+	held, polled atomic.Int64 // a run's connections held; those past MaxHeld
+	procs        atomic.Int64 // the highest GOMAXPROCS while they were open
+	declined     atomic.Value // string: why a run's connections stayed on the netpoller
+}
+
+// NewTally reads env's kind (Kind).
+func NewTally(env string) (*Tally, error) {
+	k, err := Kind(env)
+	if err != nil {
+		return nil, err
+	}
+	return &Tally{env: env, kind: k}, nil
+}
+
+// Kind is the kind the socket variable names.
+func (t *Tally) Kind() string { return t.kind }
+
+// Dial wraps dial for a connection opened in ctx: held (DialHeld) when the socket variable asks
+// for held sockets and ctx is a run's that fits them (ForRun); dial itself otherwise.
+func (t *Tally) Dial(ctx context.Context, dial DialFunc) DialFunc {
+	if t == nil || t.kind != Held {
+		return dial
+	}
+	m, ok := ctx.Value(runKey{}).(runMark)
+	if !ok {
+		return dial
+	}
+	if m.conns > HeldPerCPU*m.procs {
+		t.declined.Store(fmt.Sprintf("the run's %d connections are more than %d per CPU of the %d it may use (GOMAXPROCS)", m.conns, HeldPerCPU, m.procs))
+		return dial
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := DialHeld(dial)(ctx, network, addr)
+		if err == nil {
+			if _, ok := c.(*Conn); ok {
+				t.held.Add(1)
+				for p := int64(runtime.GOMAXPROCS(0)); ; {
+					if old := t.procs.Load(); old >= p || t.procs.CompareAndSwap(old, p) {
+						break
+					}
+				}
+			} else {
+				t.polled.Add(1)
+			}
 		}
+		return c, err
 	}
-	return Netpoll
 }
 
-// DialKind wraps dial for kind: Dial for Blocking, DialHeld for Held, dial itself for Netpoll.
-func DialKind(kind string, dial DialFunc) DialFunc {
-	switch kind {
-	case Blocking:
-		return Dial(dial)
-	case Held:
-		return DialHeld(dial)
+// Describe is the sockets a run's connections got, for the engine's disclosure of its client path,
+// or "" when they were Go's netpoller's as by default.
+func (t *Tally) Describe() string {
+	if t == nil || t.kind != Held {
+		return ""
 	}
-	return dial
-}
-
-// Describe is kind for an engine's disclosure of its client path (env: its SocketEnv), or "" for
-// the default.
-func Describe(kind, env string) string {
-	switch kind {
-	case Blocking:
-		return "blocking sockets (" + env + "=blocking)"
-	case Held:
-		return "held sockets (raw blocking reads, a thread and a P per connection; " + env + " chooses the kind)"
+	if t.held.Load() > 0 {
+		s := fmt.Sprintf("held sockets for the run's connections (raw blocking reads, a thread and a P each: GOMAXPROCS up to %d while they were open; %s=held)", t.procs.Load(), t.env)
+		polled := t.polled.Load()
+		if polled > 0 {
+			s += fmt.Sprintf(", %d more on Go's netpoller (past the %d held a process may have)", polled, MaxHeld)
+		}
+		return s
 	}
-	return ""
+	if why, _ := t.declined.Load().(string); why != "" {
+		return fmt.Sprintf("%s=held, but Go's netpoller: %s", t.env, why)
+	}
+	return t.env + "=held, but no run's connection was held"
 }

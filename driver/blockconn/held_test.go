@@ -2,6 +2,8 @@ package blockconn
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/candor-bench/candor/userr"
 )
 
 // polled is the descriptors in the runtime's epoll sets (the netpoller's), from /proc/self/fdinfo.
@@ -148,23 +152,74 @@ func TestMaxHeld(t *testing.T) {
 	}
 }
 
-func TestKindOf(t *testing.T) {
-	for v, want := range map[string]string{"": Netpoll, "netpoll": Netpoll, "blocking": Blocking, "held": Held, "Held": Netpoll, "x": Netpoll} {
+// Kind: unset, empty and "netpoll" are the netpoller, "held" held sockets; "blocking" (removed)
+// and anything else the user's error, naming the variable and what to set.
+func TestKind(t *testing.T) {
+	for v, want := range map[string]string{"": Netpoll, "netpoll": Netpoll, "held": Held} {
 		t.Setenv("CANDOR_TEST_SOCKET", v)
-		if got := KindOf("CANDOR_TEST_SOCKET"); got != want {
-			t.Errorf("KindOf with %q = %q, want %q", v, got, want)
+		if got, err := Kind("CANDOR_TEST_SOCKET"); got != want || err != nil {
+			t.Errorf("Kind with %q = %q, %v; want %q", v, got, err, want)
 		}
 	}
-	// Prefer's kind when the variable is unset or empty; the variable's when it names one.
-	Prefer(Held)
-	defer Prefer(Netpoll)
-	for v, want := range map[string]string{"": Held, "netpoll": Netpoll, "blocking": Blocking, "x": Netpoll} {
+	for _, v := range []string{"blocking", "Held", "x"} {
 		t.Setenv("CANDOR_TEST_SOCKET", v)
-		if got := KindOf("CANDOR_TEST_SOCKET"); got != want {
-			t.Errorf("KindOf with %q, Held preferred = %q, want %q", v, got, want)
+		_, err := Kind("CANDOR_TEST_SOCKET")
+		if !userr.Is(err) || !strings.Contains(err.Error(), "CANDOR_TEST_SOCKET") || !strings.Contains(err.Error(), "set it to held") {
+			t.Errorf("Kind with %q: %v, want the user's error naming the variable", v, err)
 		}
 	}
-	if Describe(Netpoll, "E") != "" || !strings.Contains(Describe(Held, "E"), "held sockets") || !strings.Contains(Describe(Blocking, "E"), "E=blocking") {
-		t.Errorf("Describe: %q %q %q", Describe(Netpoll, "E"), Describe(Held, "E"), Describe(Blocking, "E"))
+}
+
+// A Tally of held sockets holds only a run's own connections (ForRun), and only while the run fits
+// HeldPerCPU per CPU of GOMAXPROCS as it started; its Describe says what ran. GOMAXPROCS, raised
+// for the held connections, is back as it was once they are closed, its default again (container
+// aware) when it was the default.
+func TestTallyScopedAndProcsRestored(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "")
+	runtime.SetDefaultGOMAXPROCS()
+	before := runtime.GOMAXPROCS(0)
+	t.Setenv("CANDOR_TEST_SOCKET", Held)
+	tally, err := NewTally("CANDOR_TEST_SOCKET")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapIn := func(ctx context.Context) func(DialFunc) DialFunc {
+		return func(d DialFunc) DialFunc { return tally.Dial(ctx, d) }
+	}
+	if _, ok := dialOnce(t, wrapIn(context.Background())).(*Conn); ok {
+		t.Fatal("a connection outside a run (no ForRun) was held")
+	}
+	if d := tally.Describe(); strings.Contains(d, "held sockets for") {
+		t.Fatalf("Describe = %q before any run's connection", d)
+	}
+	many := ForRun(context.Background(), HeldPerCPU*before+1)
+	if _, ok := dialOnce(t, wrapIn(many)).(*Conn); ok {
+		t.Fatalf("a run of %d connections on GOMAXPROCS %d was held", HeldPerCPU*before+1, before)
+	}
+	if d := tally.Describe(); !strings.Contains(d, "Go's netpoller") || !strings.Contains(d, "per CPU") {
+		t.Fatalf("Describe = %q after a run too large for held sockets", d)
+	}
+	run := ForRun(context.Background(), 3)
+	var conns []*Conn
+	for range 3 {
+		c, _ := pairOf(t, wrapIn(run))
+		conns = append(conns, c)
+	}
+	if got := runtime.GOMAXPROCS(0); got < 3+SpareProcs {
+		t.Fatalf("GOMAXPROCS = %d with 3 held connections, want at least %d", got, 3+SpareProcs)
+	}
+	if d := tally.Describe(); !strings.Contains(d, fmt.Sprintf("GOMAXPROCS up to %d", runtime.GOMAXPROCS(0))) || !strings.Contains(d, "CANDOR_TEST_SOCKET=held") {
+		t.Fatalf("Describe = %q after 3 held connections", d)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Fatalf("GOMAXPROCS = %d once the held connections closed, want %d as before", got, before)
+	}
+	t.Setenv("CANDOR_TEST_SOCKET", "")
+	off, _ := NewTally("CANDOR_TEST_SOCKET")
+	if _, ok := dialOnce(t, func(d DialFunc) DialFunc { return off.Dial(run, d) }).(*Conn); ok || off.Describe() != "" {
+		t.Fatalf("without held sockets asked for, a run's connection was held or described (%q)", off.Describe())
 	}
 }

@@ -38,6 +38,7 @@ type Conn struct {
 	wstmts map[string]*wstmt
 	// offWire says why the session could not take candor's wire (newWire), when it was meant to.
 	offWire string
+	wtick   uint64            // counts the uses of wstmts' statements (wstmt.used), for evicting the least recent
 	pp      pipe              // the session's pipeline (pipe.go), reused
 	args    []sqldriver.Value // the arguments of the statement being sent
 	vals    []sqldriver.Value // the values of the current row
@@ -202,10 +203,20 @@ func rawConn(sc *sql.Conn) (driverConn, sqldriver.NamedValueChecker, error) {
 	return c, conv, nil
 }
 
-// stmt returns the statement prepared for query on this connection, preparing it on first use.
+// stmt returns the statement prepared for query on this connection, preparing it on first use;
+// past wstmtCap statements one of them (any: this path is for TLS and measuring) is closed first.
 func (c *Conn) stmt(query string) (sqldriver.Stmt, error) {
 	if s, ok := c.stmts[query]; ok {
 		return s, nil
+	}
+	if len(c.stmts) >= wstmtCap {
+		for q, s := range c.stmts {
+			delete(c.stmts, q)
+			if err := s.Close(); err != nil {
+				return nil, err
+			}
+			break
+		}
 	}
 	s, err := c.dc.Prepare(query)
 	if err != nil {
@@ -821,13 +832,9 @@ func (c *Conn) query(query string, args []any, wr *wrows) (sqldriver.Rows, error
 // wrun sends the execution of query's statement with args on candor's wire, preparing it on first
 // use.
 func (c *Conn) wrun(query string, args []any) (*wstmt, error) {
-	s, ok := c.wstmts[query]
-	if !ok {
-		var err error
-		if s, err = c.w.prepare(query); err != nil {
-			return nil, err
-		}
-		c.wstmts[query] = s
+	s, err := c.wprepared(query)
+	if err != nil {
+		return nil, err
 	}
 	if s.nParams != len(args) {
 		return nil, fmt.Errorf("sql: expected %d arguments, got %d", s.nParams, len(args))
@@ -836,6 +843,42 @@ func (c *Conn) wrun(query string, args []any) (*wstmt, error) {
 		return nil, err
 	}
 	return s, c.w.flush()
+}
+
+// wstmtCap bounds the statements prepared on candor's wire per session, as driver/postgres's
+// statementCacheSize bounds its own: TPC-C needs a few dozen; a script or captured workload of more
+// distinct SQL texts closes the least recently used ones (COM_STMT_CLOSE) rather than holding the
+// server's statements (max_prepared_stmt_count, 16,382 across all sessions by default) without end.
+const wstmtCap = 256
+
+// wprepared is query's statement on candor's wire, prepared on first use; past wstmtCap statements,
+// the least recently used one is closed on the server, in the same write as the new one's prepare.
+// A pipeline's statements are its most recent, never the one closed (wstmtCap is far more than a
+// pipeline's statements).
+func (c *Conn) wprepared(query string) (*wstmt, error) {
+	c.wtick++
+	if s, ok := c.wstmts[query]; ok {
+		s.used = c.wtick
+		return s, nil
+	}
+	if len(c.wstmts) >= wstmtCap {
+		var lru string
+		var oldest *wstmt
+		for q, s := range c.wstmts {
+			if oldest == nil || s.used < oldest.used {
+				lru, oldest = q, s
+			}
+		}
+		delete(c.wstmts, lru)
+		c.w.forget(oldest.id)
+	}
+	s, err := c.w.prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	s.used = c.wtick
+	c.wstmts[query] = s
+	return s, nil
 }
 
 // prepared is query's statement, prepared on first use, and args as its driver values.

@@ -62,6 +62,8 @@ type DB struct {
 	offWhy            map[string]int64
 	// kills counts the KILL QUERY statements sent for interrupted statements (killQuery).
 	kills driver.Cancels
+	// sockets: SocketEnv's kind, and the held sockets a run's connections got (driver/blockconn)
+	sockets *blockconn.Tally
 }
 
 var _ driver.DB = (*DB)(nil)
@@ -73,6 +75,9 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 		return nil, err
 	}
 	db := &DB{engine: engineFor(strings.ToLower(u.Scheme)), cfg: cfg, opts: o, redacted: driver.Redact(raw), raw: raw}
+	if db.sockets, err = blockconn.NewTally(SocketEnv); err != nil {
+		return nil, err
+	}
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
 		return nil, db.userError("the %s URL %s is not usable (%v): use %s", o.engine, db.redacted, err, urlForm)
@@ -203,7 +208,7 @@ func (db *DB) Redacted() string { return db.redacted }
 
 // Connect opens a dedicated session with its own statement cache.
 func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
-	var sock socketHolder
+	sock := socketHolder{sockets: db.sockets}
 	sc, err := db.conn(ctx, &sock)
 	if err != nil {
 		return nil, db.connectError(ctx, err)
@@ -324,7 +329,7 @@ func (db *DB) ClientPath() string {
 	if db.Dialect().Batches {
 		path += "; batches=on: multi-statement batches where a transaction has them"
 	}
-	if k := blockconn.Describe(socketKind(), SocketEnv); k != "" {
+	if k := db.sockets.Describe(); k != "" {
 		path += "; " + k
 	}
 	return path

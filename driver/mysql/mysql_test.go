@@ -639,10 +639,11 @@ func BenchmarkCopyFrom(b *testing.B) {
 // TestContextInterrupts: a statement runs until its context ends, then stops at once with the
 // context's error (not a lost connection); a context that ends after its statement finished leaves
 // the session alone.
-// It holds on each socket kind (SocketEnv): the netpoller's, and driver/blockconn's blocking and
-// held sockets, whose reads a context ends by shutting the socket down.
+// It holds on each socket kind (SocketEnv): the netpoller's, and driver/blockconn's held sockets
+// (a run's own connections: blockconn.ForRun), whose reads a context ends by shutting the socket
+// down.
 func TestContextInterrupts(t *testing.T) {
-	for _, kind := range []string{blockconn.Netpoll, blockconn.Blocking, blockconn.Held} {
+	for _, kind := range []string{blockconn.Netpoll, blockconn.Held} {
 		t.Run(kind, func(t *testing.T) {
 			t.Setenv(mysql.SocketEnv, kind)
 			testContextInterrupts(t, kind)
@@ -653,7 +654,16 @@ func TestContextInterrupts(t *testing.T) {
 func testContextInterrupts(t *testing.T, kind string) {
 	db := openURL(t, freshURL(t, ""))
 	live := blockconn.Live()
-	c := connect(t, db)
+	if c := connect(t, db); blockconn.Live() != live {
+		t.Fatalf("%s=%s: a connection outside a run is on blockconn's socket", mysql.SocketEnv, kind)
+	} else {
+		c.Close()
+	}
+	c, err := db.Connect(blockconn.ForRun(testCtx(t), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
 	if own := blockconn.Live() > live; own != (kind != blockconn.Netpoll) {
 		t.Fatalf("%s=%s: the session's socket is blockconn's: %v", mysql.SocketEnv, kind, own)
 	}

@@ -94,10 +94,20 @@ func (p *pipe) Exec(query string, args ...any) {
 
 func (p *pipe) Query(query string, args ...any) { p.queue(pipeQuery, query, args) }
 
-// queueable says a statement may be queued: the pipeline is open, not sent, and nothing failed.
+// pipeCap bounds a pipeline's commands (those candor puts in front and behind included): TPC-C's
+// largest transaction queues about 50. It keeps the commands written at once, and the answers the
+// server writes back before they are read, bounded, and below wstmtCap, so a pipeline's own
+// statements are never the least recently used that a new prepare closes.
+const pipeCap = 128
+
+// queueable says a statement may be queued: the pipeline is open, not sent, has room, and nothing
+// failed.
 func (p *pipe) queueable() bool {
 	switch {
 	case p.err != nil:
+		return false
+	case len(p.kinds) >= pipeCap-1: // room for a carried COMMIT
+		p.err = fmt.Errorf("mysql: a pipeline holds at most %d statements: send it, then queue the rest on another", pipeCap-1)
 		return false
 	case !p.open || p.sent:
 		p.err = errors.New("mysql: a statement queued on a pipeline already sent or closed")
@@ -112,14 +122,10 @@ func (p *pipe) queue(kind byte, query string, args []any) {
 		return
 	}
 	c := p.c
-	s, ok := c.wstmts[query]
-	if !ok {
-		var err error
-		if s, err = c.w.prepare(query); err != nil {
-			p.err = err
-			return
-		}
-		c.wstmts[query] = s
+	s, err := c.wprepared(query)
+	if err != nil {
+		p.err = err
+		return
 	}
 	if s.nParams != len(args) {
 		p.err = fmt.Errorf("sql: expected %d arguments, got %d", s.nParams, len(args))

@@ -2,11 +2,14 @@ package mysql_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/mysql"
 	"github.com/candor-bench/candor/internal/drivertest"
 	"github.com/candor-bench/candor/internal/gmsstandin"
 )
@@ -294,5 +297,36 @@ func TestPipeCarriesCommit(t *testing.T) {
 	n0 = trips(c2)
 	if err := c2.Commit(ctx); err != nil || trips(c2)-n0 != 1 {
 		t.Errorf("Commit without pipelines: %v, %d round trips (want 1)", err, trips(c2)-n0)
+	}
+}
+
+// TestPipelineBounded: a pipeline takes at most mysql.PipeCap-1 statements; one more fails its Send
+// with the bound named, nothing of it is sent (the rows are unchanged), and the session goes on.
+func TestPipelineBounded(t *testing.T) {
+	db := openURL(t, freshURL(t, ""))
+	c := connect(t, db)
+	ctx := testCtx(t)
+	createTable(t, c, 1)
+	p := c.(driver.Pipeliner).Pipe()
+	for range mysql.PipeCap - 1 {
+		p.Exec("UPDATE t SET v = v + ? WHERE id = ?", 1, 1)
+	}
+	if err := p.Send(ctx); err != nil {
+		t.Fatalf("a pipeline of %d statements: %v", mysql.PipeCap-1, err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p = c.(driver.Pipeliner).Pipe()
+	for range mysql.PipeCap {
+		p.Exec("UPDATE t SET v = v + ? WHERE id = ?", 1, 1)
+	}
+	if err := p.Send(ctx); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("at most %d statements", mysql.PipeCap-1)) {
+		t.Fatalf("a pipeline of %d statements: %v, want the bound named", mysql.PipeCap, err)
+	}
+	p.Close()
+	var v int64
+	if err := c.QueryRow(ctx, "SELECT v FROM t WHERE id = ?", 1).Scan(&v); err != nil || v != 10+int64(mysql.PipeCap-1) {
+		t.Fatalf("after the pipelines: v = %d, %v; want %d (the refused one sent nothing)", v, err, 10+mysql.PipeCap-1)
 	}
 }

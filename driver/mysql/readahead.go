@@ -179,6 +179,14 @@ func (c *readAhead) next(n int) ([]byte, error) {
 	return p, nil
 }
 
+// shrink lets a buffer that next grew past bufKeep for a large packet go, back to readAheadSize,
+// once everything in it is consumed (wire.flush: the last exchange is read whole).
+func (c *readAhead) shrink() {
+	if len(c.buf) > bufKeep && c.r == c.w {
+		c.buf, c.r, c.w = make([]byte, readAheadSize), 0, 0
+	}
+}
+
 // payloadLen is the payload length in the header a packet starts with (3 bytes, little-endian);
 // b holds at least the 4 header bytes.
 func payloadLen(b []byte) int { return int(b[0]) | int(b[1])<<8 | int(b[2])<<16 }

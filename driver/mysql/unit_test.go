@@ -16,6 +16,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/driver/blockconn"
 	"github.com/candor-bench/candor/userr"
 )
 
@@ -259,9 +260,13 @@ func TestClientPath(t *testing.T) {
 		t.Errorf("with a session off the wire: %q, want %q", got, want)
 	}
 	t.Setenv(PreparedEnv, "go-sql-driver")
-	t.Setenv(SocketEnv, "blocking")
-	db = &DB{engine: engineMariaDB, cfg: &gomysql.Config{}}
-	if got, want := db.ClientPath(), "prepared statements through go-sql-driver, one per round trip (CANDOR_MYSQL_PREPARED=go-sql-driver); blocking sockets (CANDOR_MYSQL_SOCKET=blocking)"; got != want {
+	t.Setenv(SocketEnv, "held")
+	sockets, err := blockconn.NewTally(SocketEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db = &DB{engine: engineMariaDB, cfg: &gomysql.Config{}, sockets: sockets}
+	if got, want := db.ClientPath(), "prepared statements through go-sql-driver, one per round trip (CANDOR_MYSQL_PREPARED=go-sql-driver); CANDOR_MYSQL_SOCKET=held, but no run's connection was held"; got != want {
 		t.Errorf("with the environment's switches: %q, want %q", got, want)
 	}
 }

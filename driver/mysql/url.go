@@ -179,8 +179,12 @@ func parseURL(u *url.URL, raw string) (*gomysql.Config, options, error) {
 // socketKey is the context key under which Connect asks dial for the session's socket.
 type socketKey struct{}
 
-// socketHolder receives the socket dial opened for one Connect.
-type socketHolder struct{ c net.Conn }
+// socketHolder receives the socket dial opened for one Connect, and carries the DB's choice of
+// sockets (driver/blockconn's Tally) to dial.
+type socketHolder struct {
+	c       net.Conn
+	sockets *blockconn.Tally
+}
 
 // dial opens the connection's socket and hands it to the Connect that asked for it (see
 // Conn.interrupt): database/sql dials synchronously in the caller's context when it has no idle
@@ -188,24 +192,25 @@ type socketHolder struct{ c net.Conn }
 func dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	var d net.Dialer
 	dc := d.DialContext
-	dc = blockconn.DialKind(socketKind(), dc)
+	h, _ := ctx.Value(socketKey{}).(*socketHolder)
+	if h != nil {
+		dc = h.sockets.Dial(ctx, dc) // held for a run's own connections with SocketEnv=held
+	}
 	c, err := dc(ctx, network, addr)
 	if err == nil {
 		// raw system calls on a netpoller's socket; blockconn's are left as they are (rawsock.Wrap)
 		c = newReadAhead(rawsock.Wrap(c))
-		if h, ok := ctx.Value(socketKey{}).(*socketHolder); ok {
+		if h != nil {
 			h.c = c
 		}
 	}
 	return c, err
 }
 
-// SocketEnv chooses the sockets' kind, as driver/postgres's CANDOR_PG_SOCKET does: "blocking" or
-// "held" (driver/blockconn's kinds), anything else Go's netpoller (the default).
+// SocketEnv chooses the sockets' kind, as driver/postgres's CANDOR_PG_SOCKET does: "held" for a
+// run's own connections (driver/blockconn), unset or "netpoll" Go's netpoller (the default);
+// anything else is refused.
 const SocketEnv = "CANDOR_MYSQL_SOCKET"
-
-// socketKind is the kind SocketEnv asks for.
-func socketKind() string { return blockconn.KindOf(SocketEnv) }
 
 // PreparedEnv chooses who executes the prepared statements: "go-sql-driver" sends them through
 // go-sql-driver's statements, for measuring; anything else through candor's own wire (wire.go), the

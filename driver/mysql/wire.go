@@ -48,6 +48,7 @@ const (
 	comQuery            = 0x03
 	comStmtPrepare      = 0x16
 	comStmtExecute      = 0x17
+	comStmtClose        = 0x19
 	maxPacketPayload    = 1<<24 - 1
 	flagUnsignedColumn  = 0x20
 	typeDecimal         = 0x00
@@ -89,7 +90,15 @@ type wire struct {
 	pending, prepPending, sent []byte
 	ans                        int
 	err                        error
+	// closing: statements to close on the server (COM_STMT_CLOSE, which has no answer), sent in
+	// front of the next prepare
+	closing []uint32
 }
+
+// bufKeep is the most a session's buffers keep between exchanges (wire's out and big,
+// readAhead's buf): one grown past it for a large parameter, row or packet is let go once that
+// exchange is over, when the session's next command is written.
+const bufKeep = 1 << 20
 
 // wireFlags are the capability flags wire reads answers right with, by name: those go-sql-driver
 // v1.10.1 may ask for but compression and TLS. A session that negotiated any other is not wire's.
@@ -165,6 +174,7 @@ func wireReason(server, flags, ext uint32) string {
 // wstmt is a statement prepared on the server through wire.
 type wstmt struct {
 	id      uint32
+	used    uint64 // the session's use count at its last use (Conn.wprepared)
 	nParams int
 	cols    []wcol   // its result's columns, as the last answer that sent them said
 	names   []string // their names, from the prepare
@@ -239,9 +249,16 @@ func (w *wire) flush() error {
 		w.discardQueued()
 		return w.err
 	}
+	w.ra.shrink() // the last exchange is read whole: a buffer it grew goes
 	_, err := rawsock.Request(w.ra.Conn, w.out)
 	w.sent = append(w.sent[:0], w.pending...)
 	w.discardQueued()
+	if cap(w.out) > bufKeep { // a command of a large parameter is written
+		w.out = nil
+	}
+	if cap(w.big) > bufKeep { // a packet of 16 MiB or more was read
+		w.big = nil
+	}
 	w.ans = 0
 	w.seq = w.first(0)
 	if err != nil {
@@ -326,6 +343,9 @@ func serverError(p []byte) error {
 	return e
 }
 
+// forget closes the statement id on the server: the command goes in front of the next prepare.
+func (w *wire) forget(id uint32) { w.closing = append(w.closing, id) }
+
 // prepare prepares query on the server (COM_STMT_PREPARE) and reads the statement's parameters
 // and columns.
 func (w *wire) prepare(query string) (*wstmt, error) {
@@ -335,6 +355,11 @@ func (w *wire) prepare(query string) (*wstmt, error) {
 	// commands a pipeline has queued wait in out, behind this one (see pipe.go)
 	queued, queuedPending := w.out, w.pending
 	w.out, w.pending = w.prep[:0], w.prepPending[:0]
+	for _, id := range w.closing { // no answer: no pending entry, and the prepare's packets start at 0 again
+		w.out = append(w.out, 5, 0, 0, 0, comStmtClose)
+		w.out = binary.LittleEndian.AppendUint32(w.out, id)
+	}
+	w.closing = w.closing[:0]
 	start := w.command(comStmtPrepare)
 	w.out = append(w.out, query...)
 	w.done(start)

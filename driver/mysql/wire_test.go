@@ -355,4 +355,80 @@ func TestOwnWireLongCommands(t *testing.T) {
 	if k := count(t, c, "big"); k != int64(2*len(sizes)) {
 		t.Errorf("%d rows, want %d", k, 2*len(sizes))
 	}
+	// A 20 MB row read back, then a small statement: the session's buffers, grown for the 20 MB
+	// parameters and row, are back under mysql.BufKeep.
+	var b []byte
+	if err := c.QueryRow(ctx, "SELECT b FROM big WHERE id = ?", id).Scan(&b); err != nil || len(b) != sizes[len(sizes)-1] {
+		t.Fatalf("the 20 MB row read back: %d bytes, %v", len(b), err)
+	}
+	if out, big, read, ok := mysql.Buffers(c); !ok || max(out, big, read) < 20_000_000 {
+		t.Fatalf("after a 20 MB row: buffers out %d, big %d, read-ahead %d (on the wire: %v): the test reads the wrong thing", out, big, read, ok)
+	}
+	var one int
+	if err := c.QueryRow(ctx, "SELECT ?", 1).Scan(&one); err != nil || one != 1 {
+		t.Fatalf("a small statement after it: %d, %v", one, err)
+	}
+	if out, big, read, _ := mysql.Buffers(c); max(out, big, read) > mysql.BufKeep {
+		t.Errorf("after a 20 MB exchange and a small one: buffers out %d, big %d, read-ahead %d bytes, want each at most %d", out, big, read, mysql.BufKeep)
+	}
+}
+
+// TestOwnWirePreparedBounded: a session that runs more distinct SQL texts than mysql.WstmtCap keeps
+// at most that many prepared, on candor's wire (and on go-sql-driver's statements,
+// CANDOR_MYSQL_PREPARED=go-sql-driver), the least recently used closed on the server
+// (COM_STMT_CLOSE: the session's Com_stmt_prepare less its Com_stmt_close stays bounded), alone
+// and in a pipeline; every result is right, and a statement used again after its eviction is
+// prepared again and right too.
+func TestOwnWirePreparedBounded(t *testing.T) {
+	raw := freshURL(t, "")
+	t.Run("wire", func(t *testing.T) { testPreparedBounded(t, raw) })
+	t.Run("go-sql-driver", func(t *testing.T) {
+		t.Setenv(mysql.PreparedEnv, "go-sql-driver")
+		testPreparedBounded(t, raw)
+	})
+}
+
+func testPreparedBounded(t *testing.T, raw string) {
+	db := openURL(t, raw)
+	c := connect(t, db)
+	ctx := testCtx(t)
+	status := func(name string) int64 {
+		var k string
+		var v int64
+		if err := c.QueryRow(ctx, "SHOW SESSION STATUS LIKE '"+name+"'").Scan(&k, &v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return v
+	}
+	prepared0, closed0 := status("Com_stmt_prepare"), status("Com_stmt_close")
+	n := mysql.WstmtCap + 40
+	for i := range n {
+		var got int64
+		if i%2 == 0 {
+			if err := c.QueryRow(ctx, fmt.Sprintf("SELECT ? + %d", i), 1).Scan(&got); err != nil || got != int64(i+1) {
+				t.Fatalf("statement %d: %d, %v; want %d", i, got, err, i+1)
+			}
+			continue
+		}
+		if err := c.Begin(ctx, driver.TxOptions{ReadOnly: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRow(ctx, fmt.Sprintf("SELECT ? * %d", i), 2).Scan(&got); err != nil || got != int64(2*i) {
+			t.Fatalf("statement %d in a transaction: %d, %v; want %d", i, got, err, 2*i)
+		}
+		if err := c.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got int64
+	if err := c.QueryRow(ctx, "SELECT ? + 0", 5).Scan(&got); err != nil || got != 5 { // evicted, prepared again
+		t.Fatalf("the first statement again: %d, %v", got, err)
+	}
+	if k := mysql.Prepared(c); k > mysql.WstmtCap {
+		t.Errorf("%d statements kept prepared, want at most %d", k, mysql.WstmtCap)
+	}
+	live := (status("Com_stmt_prepare") - prepared0) - (status("Com_stmt_close") - closed0)
+	if live > int64(mysql.WstmtCap) || live < int64(mysql.WstmtCap)/2 {
+		t.Errorf("after %d distinct statements the server holds %d of the session's prepared, want at most %d (and the count to see them)", n+1, live, mysql.WstmtCap)
+	}
 }

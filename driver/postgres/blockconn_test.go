@@ -9,47 +9,72 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/driver/blockconn"
+	"github.com/candor-bench/candor/userr"
 )
 
-// TestBlockingConnIsUsed: with CANDOR_PG_SOCKET=blocking candor's connections read and write with
-// blocking system calls; without it, on Go's netpoller.
-func TestBlockingConnIsUsed(t *testing.T) {
+// TestHeldConnIsUsed: with CANDOR_PG_SOCKET=held a run's own connections (blockconn.ForRun) read
+// and write on held sockets, and the client path says so; without it, and for any connection
+// opened outside a run, Go's netpoller. CANDOR_PG_SOCKET=blocking (removed) and unknown kinds are
+// refused at open.
+func TestHeldConnIsUsed(t *testing.T) {
 	t.Setenv(SocketEnv, "") // the default, whatever the environment of the test says
-	c := connect(t, openDB(t).(*DB)).(*Conn)
-	if _, ok := c.pc.PgConn().Conn().(*blockconn.Conn); ok {
-		t.Fatalf("without %s the connection is a *blockconn.Conn, want the netpoller's", SocketEnv)
+	run := blockconn.ForRun(testCtx(t), 1)
+	isHeld := func(c driver.Conn) bool {
+		_, ok := c.(*Conn).pc.PgConn().Conn().(*blockconn.Conn)
+		return ok
 	}
-	for _, kind := range []string{blockconn.Blocking, blockconn.Held} {
-		t.Setenv(SocketEnv, kind)
-		db := openDB(t).(*DB)
-		c = connect(t, db).(*Conn)
-		if _, ok := c.pc.PgConn().Conn().(*blockconn.Conn); !ok {
-			t.Fatalf("%s=%s: the connection is a %T, want a *blockconn.Conn", SocketEnv, kind, c.pc.PgConn().Conn())
-		}
-		if p := db.ClientPath(); !strings.Contains(p, kind+" sockets") {
-			t.Fatalf("%s=%s: the client path %q does not say so", SocketEnv, kind, p)
+	db := openDB(t).(*DB)
+	if isHeld(connectIn(t, db, run)) || strings.Contains(db.ClientPath(), "sockets") {
+		t.Fatalf("without %s a run's connection is held, or the client path %q says sockets", SocketEnv, db.ClientPath())
+	}
+	t.Setenv(SocketEnv, blockconn.Held)
+	db = openDB(t).(*DB)
+	if isHeld(connect(t, db)) {
+		t.Fatalf("%s=held: a connection outside a run is held", SocketEnv)
+	}
+	if !isHeld(connectIn(t, db, run)) {
+		t.Fatalf("%s=held: a run's connection is not held", SocketEnv)
+	}
+	if p := db.ClientPath(); !strings.Contains(p, "held sockets") || !strings.Contains(p, SocketEnv+"=held") {
+		t.Fatalf("%s=held: the client path %q does not say so", SocketEnv, p)
+	}
+	for _, v := range []string{"blocking", "x"} {
+		t.Setenv(SocketEnv, v)
+		_, err := driver.Open(testCtx(t), pgURL(t))
+		if !userr.Is(err) || !strings.Contains(err.Error(), SocketEnv+"=") {
+			t.Fatalf("%s=%s: open gave %v, want the user's error naming it", SocketEnv, v, err)
 		}
 	}
 }
 
-// TestBlockingConnCancelAndTimeout: the connection's own context watch (ctxWatch), on both kinds
-// of socket: a cancelled context and a passed deadline must each end a running statement at once
-// (on a blocking socket a blocked read(2) cannot see a context: shutdown(2) of the socket) and leave
-// the connection lost, not hung; a fresh connection works, and closed connections give back their
-// place under blockconn.MaxLive.
-func TestBlockingConnCancelAndTimeout(t *testing.T) {
-	t.Run("netpoll", func(t *testing.T) { testCancelAndTimeout(t) })
-	for _, kind := range []string{blockconn.Blocking, blockconn.Held} {
-		t.Run(kind, func(t *testing.T) {
-			t.Setenv(SocketEnv, kind)
-			testCancelAndTimeout(t)
-		})
+// connectIn is a connection of db opened in ctx, closed when the test ends.
+func connectIn(t *testing.T, db driver.DB, ctx context.Context) driver.Conn {
+	t.Helper()
+	c, err := db.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestHeldConnCancelAndTimeout: the connection's own context watch (ctxWatch), on both kinds of
+// socket: a cancelled context and a passed deadline must each end a running statement at once (on
+// a held socket a blocked read(2) cannot see a context: shutdown(2) of the socket) and leave the
+// connection lost, not hung; a fresh connection works, and closed connections give back their
+// place under blockconn.MaxHeld.
+func TestHeldConnCancelAndTimeout(t *testing.T) {
+	t.Run("netpoll", func(t *testing.T) { testCancelAndTimeout(t) })
+	t.Run(blockconn.Held, func(t *testing.T) {
+		t.Setenv(SocketEnv, blockconn.Held)
+		testCancelAndTimeout(t)
+	})
 }
 
 func testCancelAndTimeout(t *testing.T) {
 	db := openDB(t)
 	live := blockconn.Live()
+	runCtx := blockconn.ForRun(testCtx(t), 2) // held with SocketEnv=held
 	type statement func(ctx context.Context, c driver.Conn) error
 	exec := func(ctx context.Context, c driver.Conn) error {
 		_, err := c.Exec(ctx, "SELECT pg_sleep(20)")
@@ -92,7 +117,7 @@ func testCancelAndTimeout(t *testing.T) {
 	} {
 		run := tc.run
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := db.Connect(testCtx(t))
+			c, err := db.Connect(runCtx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +132,7 @@ func testCancelAndTimeout(t *testing.T) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
 			c.Close()
-			c2, err := db.Connect(testCtx(t))
+			c2, err := db.Connect(runCtx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +146,7 @@ func testCancelAndTimeout(t *testing.T) {
 	// pgconn closes an interrupted connection in the background (after its cancel request)
 	for wait := time.Now(); blockconn.Live() != live; time.Sleep(10 * time.Millisecond) {
 		if time.Since(wait) > 20*time.Second {
-			t.Fatalf("%d blocking connections open 20 s after closing every one, want %d", blockconn.Live(), live)
+			t.Fatalf("%d held connections open 20 s after closing every one, want %d", blockconn.Live(), live)
 		}
 	}
 }
@@ -131,16 +156,14 @@ func testCancelAndTimeout(t *testing.T) {
 // and an ended context is refused before anything is sent.
 func TestContextEndedWhileIdle(t *testing.T) {
 	t.Run("netpoll", testContextEndedWhileIdle)
-	for _, kind := range []string{blockconn.Blocking, blockconn.Held} {
-		t.Run(kind, func(t *testing.T) {
-			t.Setenv(SocketEnv, kind)
-			testContextEndedWhileIdle(t)
-		})
-	}
+	t.Run(blockconn.Held, func(t *testing.T) {
+		t.Setenv(SocketEnv, blockconn.Held)
+		testContextEndedWhileIdle(t)
+	})
 }
 
 func testContextEndedWhileIdle(t *testing.T) {
-	c := connect(t, openDB(t))
+	c := connectIn(t, openDB(t), blockconn.ForRun(testCtx(t), 1))
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	var v int
 	if err := c.QueryRow(ctx1, "SELECT $1::int", 1).Scan(&v); err != nil || v != 1 {

@@ -68,6 +68,7 @@ type Conn struct {
 // over 15 ms left pgconn's background reader waiting in a read of the socket): wire's first turn
 // syncs pgconn first, as after any of pgx's.
 func newConn(pc *pgx.Conn) *Conn {
+	registerAsText(pc.TypeMap()) // numbers and bools bound to text parameters, as on candor's wire
 	return &Conn{pc: pc, wire: wire{nc: pc.PgConn().Conn(), tx: 'I'}, stmtCap: statementCacheSize, pgxUsed: true}
 }
 
@@ -204,6 +205,9 @@ func (c *Conn) enter(ctx context.Context) (context.Context, error) {
 // set, as pgx's HandleUnwatchAfterCancel does); a failure while ctx has ended is ctx's error (as
 // pgx reports it), wrapping the connection's.
 func (c *Conn) leave(ctx context.Context, err error) error {
+	if err != nil {
+		err = tooLarge(err) // pgconn's refusal of a message past max_message_size, said clearly
+	}
 	if ctx.Done() == nil {
 		return err
 	}

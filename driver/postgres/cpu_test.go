@@ -34,9 +34,9 @@ const pointSelectClients = 4
 //	candor                   candor's Conn (driver.Conn.QueryRow, the path workloads take)
 //	pgx                      a bare *pgx.Conn on Go's netpoller (pgconn's own dialer), no candor
 //	pgx-background           the same under context.Background() (pgx watches no context)
-//	candor-blocking          candor's Conn on blocking sockets (CANDOR_PG_SOCKET=blocking)
-//	pgx-blocking             a bare *pgx.Conn on candor's blocking socket (driver/blockconn)
-//	pgx-blocking-background  the same under context.Background()
+//	candor-held              candor's Conn on held sockets (CANDOR_PG_SOCKET=held, a run's connection)
+//	pgx-held                 a bare *pgx.Conn on candor's held socket (driver/blockconn)
+//	pgx-held-background      the same under context.Background()
 //
 // Run: go test ./driver/postgres -run '^$' -bench PointSelectCPU -benchtime 100000x (against the
 // throwaway server: CANDOR_TEST_PG_URL). The figure to read is cpu-µs/op.
@@ -80,14 +80,19 @@ func BenchmarkPointSelectCPU(b *testing.B) {
 		connect func(b *testing.B) session
 	}{
 		{"candor", func(b *testing.B) session { return onCandor(drivertest.Connect(b, db)) }},
-		{"candor-blocking", func(b *testing.B) session {
-			b.Setenv(SocketEnv, "blocking")
-			return onCandor(drivertest.Connect(b, drivertest.Open(b, raw)))
+		{"candor-held", func(b *testing.B) session {
+			b.Setenv(SocketEnv, blockconn.Held)
+			c, err := drivertest.Open(b, raw).Connect(blockconn.ForRun(ctx, pointSelectClients))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { c.Close() })
+			return onCandor(c)
 		}},
 		{"pgx", onPgx(netpollConfig, ctx)},
 		{"pgx-background", onPgx(netpollConfig, context.Background())},
-		{"pgx-blocking", onPgx(blockingConfig, ctx)},
-		{"pgx-blocking-background", onPgx(blockingConfig, context.Background())},
+		{"pgx-held", onPgx(heldConfig, ctx)},
+		{"pgx-held-background", onPgx(heldConfig, context.Background())},
 	}
 	for _, p := range paths {
 		b.Run(p.name, func(b *testing.B) {
@@ -141,9 +146,9 @@ func netpollConfig(b *testing.B, db *DB) *pgx.ConnConfig {
 	return cfg
 }
 
-// blockingConfig is db's configuration on candor's blocking sockets (driver/blockconn).
-func blockingConfig(b *testing.B, db *DB) *pgx.ConnConfig {
+// heldConfig is db's configuration on candor's held sockets (driver/blockconn).
+func heldConfig(b *testing.B, db *DB) *pgx.ConnConfig {
 	cfg := netpollConfig(b, db)
-	cfg.DialFunc = blockconn.Dial(cfg.DialFunc)
+	cfg.DialFunc = blockconn.DialHeld(cfg.DialFunc)
 	return cfg
 }

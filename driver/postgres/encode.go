@@ -183,6 +183,41 @@ func appendAsText(buf []byte, oid uint32, arg any) (_ []byte, ok bool) {
 	return buf, false
 }
 
+// asTextCodec is pgx's TextCodec that also encodes what appendAsText does (a number or a bool bound
+// to a text-typed parameter) as its text, so that the statements left to pgx (a pooler in
+// transaction pooling, the URL's default_query_exec_mode) send pgbench's variables as candor's wire
+// does, where pgx alone refuses them. registerAsText puts it on a connection's type map for the
+// text-like types.
+type asTextCodec struct{ pgtype.TextCodec }
+
+func (c asTextCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
+	if p := c.TextCodec.PlanEncode(m, oid, format, value); p != nil {
+		return p
+	}
+	if _, ok := appendAsText(nil, oid, value); ok && format == pgtype.TextFormatCode {
+		return asTextPlan(oid)
+	}
+	return nil
+}
+
+// asTextPlan encodes a value appendAsText takes for its parameter type.
+type asTextPlan uint32
+
+func (p asTextPlan) Encode(value any, buf []byte) ([]byte, error) {
+	b, _ := appendAsText(buf, uint32(p), value)
+	return b, nil
+}
+
+// registerAsText registers asTextCodec on m for text, varchar, char and name.
+func registerAsText(m *pgtype.Map) {
+	for _, t := range []struct {
+		name string
+		oid  uint32
+	}{{"text", pgtype.TextOID}, {"varchar", pgtype.VarcharOID}, {"bpchar", pgtype.BPCharOID}, {"name", pgtype.NameOID}} {
+		m.RegisterType(&pgtype.Type{Name: t.name, OID: t.oid, Codec: asTextCodec{}})
+	}
+}
+
 // appendInt appends v as an int2, int4 or int8 parameter; ok is false for another type, or a value
 // out of the type's range (pgx then reports it).
 func appendInt(buf []byte, oid uint32, v int64) (_ []byte, ok bool) {

@@ -13,6 +13,8 @@ import (
 	"crypto/tls"
 	"net"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,6 +34,12 @@ const (
 	statementCacheSize = 512
 	// connectTimeout applies when the URL sets no connect_timeout.
 	connectTimeout = 10 * time.Second
+	// MaxMessageDefault bounds the body of one message candor reads from the server (a row, an
+	// error) when the URL sets no max_message_size: the buffer a connection grows to read it. The
+	// server's own limit is 1 GiB; a benchmark's rows are far smaller.
+	MaxMessageDefault = 64 << 20
+	// maxMessageLeast is the smallest max_message_size the URL may set.
+	maxMessageLeast = 64 << 10
 )
 
 // DB is an opened PostgreSQL database: a parsed configuration from which connections are made.
@@ -51,6 +59,11 @@ type DB struct {
 	pooling string
 	modeWhy string
 	tls     string // "TLS 1.3" when the connection Open made is encrypted, else ""
+	// sockets: SocketEnv's kind, and the held sockets a run's connections got (driver/blockconn)
+	sockets *blockconn.Tally
+	// maxMessage bounds a message's body read from the server (max_message_size in the URL, else
+	// MaxMessageDefault), on candor's wire and pgconn's alike
+	maxMessage int
 }
 
 var _ driver.DB = (*DB)(nil)
@@ -58,6 +71,11 @@ var _ driver.DB = (*DB)(nil)
 // open is the driver.Opener for the postgres:// and postgresql:// schemes.
 func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	db := &DB{engine: engineFor(u.Scheme), redacted: driver.Redact(raw), raw: raw, cancels: new(driver.Cancels)}
+	sockets, err := blockconn.NewTally(SocketEnv)
+	if err != nil {
+		return nil, err
+	}
+	db.sockets = sockets
 	// pgx recognises the URL form only by a lower-case postgres:// or postgresql:// scheme (u.Scheme
 	// is lower-cased already); CockroachDB and YugabyteDB are reached as PostgreSQL.
 	scheme := u.Scheme
@@ -79,11 +97,15 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	if err := db.execMode(q, cfg); err != nil {
 		return nil, err
 	}
-	// The socket's kind is chosen at each dial, not here: a run asks for held sockets
-	// (blockconn.Prefer) after the database is opened, for its own connections only.
+	if db.maxMessage, err = db.messageBound(q.Get("max_message_size")); err != nil {
+		return nil, err
+	}
+	delete(cfg.RuntimeParams, "max_message_size") // candor's, not a server setting
+	// The socket's kind is chosen at each dial, not here: with SocketEnv=held, a run's own
+	// connections (their context marked by blockconn.ForRun) are held, no other.
 	base := cfg.DialFunc
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return blockconn.DialKind(socketKind(), base)(ctx, network, addr)
+		return db.sockets.Dial(ctx, base)(ctx, network, addr)
 	}
 	// raw system calls on the netpoller's sockets: blockconn's own are left as they are (they have
 	// no descriptor to give), those past its MaxLive are wrapped
@@ -141,7 +163,9 @@ func (db *DB) connect(ctx context.Context) (*Conn, error) {
 		return nil, db.connectError(ctx, err)
 	}
 	registerNumeric(pc.TypeMap())
+	pc.PgConn().Frontend().SetMaxBodyLen(db.maxMessage)
 	c := newConn(pc)
+	c.wire.maxBody = db.maxMessage
 	c.cancels = db.cancels
 	c.stmtCap = db.stmtCap
 	return c, nil
@@ -164,7 +188,7 @@ func (db *DB) ClientPath() string {
 	} else if db.pooling != "" {
 		path += "; through a connection pooler in " + db.pooling + " pooling (named prepared statements stay on the session's server connection)"
 	}
-	if k := blockconn.Describe(socketKind(), SocketEnv); k != "" {
+	if k := db.sockets.Describe(); k != "" {
 		path += "; " + k
 	}
 	if db.tls != "" {
@@ -185,17 +209,36 @@ func (db *DB) DefaultIsolation() driver.Isolation { return db.engine.defaultIso 
 // Close releases nothing: connections are owned and closed by their users.
 func (db *DB) Close() error { return nil }
 
-// SocketEnv chooses the sockets' kind (driver/blockconn's kinds): "blocking" makes reads and
-// writes blocking system calls on the socket's own descriptor, "held" raw blocking reads that keep
-// their thread and P (a P per connection: the fewest context switches when the server shares the
-// driver's CPUs, see docs/performance/sysbench.md), anything else leaves them on Go's
-// netpoller (the default: it costs the least CPU per TPC-C transaction, and it serves any number of
-// connections).
+// messageBound is the URL's max_message_size, a size in bytes or with PostgreSQL's units (kB, MB,
+// GB: 256MB), from 64kB to 1GB; MaxMessageDefault when it is empty.
+func (db *DB) messageBound(v string) (int, error) {
+	if v == "" {
+		return MaxMessageDefault, nil
+	}
+	num, unit := v, 1
+	for _, u := range []struct {
+		suffix string
+		bytes  int
+	}{{"kB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}} {
+		if strings.HasSuffix(v, u.suffix) {
+			num, unit = strings.TrimSuffix(v, u.suffix), u.bytes
+			break
+		}
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(num))
+	if err != nil || n <= 0 || n > wireMaxMessage/unit || n*unit < maxMessageLeast {
+		return 0, db.userError("max_message_size=%s in the URL %s is not a size from 64kB to 1GB: give it in bytes or as 256MB (kB, MB, GB)", v, db.redacted)
+	}
+	return n * unit, nil
+}
+
+// SocketEnv chooses the sockets' kind (driver/blockconn's Kind): "held" makes a run's own
+// connections raw blocking reads that keep their thread and P (a P per connection: the fewest
+// context switches when the server shares the driver's CPUs, see docs/performance/sysbench.md),
+// unset or "netpoll" leaves them on Go's netpoller (the default: it costs the least CPU per TPC-C
+// transaction, and it serves any number of connections); anything else is refused.
 const SocketEnv = "CANDOR_PG_SOCKET"
 
-// socketKind is the kind SocketEnv asks for.
 // testDialWrap, when a test sets it, wraps every socket the database dials (a socket whose writes
 // are slow, say).
 var testDialWrap func(net.Conn) net.Conn
-
-func socketKind() string { return blockconn.KindOf(SocketEnv) }

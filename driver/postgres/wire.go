@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -44,6 +45,9 @@ type wire struct {
 	desc   []pgconn.FieldDescription
 	busy   bool
 	broken error // why the socket was closed
+	// maxBody bounds a message's body (DB.maxMessage; MaxMessageDefault when 0): a larger one fails
+	// the statement with messageTooLarge and closes the socket, before anything is allocated for it
+	maxBody int
 }
 
 const (
@@ -52,6 +56,27 @@ const (
 	wireKeep       = 1 << 20
 	wireMaxMessage = 1 << 30 // the server's own limit on a message
 )
+
+// messageTooLarge is a message from the server larger than candor reads (max_message_size).
+type messageTooLarge struct{ size, bound int }
+
+func (e *messageTooLarge) Error() string {
+	return fmt.Sprintf("PostgreSQL sent a message of %d bytes (%s), more than the %d bytes (%s) candor reads in one: raise max_message_size in the URL (up to 1GB) if the run needs values that large; the connection was closed",
+		e.size, mib(e.size), e.bound, mib(e.bound))
+}
+
+// mib is n bytes in MiB, to one decimal.
+func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// tooLarge is err with pgconn's refusal of a message past its bound (pgproto3's
+// ExceededMaxBodyLenErr) said as candor's wire says it (messageTooLarge); err itself otherwise.
+func tooLarge(err error) error {
+	var e *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &e) {
+		return fmt.Errorf("%w (%w)", &messageTooLarge{size: e.ActualBodyLen, bound: e.MaxExpectedBodyLen}, err)
+	}
+	return err
+}
 
 // errWire marks a failure of the protocol itself (a message out of place): the connection is lost.
 var errWire = errors.New("postgres: protocol error")
@@ -130,6 +155,9 @@ func (w *wire) message() (byte, []byte, error) {
 		n := int(binary.BigEndian.Uint32(w.buf[w.r+1:]))
 		if n < 4 || n > wireMaxMessage {
 			return 0, nil, w.protocol("message %q of length %d", typ, n)
+		}
+		if bound := cmp.Or(w.maxBody, MaxMessageDefault); n-4 > bound {
+			return 0, nil, w.fail(&messageTooLarge{size: n - 4, bound: bound})
 		}
 		if err := w.fill(1 + n); err != nil {
 			return 0, nil, err

@@ -168,9 +168,9 @@ func TestWrapWithoutDescriptor(t *testing.T) {
 	}
 }
 
-// The engines dial through Dial(blockconn.Dial(...)) with blocking sockets on: blockconn's own
+// The engines dial through Dial(blockconn.DialHeld(...)) with held sockets on: blockconn's own
 // connections are left to it (no descriptor to give), and the netpoller's it returns past its
-// MaxLive get raw calls as any other.
+// MaxHeld get raw calls as any other.
 func TestBlockconnLeftAlone(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -187,13 +187,13 @@ func TestBlockconnLeftAlone(t *testing.T) {
 		}
 	}()
 	var d net.Dialer
-	c, err := Dial(blockconn.Dial(d.DialContext))(context.Background(), "tcp", l.Addr().String())
+	c, err := Dial(blockconn.DialHeld(d.DialContext))(context.Background(), "tcp", l.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	if _, ok := c.(*blockconn.Conn); !ok {
-		t.Fatalf("Dial(blockconn.Dial(...)) gave a %T, want blockconn's own *blockconn.Conn", c)
+		t.Fatalf("Dial(blockconn.DialHeld(...)) gave a %T, want blockconn's own *blockconn.Conn", c)
 	}
 	if c, err = Dial(d.DialContext)(context.Background(), "tcp", l.Addr().String()); err != nil {
 		t.Fatal(err)

@@ -157,7 +157,6 @@ func (*KV) Info() workload.Info {
 		Unit:            "operations",
 		TerminalsHelp:   "2 per CPU (GOMAXPROCS), as CockroachDB's --concurrency; in rate mode one per connection",
 		ConnectionsHelp: "one per terminal; in rate mode 2 per CPU",
-		HeldSockets:     true,
 	}
 }
 

@@ -125,7 +125,6 @@ func (s *Sysbench) Info() workload.Info {
 		ConnectionsHelp: "one per terminal; in rate mode 1",
 		Parts:           parts,
 		PartNote:        "each statement from its call to its result",
-		HeldSockets:     true,
 	}
 }
 

@@ -72,7 +72,6 @@ func (*YCSB) Info() workload.Info {
 		Unit:            "operations",
 		TerminalsHelp:   "the threadcount property when given, else 2 per CPU (GOMAXPROCS); in rate mode one per connection",
 		ConnectionsHelp: "one per terminal; in rate mode the terminals given, else 2 per CPU",
-		HeldSockets:     true,
 	}
 }
 
