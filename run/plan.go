@@ -22,6 +22,8 @@ type LoadPlan struct {
 	Loaders  int               `json:"loaders"`
 	Seed     uint64            `json:"seed"`
 	Drop     bool              `json:"drop"`
+	// AllowLarge loads past the load safety bounds (loadsafety.go, --allow-large).
+	AllowLarge bool `json:"allow_large,omitempty"`
 	Quiet    bool              `json:"-"`
 	// OneShot: the one-shot's load (the workload's options are the one-shot's).
 	OneShot bool `json:"-"`

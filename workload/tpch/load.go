@@ -44,9 +44,22 @@ type record struct {
 	SF float64 `json:"sf"`
 }
 
+func init() {
+	loadstate.Register(loadstate.Claim{Workload: workloadName, Owns: loadstate.Names(tableNames()...)})
+}
+
+// tableNames is the eight tables' names.
+func tableNames() []string {
+	var n []string
+	for _, t := range dbgen.Tables() {
+		n = append(n, tableName(t))
+	}
+	return n
+}
+
 // room is what a TPC-H load replaces: the eight tables (lineitem tells whether they exist) and
 // the record.
-var room = bulkload.Room{Workload: workloadName, Table: "lineitem", Name: "lineitem",
+var room = bulkload.Room{Workload: workloadName, Table: "lineitem", Name: "lineitem", Tables: tableNames(),
 	Describe: func(st loadstate.State) string {
 		var r record
 		if st.Decode(&r) != nil {
