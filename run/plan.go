@@ -24,7 +24,7 @@ type LoadPlan struct {
 	Drop     bool              `json:"drop"`
 	// AllowLarge loads past the load safety bounds (loadsafety.go, --allow-large).
 	AllowLarge bool `json:"allow_large,omitempty"`
-	Quiet    bool              `json:"-"`
+	Quiet      bool `json:"-"`
 	// OneShot: the one-shot's load (the workload's options are the one-shot's).
 	OneShot bool `json:"-"`
 	// Shard is this process's part of a sharded load (shard.go), ShardWait how long it waits for
