@@ -112,11 +112,11 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	go dbgen.Prepare() // the text pool, while the tables are dropped and made
 	ctl, err := room.Open(ctx, db, o.Drop)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
+	go dbgen.Prepare() // the text pool (300 MB, not for a refused load), while the tables are made
 	defer ctl.Close()
 	if _, err := loadstate.Begin(ctx, db, workloadName, record{SF: sf}, o.Seed, o.ToolVersion); err != nil {
 		return workload.LoadResult{}, err
