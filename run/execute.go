@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -45,6 +46,25 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	w := p.Workload
+	lock, shard := loadstate.Lock, workload.Shard{}
+	if p.Shard != nil {
+		// The shards of one load hold candor's lock together (shard.go).
+		lock, shard = loadstate.LockShared, workload.Shard{Index: p.Shard.Index, Count: p.Shard.Count}
+	}
+	if _, ok := w.(workload.Sharder); !ok {
+		shard = workload.Shard{} // shard 0 of a workload that cannot split its load loads it all
+	}
+	// Load safety (loadsafety.go): the time and memory before anything connects, the disk before
+	// anything is dropped or created.
+	est, estimated := estimateLoad(w, p.Loaders, shard)
+	var estLine string
+	if estimated && !strings.HasPrefix(p.DB, "null:") {
+		var err error
+		if estLine, err = judgeLoad(p, est); err != nil {
+			return err
+		}
+	}
 	db, err := driver.Open(ctx, p.DB)
 	if err != nil {
 		return err
@@ -53,19 +73,17 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 	if null.Is(db) {
 		return userr.Errorf("%s holds no data, so there is nothing to load: `candor %s run --db %s` runs without a load, taking the workload's options as given", null.Describe(db), p.Workload.Info().Name, db.Redacted())
 	}
-	lock, shard := loadstate.Lock, workload.Shard{}
-	if p.Shard != nil {
-		// The shards of one load hold candor's lock together (shard.go).
-		lock, shard = loadstate.LockShared, workload.Shard{Index: p.Shard.Index, Count: p.Shard.Count}
-	}
 	unlock, err := lock(ctx, db, "load") // one load, run or check on a database at a time
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	w := p.Workload
-	if _, ok := w.(workload.Sharder); !ok {
-		shard = workload.Shard{} // shard 0 of a workload that cannot split its load loads it all
+	if estimated {
+		disk, err := judgeDisk(ctx, db, est, w.Info().Name, p.AllowLarge)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out.Stderr, "%s; %s\n", estLine, disk)
 	}
 	var expected int64
 	if e, ok := w.(workload.RowEstimator); ok {

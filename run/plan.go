@@ -22,7 +22,9 @@ type LoadPlan struct {
 	Loaders  int               `json:"loaders"`
 	Seed     uint64            `json:"seed"`
 	Drop     bool              `json:"drop"`
-	Quiet    bool              `json:"-"`
+	// AllowLarge loads past the load safety bounds (loadsafety.go, --allow-large).
+	AllowLarge bool `json:"allow_large,omitempty"`
+	Quiet      bool `json:"-"`
 	// OneShot: the one-shot's load (the workload's options are the one-shot's).
 	OneShot bool `json:"-"`
 	// Shard is this process's part of a sharded load (shard.go), ShardWait how long it waits for

@@ -25,6 +25,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -177,6 +178,54 @@ type LoadResult struct {
 // RowEstimator is an optional ability: the rows a load will write, for the progress bar.
 type RowEstimator interface {
 	ExpectedRows() int64
+}
+
+// LoadEstimate is what a load will write and hold, stated before it drops or writes anything, so
+// that the core can refuse a load that cannot finish (run/loadsafety.go, docs/load-safety.md). Each
+// figure saturates at math.MaxInt64 (Product) rather than overflow.
+type LoadEstimate struct {
+	// Rows is the rows the load writes.
+	Rows int64
+	// Bytes is a lower bound of the bytes the loaded data takes on disk (its values, without the
+	// engine's overhead, keys and indexes).
+	Bytes int64
+	// PeakMemory is the most bytes the load's generators hold at once (chunks made ahead and being
+	// copied), for loaders connections.
+	PeakMemory int64
+}
+
+// LoadEstimator is an optional ability every loadable workload has: its load's size for the
+// given number of loaders, from its options alone (nothing connected).
+type LoadEstimator interface {
+	EstimateLoad(loaders int) LoadEstimate
+}
+
+// Product is a·b·..., saturating at math.MaxInt64 (and 0 for a negative factor): load estimates of
+// absurd options stay absurd instead of wrapping around.
+func Product(f ...int64) int64 {
+	p := int64(1)
+	for _, x := range f {
+		if x <= 0 {
+			return 0
+		}
+		if p > math.MaxInt64/x {
+			return math.MaxInt64
+		}
+		p *= x
+	}
+	return p
+}
+
+// Sum is a+b+..., saturating at math.MaxInt64.
+func Sum(f ...int64) int64 {
+	var s int64
+	for _, x := range f {
+		if x > math.MaxInt64-s {
+			return math.MaxInt64
+		}
+		s += max(0, x)
+	}
+	return s
 }
 
 // SessionConfig is the core's part of a run, resolved and validated.

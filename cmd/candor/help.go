@@ -54,6 +54,7 @@ var coreGroups = map[string]string{
 	"metrics-addr": workload.GroupOutput,
 
 	"loaders": workload.GroupLoading, "load-seed": workload.GroupLoading, "drop": workload.GroupLoading,
+	"allow-large": workload.GroupLoading,
 
 	"slo": groupSearch, "start-rate": groupSearch, "precision": groupSearch, "max-probes": groupSearch,
 	"confirm": groupSearch, "confirm-probe": groupSearch, "confirm-rounds": groupSearch,

@@ -14,6 +14,7 @@ import (
 	"github.com/candor-bench/candor/run"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"strconv"
 )
 
 // One command tree per registered workload, built from the workload contract alone:
@@ -163,6 +164,7 @@ func newWorkloadCommand(out run.Out, reg workload.Registration) *cobra.Command {
 	f := &runFlags{}
 	var loaders int
 	var loadSeed uint64
+	var allowLarge bool
 	var sf shardFlags
 	c := &cobra.Command{
 		Use:   in.Name,
@@ -180,7 +182,7 @@ func newWorkloadCommand(out run.Out, reg workload.Registration) *cobra.Command {
 			}
 			p.SetShard(shard)
 			p.StartAt = at
-			lp := run.LoadPlan{Workload: w, DB: p.DB, Loaders: loaders, Seed: loadSeed, OneShot: true, ShardWait: sf.wait}
+			lp := run.LoadPlan{Workload: w, DB: p.DB, Loaders: loaders, Seed: loadSeed, OneShot: true, ShardWait: sf.wait, AllowLarge: allowLarge}
 			if shard.Sharded() || !at.IsZero() {
 				if !c.Flags().Changed("mode") {
 					return userr.Errorf("--shard and --start-at split one run: give --mode (the one-shot's peak probe and open-loop runs at fractions of it cannot be split over shards)")
@@ -202,6 +204,7 @@ func newWorkloadCommand(out run.Out, reg workload.Registration) *cobra.Command {
 	w.Flags(c.Flags(), workload.CmdOneShot)
 	c.Flags().IntVar(&loaders, "loaders", 2, "parallel loaders, when the database must be loaded first")
 	c.Flags().Uint64Var(&loadSeed, "load-seed", 1, "root seed of the initial data, when the database must be loaded first")
+	c.Flags().BoolVar(&allowLarge, "allow-large", false, allowLargeHelp)
 	if in.HasMode(workload.ModeRate) && !in.Finite {
 		addOneShotFlags(c) // rate.go
 	}
@@ -332,6 +335,7 @@ func newLoad(out run.Out, reg workload.Registration) *cobra.Command {
 	db.add(c, "", false)
 	c.Flags().IntVar(&p.Loaders, "loaders", 2, "parallel loaders (changes the speed, never the rows)")
 	c.Flags().Uint64Var(&p.Seed, "seed", 1, "root seed of the initial data: the same seed gives the same rows")
+	c.Flags().BoolVar(&p.AllowLarge, "allow-large", false, allowLargeHelp)
 	c.Flags().BoolVar(&p.Drop, "drop", false, "replace the workload's existing tables (without it, load refuses to touch them; with --shard, shard 0 drops them); candor "+w.Info().Name+" drop removes them without loading")
 	addShardFlags(c, &sf, false, true)
 	w.Flags(c.Flags(), workload.CmdLoad)
@@ -388,3 +392,6 @@ func newCheck(out run.Out, reg workload.Registration) *cobra.Command {
 	c.Flags().BoolVar(&full, "full", false, "also the expensive conditions"+fullHelp[w.Info().Name])
 	return c
 }
+
+// allowLargeHelp is --allow-large's help, the load safety override (run/loadsafety.go).
+var allowLargeHelp = "load even past the load safety bounds (more than " + strconv.Itoa(int(run.MaxLoadTime.Hours())) + " h at a fast load rate for the engine, more than half the memory candor may use, more than the disk's free space; docs/load-safety.md); the checks still print their figures"

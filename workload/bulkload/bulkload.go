@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +31,10 @@ type Room struct {
 	// Describe is what a completed load holds, for the refusal (" (1,000 keys, uniform, loaded
 	// 2024-01-02 03:04:05 UTC)"), or "" when unknown.
 	Describe func(st loadstate.State) string
+	// Tables are every table the load creates, as the engine stores them (Table among them); nil:
+	// Table alone. Before anything is dropped or created, each that exists must be the workload's
+	// (Owned).
+	Tables []string
 	// DropTables drops the earlier load's tables on ctl (st is its record, Status NotFound when there
 	// is none).
 	DropTables func(ctx context.Context, ctl driver.Conn, st loadstate.State) error
@@ -123,6 +128,9 @@ func (r Room) make(ctx context.Context, db driver.DB, ctl driver.Conn, drop bool
 	if err != nil {
 		return err
 	}
+	if err := r.owned(ctx, db, ctl, st); err != nil {
+		return err
+	}
 	if !has && st.Status == loadstate.NotFound {
 		return nil
 	}
@@ -133,6 +141,55 @@ func (r Room) make(ctx context.Context, db driver.DB, ctl driver.Conn, drop bool
 		return err
 	}
 	return loadstate.Drop(ctx, db, r.Workload)
+}
+
+// owned refuses, before anything is dropped or created, a load that would create a table that
+// exists and is not the workload's: one of another workload's recorded load (Foreign), or, besides
+// the workload's own Table, one that no candor load recorded (st is the workload's record).
+func (r Room) owned(ctx context.Context, db driver.DB, ctl driver.Conn, st loadstate.State) error {
+	tables := r.Tables
+	if len(tables) == 0 {
+		tables = []string{r.Table}
+	}
+	var have []string
+	for _, t := range tables {
+		ok, err := loadstate.TableExists(ctx, ctl, db.Dialect().SQLFamily(), t)
+		if err != nil {
+			return err
+		}
+		if ok {
+			have = append(have, t)
+		}
+	}
+	if err := Foreign(ctx, db, r.Workload, have); err != nil {
+		return err
+	}
+	if st.Status != loadstate.NotFound {
+		return nil // the workload's tables, from its recorded load
+	}
+	for _, t := range have {
+		if !strings.EqualFold(t, r.Table) {
+			return userr.Errorf("the database at %s has a table %s that no candor load recorded, and a %s load makes a table of that name: drop it yourself if nothing needs it, or load %s into another database", db.Redacted(), t, r.Workload, r.Workload)
+		}
+	}
+	return nil
+}
+
+// Foreign refuses a load of workload that would create a table of have (the tables it makes that
+// exist) belonging to another workload's recorded load (loadstate.Owners): naming the table, its
+// owner, and what to do. Every workload's load calls it before it drops or creates anything.
+func Foreign(ctx context.Context, db driver.DB, workload string, have []string) error {
+	for _, t := range have {
+		owners, err := loadstate.Owners(ctx, db, t, workload)
+		if err != nil {
+			return err
+		}
+		if len(owners) > 0 {
+			o := owners[0]
+			return userr.Errorf("the database at %s holds the table %s of its %s load, and a %s load makes a table of that name: load %s into another database, or remove the %s load first with candor %s drop --db %s", db.Redacted(), t, o, workload, workload, o, o, db.Redacted())
+		}
+	}
+	return nil
 }
 
 // refusal is the user error for a database that holds the table or the workload's record while
@@ -451,3 +508,8 @@ func Statements(ctx context.Context, db driver.DB, n int, setup, stmts []string)
 	}
 	return context.Cause(ctx)
 }
+
+// ChunksHeld is the most chunks a load on loaders connections holds in memory at once, for its
+// estimate (workload.LoadEstimator), made before the engine is known: on a single writer, the chunks
+// made ahead of it (about 2 x loaders, copyChunks) and the one it copies; elsewhere one per loader.
+func ChunksHeld(loaders int) int64 { return int64(2*max(1, loaders) + 1) }

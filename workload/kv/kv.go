@@ -22,6 +22,7 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
@@ -369,3 +370,19 @@ func (o *Options) mixName() string {
 	}
 	return fmt.Sprintf("reads %d%%, writes %d%%, scans %d%%, deletes %d%%", o.ReadPercent, o.WritePercent, o.SpanPercent, o.DelPercent)
 }
+
+// EstimateLoad is the load's size (workload.LoadEstimator): each row a key of 8 bytes and a value
+// of at least --min-block-bytes on disk; in memory, the chunks held at once, each value at most
+// --max-block-bytes with its key, slice headers and the sort's copies.
+func (k *KV) EstimateLoad(loaders int) workload.LoadEstimate {
+	o := k.resolve()
+	rows := max(0, o.InsertCount)
+	perChunk := min(rows, loadChunk)
+	return workload.LoadEstimate{
+		Rows:       rows,
+		Bytes:      workload.Product(rows, 8+int64(max(0, o.MinBlockBytes))),
+		PeakMemory: workload.Product(bulkload.ChunksHeld(loaders), perChunk, 80+int64(max(0, o.MaxBlockBytes))),
+	}
+}
+
+var _ workload.LoadEstimator = (*KV)(nil)

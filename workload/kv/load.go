@@ -167,6 +167,8 @@ func loadSummary(o Options) string {
 	return fmt.Sprintf("%s keys (%s), values of %s bytes", textfmt.Thousands(o.InsertCount), o.Distribution, blockRange(o.MinBlockBytes, o.MaxBlockBytes))
 }
 
+func init() { loadstate.Register(loadstate.Claim{Workload: "kv", Owns: loadstate.Names(table)}) }
+
 // room is what a kv load replaces: the table kv and kv's record.
 var room = bulkload.Room{Workload: "kv", Table: table, Name: table,
 	Describe: func(st loadstate.State) string {

@@ -42,7 +42,11 @@ type record struct {
 
 var tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"}
 
-var room = bulkload.Room{Workload: "script", Table: "pgbench_accounts", Name: "pgbench_accounts",
+func init() {
+	loadstate.Register(loadstate.Claim{Workload: "script", Owns: loadstate.Names(tables...)})
+}
+
+var room = bulkload.Room{Workload: "script", Table: "pgbench_accounts", Name: "pgbench_accounts", Tables: tables,
 	Describe: func(st loadstate.State) string {
 		var r record
 		if st.Decode(&r) != nil {

@@ -314,3 +314,17 @@ func (s *Script) ExpectedRows() int64 {
 	sc := int64(s.o.Scale)
 	return sc * (1 + 10 + accountsPerBranch)
 }
+
+// EstimateLoad is the load's size (workload.LoadEstimator): pgbench's accounts at 96 bytes each
+// (three integers and an 84-character filler), the branches and tellers beside them; the rows are
+// made one at a time as they are copied, so the memory held is a row's per loader.
+func (s *Script) EstimateLoad(loaders int) workload.LoadEstimate {
+	rows := s.ExpectedRows()
+	return workload.LoadEstimate{
+		Rows:       rows,
+		Bytes:      workload.Product(int64(max(0, s.o.Scale)), accountsPerBranch, 96),
+		PeakMemory: workload.Product(int64(max(1, loaders)), 1<<10),
+	}
+}
+
+var _ workload.LoadEstimator = (*Script)(nil)

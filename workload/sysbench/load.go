@@ -13,6 +13,8 @@ import (
 	"github.com/candor-bench/candor/workload/loadstate"
 	"github.com/candor-bench/candor/workload/sqlexec"
 	"github.com/candor-bench/candor/workload/textfmt"
+	"strconv"
+	"strings"
 )
 
 // The load is oltp_common.lua's prepare: for each table sbtestN, the table, then --table-size rows
@@ -32,6 +34,23 @@ type record struct {
 	// Changed says a run since the load deleted or inserted rows (oltp_delete, oltp_insert: the
 	// row counts may differ from the load's); the delete/insert pairs keep them.
 	Changed bool `json:"changed,omitempty"`
+}
+
+func init() {
+	loadstate.Register(loadstate.Claim{Workload: "sysbench", Owns: func(n string) bool {
+		d, ok := strings.CutPrefix(n, "sbtest")
+		_, err := strconv.Atoi(d)
+		return ok && err == nil && d != "" && d[0] != '0'
+	}})
+}
+
+// roomFor is room for a load of n tables: each of sbtest1..n is made.
+func roomFor(n int) bulkload.Room {
+	r := room
+	for i := 1; i <= n; i++ {
+		r.Tables = append(r.Tables, tableName(i))
+	}
+	return r
 }
 
 // room is what a load replaces: sbtest1..N and the record (sbtest1 tells whether tables exist).
@@ -67,7 +86,7 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 	if o.Shard.Sharded() {
 		return s.loadShard(ctx, db, o, opt, fam, engine)
 	}
-	ctl, _, err := room.Begin(ctx, db, o, record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType})
+	ctl, _, err := roomFor(opt.Tables).Begin(ctx, db, o, record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType})
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
@@ -124,7 +143,7 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 		}
 	} else {
 		var err error
-		if ctl, resumed, err = room.Begin(ctx, db, o, rec); err != nil {
+		if ctl, resumed, err = roomFor(opt.Tables).Begin(ctx, db, o, rec); err != nil {
 			return workload.LoadResult{}, err
 		}
 		defer ctl.Close()

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
@@ -278,3 +279,19 @@ func (s *Sysbench) Validate(v workload.Validation) []string {
 
 // ExpectedRows is the rows a load writes.
 func (s *Sysbench) ExpectedRows() int64 { return int64(s.o.Tables) * int64(s.o.TableSize) }
+
+// rowBytes is a sysbench row's values: id and k (4 bytes each), c (120 characters), pad (60).
+const rowBytes = 4 + 4 + 120 + 60
+
+// EstimateLoad is the load's size (workload.LoadEstimator): every table's rows of rowBytes; in
+// memory, the chunks held at once.
+func (s *Sysbench) EstimateLoad(loaders int) workload.LoadEstimate {
+	rows := workload.Product(int64(s.o.Tables), int64(s.o.TableSize))
+	return workload.LoadEstimate{
+		Rows:       rows,
+		Bytes:      workload.Product(rows, rowBytes),
+		PeakMemory: workload.Product(bulkload.ChunksHeld(loaders), min(int64(max(0, s.o.TableSize)), loadChunk), rowBytes+96),
+	}
+}
+
+var _ workload.LoadEstimator = (*Sysbench)(nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/loadstate"
 )
 
@@ -50,9 +51,6 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	if o.Loaders < 1 {
 		return LoadInfo{}, userr.Errorf("the number of loaders must be at least 1, not %d: pass --loaders N with N >= 1", o.Loaders)
 	}
-	if msg := capacityProblem(o.Warehouses); msg != "" {
-		return LoadInfo{}, userr.Errorf("%s", msg)
-	}
 	dialect := db.Dialect().SQLFamily()
 	if err := checkDialect(dialect); err != nil {
 		return LoadInfo{}, err
@@ -73,13 +71,12 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 			return resumeShard0(ctx, db, ctl, o) // shard.go: its part is in; wait and finish
 		}
 	}
-	if err := checkRoom(ctx, db, ctl, o.Warehouses); err != nil { // capacity.go; before anything is dropped
-		return LoadInfo{}, err
-	}
-
 	have, err := existingTables(ctx, ctl, db.Dialect())
 	if err != nil {
 		return LoadInfo{}, fmt.Errorf("looking for existing TPC-C tables: %w", err)
+	}
+	if err := bulkload.Foreign(ctx, db, "tpcc", have); err != nil { // another workload's (TPC-H's customer, orders)
+		return LoadInfo{}, err
 	}
 	if len(have) > 0 {
 		if !o.Drop {

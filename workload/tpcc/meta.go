@@ -19,6 +19,19 @@ import (
 // and every key and index is built), and how many runs have used the data since.
 const metaTable = "candor_load"
 
+// TPC-C's claim on its tables (loadstate.Owners): a load is recorded when candor_load exists.
+func init() {
+	loadstate.Register(loadstate.Claim{Workload: "tpcc", Owns: loadstate.Names(TableNames...),
+		Recorded: func(ctx context.Context, db driver.DB) (bool, error) {
+			c, err := db.Connect(ctx)
+			if err != nil {
+				return false, err
+			}
+			defer c.Close()
+			return loadstate.TableExists(ctx, c, db.Dialect().SQLFamily(), metaTable)
+		}})
+}
+
 // LoadInfo is the content of candor_load.
 type LoadInfo struct {
 	Warehouses  int

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/workload"
 )
 
 // ExpectedRows is the number of rows the initial population of W warehouses has (clause 4.3.3.1),
@@ -16,7 +17,7 @@ func ExpectedRows(W int) int64 {
 		DistrictsPerWarehouse*(OrdersPerDistrict-FirstUndelivered+1) + // new_order
 		DistrictsPerWarehouse*OrdersPerDistrict*10 + // order_line
 		StockPerWarehouse)
-	return Items + int64(W)*perWarehouse
+	return workload.Sum(Items, workload.Product(int64(W), perWarehouse)) // saturating: an absurd W stays absurd
 }
 
 // HasData reports whether the database holds any candor TPC-C table (complete or not).

@@ -137,9 +137,6 @@ func (w *Workload) Validate(v workload.Validation) []string {
 	if w.deliveryWorkers < 0 || w.deliveryWorkers > MaxDeliveryWorkers {
 		add("--delivery-workers %d is out of range: give 1 to %d (or leave it out for one per 10 warehouses, at most %d)", w.deliveryWorkers, MaxDeliveryWorkers, MaxDefaultDeliveryWorkers)
 	}
-	if msg := capacityProblem(w.Warehouses); msg != "" { // capacity.go
-		add("%s", msg)
-	}
 	lo, hi := v.Shard.Range(w.Warehouses) // a shard's own warehouses (shard.go)
 	if hw := hi - lo + 1; v.Mode == workload.ModeSpec && v.Terminals != 0 && w.Warehouses != 0 && v.Terminals != TerminalsPerWarehouse*hw {
 		add("--terminals %d does not fit spec mode, which has exactly 10 terminals per warehouse (%d): drop --terminals or use --mode throughput", v.Terminals, TerminalsPerWarehouse*hw)

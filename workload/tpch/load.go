@@ -44,9 +44,22 @@ type record struct {
 	SF float64 `json:"sf"`
 }
 
+func init() {
+	loadstate.Register(loadstate.Claim{Workload: workloadName, Owns: loadstate.Names(tableNames()...)})
+}
+
+// tableNames is the eight tables' names.
+func tableNames() []string {
+	var n []string
+	for _, t := range dbgen.Tables() {
+		n = append(n, tableName(t))
+	}
+	return n
+}
+
 // room is what a TPC-H load replaces: the eight tables (lineitem tells whether they exist) and
 // the record.
-var room = bulkload.Room{Workload: workloadName, Table: "lineitem", Name: "lineitem",
+var room = bulkload.Room{Workload: workloadName, Table: "lineitem", Name: "lineitem", Tables: tableNames(),
 	Describe: func(st loadstate.State) string {
 		var r record
 		if st.Decode(&r) != nil {
@@ -99,11 +112,11 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	go dbgen.Prepare() // the text pool, while the tables are dropped and made
 	ctl, err := room.Open(ctx, db, o.Drop)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
+	go dbgen.Prepare() // the text pool (300 MB, not for a refused load), while the tables are made
 	defer ctl.Close()
 	if _, err := loadstate.Begin(ctx, db, workloadName, record{SF: sf}, o.Seed, o.ToolVersion); err != nil {
 		return workload.LoadResult{}, err

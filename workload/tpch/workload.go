@@ -29,6 +29,7 @@ import (
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/sqlexec"
 	"github.com/candor-bench/candor/workload/tpch/dbgen"
 	"github.com/candor-bench/candor/workload/tpch/queries"
@@ -264,3 +265,30 @@ func (t *TPCH) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 	t.o.SF = sf
 	return true, nil
 }
+
+// Load estimates (workload.LoadEstimator).
+const (
+	// sfBytes is a lower bound of the bytes one scale factor takes on disk: dbgen's .tbl text of SF
+	// 1 is 1.07 GB, and the engines store it in more.
+	sfBytes = 900e6
+	// textPoolBytes is dbgen's comment pool, which the load holds throughout (dbgen.Prepare).
+	textPoolBytes = 300 << 20
+	// chunkRowBytes bounds a generated row in memory: its values as []any, the strings beside them.
+	chunkRowBytes = 512
+)
+
+// EstimateLoad is the load's size (workload.LoadEstimator): the eight tables' rows, sfBytes per
+// scale factor on disk, and in memory the text pool and the chunks held at once.
+func (t *TPCH) EstimateLoad(loaders int) workload.LoadEstimate {
+	b := int64(math.MaxInt64)
+	if f := t.o.SF * sfBytes; f < math.MaxInt64/2 {
+		b = int64(max(0, f))
+	}
+	return workload.LoadEstimate{
+		Rows:       t.ExpectedRows(),
+		Bytes:      b,
+		PeakMemory: workload.Sum(textPoolBytes, workload.Product(bulkload.ChunksHeld(loaders), chunkRows, chunkRowBytes)),
+	}
+}
+
+var _ workload.LoadEstimator = (*TPCH)(nil)

@@ -207,6 +207,10 @@ func (y *YCSB) MissingShards(ctx context.Context, db driver.DB, count int) ([]in
 	return parts.Missing(ctx, db, count)
 }
 
+func init() {
+	loadstate.Register(loadstate.Claim{Workload: recordName, Owns: loadstate.Names(strings.ToLower(DefaultConfig().Table))})
+}
+
 // room is what a load into table replaces: the table, the table of the recorded load (when it is
 // another), and ycsb's record.
 func room(fam, table string) bulkload.Room {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
@@ -373,3 +374,26 @@ func (y *YCSB) ExpectedRows() int64 {
 	}
 	return o.cfg.InsertCount
 }
+
+// EstimateLoad is the load's size (workload.LoadEstimator): on disk, each record's key and its
+// fields at their least length; in memory, the chunks held at once, each field at its most.
+func (y *YCSB) EstimateLoad(loaders int) workload.LoadEstimate {
+	o := y.options()
+	if len(o.problems) > 0 {
+		return workload.LoadEstimate{}
+	}
+	c := o.cfg
+	spec, err := newLoadSpec(c, 0)
+	if err != nil {
+		return workload.LoadEstimate{}
+	}
+	lo, hi := lengthBounds(c)
+	rows := max(0, c.InsertCount)
+	return workload.LoadEstimate{
+		Rows:       rows,
+		Bytes:      workload.Product(rows, workload.Sum(10, workload.Product(c.FieldCount, lo))),
+		PeakMemory: workload.Product(bulkload.ChunksHeld(loaders), min(rows, spec.chunk), workload.Sum(64, workload.Product(c.FieldCount, workload.Sum(hi, 32)))),
+	}
+}
+
+var _ workload.LoadEstimator = (*YCSB)(nil)

@@ -1,0 +1,71 @@
+// Package memcap is test support: it runs a command under a cap on its address space (as
+// `prlimit --as`, util-linux, sets it: RLIMIT_AS, which ulimit -v sets too) and returns its peak
+// resident memory, so that a test can show an input is refused, or a load runs, in little memory
+// instead of exhausting the machine's.
+//
+//	c := exec.Command(candorBinary, "kv", "load", "--db", url, "--insert-count", "1000000000000000")
+//	r := memcap.Run(t, 4<<30, c)
+//	if r.Code != 2 || r.PeakRSS > 200<<20 { ... }
+//
+// A missing prlimit fails the test: it is never skipped.
+package memcap
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Result is how a capped command ended.
+type Result struct {
+	// Code is the exit status; -1 when a signal ended the command (as the kernel's OOM killer or a
+	// failed allocation's abort may).
+	Code int
+	// Output is what it printed, stdout and stderr together (unless the caller set c.Stdout or
+	// c.Stderr).
+	Output string
+	// PeakRSS is the most resident memory the command held, in bytes (getrusage's ru_maxrss).
+	PeakRSS int64
+}
+
+// Run runs c (not started; its Env and Dir as the caller set them) under an address-space cap of
+// limit bytes and returns how it ended. It fails t when the command cannot be started at all.
+func Run(t testing.TB, limit int64, c *exec.Cmd) Result {
+	t.Helper()
+	pl, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Fatalf("memcap: prlimit (util-linux) is needed to cap a command's memory: %v", err)
+	}
+	var out bytes.Buffer
+	if c.Stdout == nil {
+		c.Stdout = &out
+	}
+	if c.Stderr == nil {
+		c.Stderr = &out
+	}
+	// prlimit sets the limit on itself, then execs the command: the same process, so its rusage is
+	// the command's.
+	c.Args = append([]string{pl, "--as=" + strconv.FormatInt(limit, 10), "--", c.Path}, c.Args[1:]...)
+	c.Path = pl
+	err = c.Run()
+	r := Result{Output: out.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.Code = ee.ExitCode()
+	default:
+		t.Fatalf("memcap: %s: %v", strings.Join(c.Args, " "), err)
+	}
+	if c.ProcessState != nil {
+		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.PeakRSS = ru.Maxrss << 10 // KiB on Linux
+		}
+	}
+	t.Logf("memcap: %s (cap %d MiB) -> exit %d, peak RSS %.1f MiB\n%s", strings.Join(c.Args[3:], " "), limit>>20, r.Code, float64(r.PeakRSS)/(1<<20), r.Output)
+	return r
+}
