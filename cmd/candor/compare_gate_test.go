@@ -18,12 +18,14 @@ import (
 // directories of runs) judge by the spread between runs.
 func TestCompareGateSQLite(t *testing.T) {
 	parallel(t)
+	ratesShared(t) // its open-loop runs assert nothing a busy machine changes
 	dir := t.TempDir()
 	gateOn(t, "sqlite:"+filepath.Join(dir, "kv.db"), dir)
 }
 
 func TestCompareGatePostgres(t *testing.T) {
 	parallel(t)
+	ratesShared(t) // its open-loop runs assert nothing a busy machine changes
 	gateOn(t, dbtest.FreshPostgresURL(t, "cmpgate"), t.TempDir())
 }
 

@@ -43,6 +43,7 @@ type compareJSON struct {
 // Closed-loop, open-loop and one-shot runs, short and longer, of several workloads; SQLite for one.
 func TestCompareSelfEqualsReport(t *testing.T) {
 	parallel(t)
+	ratesShared(t) // its open-loop runs assert nothing a busy machine changes
 	dir := t.TempDir()
 	sqlite := "sqlite:" + filepath.Join(dir, "tpcc.db")
 	cases := []struct {

@@ -76,6 +76,31 @@ func quietRuns(t *testing.T) {
 	t.Cleanup(func() { quietTests.Delete(t.Name()) })
 }
 
+// sharedRateTests holds the names of the top-level tests whose open-loop runs take quiet shared.
+var sharedRateTests sync.Map
+
+// ratesShared marks t's open-loop runs (`--mode rate`; not its searches or one-shots) as ones
+// whose assertions a busy machine does not change (the run's own figures compared with each other,
+// a rate offered at twice another, an overload's drops), so they run beside the other parallel
+// tests' runs instead of holding the machine to themselves.
+func ratesShared(t *testing.T) {
+	sharedRateTests.Store(t.Name(), true)
+	t.Cleanup(func() { sharedRateTests.Delete(t.Name()) })
+}
+
+// openLoopRun says whether candor args is a run in mode rate (not a search or the one-shot).
+func openLoopRun(args []string) bool {
+	if len(args) < 2 || args[1] != "run" {
+		return false
+	}
+	for i, a := range args {
+		if a == "--mode=rate" || a == "--mode" && i+1 < len(args) && args[i+1] == "rate" {
+			return true
+		}
+	}
+	return false
+}
+
 // capacityBound says whether candor args runs an open loop, a search, the one-shot or the
 // selftest: runs whose verdicts depend on the capacity the machine gives them.
 func capacityBound(args []string) bool {
@@ -110,7 +135,8 @@ func runChild(t *testing.T, dir string, args ...string) (int, string) {
 	top, _, _ := strings.Cut(t.Name(), "/")
 	asked := time.Now()
 	exclusive := false
-	if _, q := quietTests.Load(top); q || capacityBound(args) {
+	_, shared := sharedRateTests.Load(top)
+	if _, q := quietTests.Load(top); q || capacityBound(args) && !(shared && openLoopRun(args)) {
 		exclusive = true
 		quiet.Lock()
 		defer quiet.Unlock()

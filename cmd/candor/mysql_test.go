@@ -16,6 +16,7 @@ import (
 // run at a fixed rate and a last check; the password of the test server's URL must never show.
 func TestMySQLEndToEnd(t *testing.T) {
 	parallel(t)
+	ratesShared(t) // its open-loop runs assert nothing a busy machine changes
 	db := dbtest.FreshMySQLURL(t, "candor_cli")
 	u, err := url.Parse(db)
 	if err != nil {

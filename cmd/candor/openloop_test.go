@@ -17,6 +17,7 @@ import (
 // overloaded past its backlog bound, and a search, all on one embedded SQLite file.
 func TestOpenLoopCLISQLite(t *testing.T) {
 	parallel(t)
+	ratesShared(t) // its open-loop runs assert nothing a busy machine changes
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "tpcc.db")
 
