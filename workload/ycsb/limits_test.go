@@ -1,0 +1,130 @@
+package ycsb
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/dbtest"
+	"github.com/candor-bench/candor/internal/drivertest"
+	"github.com/candor-bench/candor/workload"
+)
+
+// runCapped runs this test binary's test name as a child process under an address-space cap of
+// capBytes (prlimit --as, util-linux), with env added, so that a load that holds too much fails
+// instead of swapping the machine. It returns the child's peak resident set in bytes, failing t
+// when the child fails.
+func runCapped(t *testing.T, capBytes int64, name string, env ...string) int64 {
+	t.Helper()
+	cmd := exec.Command("prlimit", "--as="+strconv.FormatInt(capBytes, 10), "--", os.Args[0], "-test.run=^"+name+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s under a %d MiB address-space cap: %v\n%s", name, capBytes>>20, err, out)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Fatal("no rusage for the child")
+	}
+	return ru.Maxrss << 10 // KiB on Linux
+}
+
+// memChild is the environment variable a memory test's child reads: the SQLite file to load.
+const memChild = "CANDOR_YCSB_MEM_CHILD"
+
+// Records of long fields (two of 12 MiB: a chunk of one record, past the 16 MiB a chunk makes
+// ahead) are made one at a time as they are copied, not every chunk at once on the generator
+// goroutines with a copy of each (before: the four records twice over, then the engine's), measured
+// as the load's peak resident set under an address-space cap. SQLite's page cache (cache_size)
+// holds what was written, within the bound.
+func TestLoadLongFieldsMemorySQLite(t *testing.T) {
+	const field, fields, records = 12 << 20, 2, 4
+	args := []string{"-p", "fieldlength=" + strconv.Itoa(field), "-p", "fieldcount=" + strconv.Itoa(fields), "-p", "recordcount=" + strconv.Itoa(records)}
+	if path := os.Getenv(memChild); path != "" {
+		mustLoad(t, drivertest.Open(t, "sqlite:"+path), 1, args...)
+		return
+	}
+	path := filepath.Join(t.TempDir(), "ycsb.db")
+	db := drivertest.Open(t, "sqlite:"+path)
+	n, err := strconv.ParseInt(db.(interface{ Pragmas() map[string]string }).Pragmas()["cache_size"], 10, 64)
+	if err != nil || n >= 0 {
+		t.Fatalf("cache_size %d (%v), want -KiB", n, err)
+	}
+	row := int64(field * fields)
+	// The Go runtime and the test binary, SQLite's page cache (at most what was written), then a
+	// few records: the one drawn, the engine's copies of it (its bound values, the record written).
+	bound := int64(128<<20) + min(-n<<10, records*row) + 4*row
+	rss := runCapped(t, bound+(2<<30), t.Name(), memChild+"="+path)
+	t.Logf("peak RSS %d MiB (bound %d MiB)", rss>>20, bound>>20)
+	if rss > bound {
+		t.Errorf("loading %d records of %d fields of %d MiB held %d MiB at its peak, more than %d MiB", records, fields, field>>20, rss>>20, bound>>20)
+	}
+	var count, lo, hi int64
+	if err := drivertest.Connect(t, db).QueryRow(ctxFor(t), "SELECT count(*), min(length(field0)), max(length(field1)) FROM usertable").Scan(&count, &lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	if count != records || lo != field || hi != field {
+		t.Errorf("the table holds %d records of fields of %d..%d characters, want %d of %d", count, lo, hi, records, field)
+	}
+}
+
+// A record past the engine's limit is refused before the load drops the data there: on SQLite
+// (SQLITE_MAX_LENGTH) a hundred fields of 64 MiB, on MariaDB a record past the server's
+// max_allowed_packet, read from it.
+func TestRecordOverLimit(t *testing.T) {
+	for _, e := range []struct {
+		name, url string
+		// args are the properties of a record past the limit (none: past the server's
+		// max_allowed_packet), want the refusal's words.
+		args, want []string
+	}{
+		{"sqlite", "sqlite:" + filepath.Join(t.TempDir(), "ycsb.db"),
+			[]string{"-p", "fieldlength=67108864", "-p", "fieldcount=100"}, []string{"fieldlength", "SQLite's SQLITE_MAX_LENGTH ("}},
+		{"mysql", dbtest.FreshMySQLURL(t, "candor_test"), nil, nil},
+	} {
+		t.Run(e.name, func(t *testing.T) {
+			ctx := ctxFor(t)
+			db := drivertest.Open(t, e.url)
+			mustLoad(t, db, 1, "-p", "recordcount=7", "-p", "fieldcount=2", "-p", "fieldlength=10")
+			args, want := e.args, e.want
+			if args == nil {
+				var packet int64
+				if err := drivertest.Connect(t, db).QueryRow(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
+					t.Fatal(err)
+				}
+				// Fields of 1 MiB, one more of them than the packet holds.
+				args = []string{"-p", "fieldlength=1048576", "-p", "fieldcount=" + strconv.FormatInt(packet>>20+1, 10)}
+				want = []string{"max_allowed_packet (" + thousands(packet) + " bytes)", "raise max_allowed_packet"}
+			}
+			y := newTestYCSB(t, workload.CmdLoad, append(args, "-p", "recordcount=2")...)
+			if p := y.Validate(workload.Validation{Cmd: workload.CmdLoad}); len(p) > 0 {
+				t.Fatal(p)
+			}
+			_, err := y.Load(ctx, db, workload.LoadOptions{Loaders: 2, Seed: 2, Drop: true})
+			wantUserError(t, err, want...)
+			var n int64
+			if err := drivertest.Connect(t, db).QueryRow(ctx, "SELECT count(*) FROM usertable").Scan(&n); err != nil || n != 7 {
+				t.Fatalf("after the refused load usertable holds %d records (%v), want the 7 loaded before", n, err)
+			}
+			if ok, err := newTestYCSB(t, workload.CmdOneShot).Loaded(ctx, db); !ok || err != nil {
+				t.Fatalf("after the refused load: Loaded %v, %v", ok, err)
+			}
+		})
+	}
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
