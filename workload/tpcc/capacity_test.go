@@ -31,7 +31,7 @@ func TestCapacityValidate(t *testing.T) {
 // TestCapacityRefusedBeforeDrop: the fault pass's `load --warehouses 1000000000 --drop` dropped the
 // loaded tables, then ran out of memory. Now Load refuses a count that cannot load, and a count
 // whose rows do not fit on the SQLite file's disk, before anything is dropped: the loaded
-// warehouse is still there, complete.
+// warehouse is still there, complete. On it, a run's terminals too (checkTerminalsBounded).
 func TestCapacityRefusedBeforeDrop(t *testing.T) {
 	ctx := context.Background()
 	db := sqliteTestDB(t)
@@ -54,6 +54,7 @@ func TestCapacityRefusedBeforeDrop(t *testing.T) {
 			t.Fatalf("after the refused load of %d warehouses: %+v, %v; want the complete load of 1 warehouse", tc.W, info, err)
 		}
 	}
+	checkTerminalsBounded(t, db)
 }
 
 // TestCapacityServerDisk: a server on this host that says where its data directory is (the test
