@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/internal/drivertest"
 	"github.com/candor-bench/candor/workload"
@@ -85,7 +86,7 @@ func sqliteCacheBytes(t *testing.T, pragmas map[string]string) int64 {
 
 // A run whose write statements would carry more than the engine takes is refused when it opens,
 // naming the engine's limit, before any value is drawn: --batch 16383 of 64 MiB values (a TiB held
-// at once) on SQLite.
+// at once) on SQLite; and one whose terminals would hold more than the host's memory.
 func TestRunBatchOverLimitSQLite(t *testing.T) {
 	db := drivertest.Open(t, "sqlite:"+filepath.Join(t.TempDir(), "kv.db"))
 	mustLoad(t, db, 1, "--insert-count", "10")
@@ -95,6 +96,16 @@ func TestRunBatchOverLimitSQLite(t *testing.T) {
 		s.Close()
 	}
 	wantUserError(t, err, "--batch 16383", "SQLite's SQLITE_MAX_LENGTH", "give a smaller --batch or --max-block-bytes")
+
+	// Within the limit, but a hundred thousand terminals each holding their batch: more than the
+	// host's memory, refused with the figures.
+	batch := (driver.LimitsOf(db).Row - 2048) / (maxBlockBytes + 8)
+	k = newTestKV(t, workload.CmdRun, "--preset", "kv0", "--batch", strconv.FormatInt(batch, 10), "--max-block-bytes", strconv.Itoa(maxBlockBytes))
+	s, err = k.Open(ctxFor(t), db, workload.SessionConfig{Mode: workload.ModeThroughput, Terminals: 100_000, Seed: 1})
+	if err == nil {
+		s.Close()
+	}
+	wantUserError(t, err, fmt.Sprintf("--batch %d", batch), "100,000 terminals", "memory this host has available", "give fewer --terminals")
 }
 
 // On MariaDB the limit is the server's max_allowed_packet, read from it: a load of values past it

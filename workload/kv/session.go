@@ -73,6 +73,13 @@ func (k *KV) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (
 	if err := s.Size(c.Terminals, c.Connections, conc, conc); err != nil {
 		return nil, err
 	}
+	holding := 0 // the terminals holding values drawn: those of writes
+	if o.WritePercent > 0 {
+		holding = s.Terms
+	}
+	if err := sqlexec.CheckRunMemory(holding, s.Conns, stmt, what, "give fewer --terminals or --connections, or a smaller --batch or --max-block-bytes"); err != nil {
+		return nil, err
+	}
 	s.mix = mix{read: o.ReadPercent, del: o.DelPercent, span: o.SpanPercent, spanLimit: o.SpanLimit, batch: o.Batch,
 		minBytes: o.MinBlockBytes, maxBytes: o.MaxBlockBytes}
 	return s, nil
