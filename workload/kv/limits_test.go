@@ -177,3 +177,30 @@ func TestTerminalsBoundedSQLite(t *testing.T) {
 	_, err = newTestKV(t, workload.CmdRun).Open(ctx, db, workload.SessionConfig{Mode: workload.ModeThroughput, Terminals: conns, Connections: conns, Seed: 1})
 	wantUserError(t, err, fmt.Sprintf("--connections %d", conns), "ulimit -n: "+thousands(int64(rl.Cur)), "raise ulimit -n")
 }
+
+// A chunk made row by row as it is read holds the same rows as one made ahead.
+func TestChunkStreamedSameRows(t *testing.T) {
+	s := loadSpec{dist: Uniform, seed: 5, count: 300, minBytes: 0, maxBytes: 50, blob: true}
+	ahead := makeChunk(s, 0)
+	defer func(b int64) { aheadBytes = b }(aheadBytes)
+	aheadBytes = 0
+	streamed := makeChunk(s, 0)
+	if !ahead.ahead || streamed.ahead || streamed.vals != nil {
+		t.Fatalf("made ahead: %v and %v, want true and false", ahead.ahead, streamed.ahead)
+	}
+	n := 0
+	for ahead.Next() {
+		if !streamed.Next() {
+			t.Fatal("the streamed chunk ended early")
+		}
+		a, _ := ahead.Values()
+		b, _ := streamed.Values()
+		if a[0] != b[0] || string(a[1].(blob)) != string(b[1].(blob)) || b[1].(blob) == nil {
+			t.Fatalf("row %d: made ahead %v %x, streamed %v %x", n, a[0], a[1], b[0], b[1])
+		}
+		n++
+	}
+	if streamed.Next() || n != 300 {
+		t.Fatalf("%d rows, the streamed chunk longer", n)
+	}
+}

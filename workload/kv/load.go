@@ -21,8 +21,9 @@ import (
 // The load: the table kv, then --insert-count rows in parallel through the engine's bulk path
 // (driver.Conn.CopyFrom, package bulkload), recorded in candor_workloads (package loadstate) under "kv". Row i is
 // sequence number i: its key is loadKey(i) (keys.go) and its value comes from the stream of its
-// chunk, gen.Derive(seed, "kv", "load", chunk), so the same seed and options give the same rows byte
-// for byte whatever the number of loaders.
+// chunk, gen.Derive(seed, "kv", "load", chunk), drawn in the chunk's key order, so the same seed and
+// options give the same rows byte for byte whatever the number of loaders; the values a chunk holds
+// at once are bounded in bytes, not rows (chunkBytes, makeChunk).
 
 // loadChunk is the rows of one chunk: one CopyFrom (its own transaction), rows sorted by key. It
 // decides which stream a row's value comes from, so the rows a seed makes; the memory a chunk holds
@@ -238,6 +239,10 @@ type chunkRows struct {
 	row                [2]any
 }
 
+// aheadBytes is chunkBytes, the most a chunk makes ahead (a variable for the test that both ways
+// give the same rows).
+var aheadBytes int64 = chunkBytes
+
 // makeChunk generates chunk c: the keys of rows c*loadChunk up to the count, sorted (so each chunk
 // writes one run of the key order), then their values from the chunk's stream in key order: all of
 // them now when they take at most chunkBytes, else each as its row is read (Values). Either way
@@ -253,7 +258,7 @@ func makeChunk(s loadSpec, c int64) *chunkRows {
 	if s.dist.hashed() {
 		slices.Sort(ch.keys)
 	}
-	if int64(n)*int64(s.maxBytes) > chunkBytes {
+	if int64(n)*int64(s.maxBytes) > aheadBytes {
 		return ch
 	}
 	ch.ahead, ch.vals = true, make([][]byte, n)

@@ -128,3 +128,42 @@ func thousands(n int64) string {
 	}
 	return b.String()
 }
+
+// A chunk made record by record as it is read holds the same records as one made ahead, with or
+// without dataintegrity.
+func TestChunkStreamedSameRows(t *testing.T) {
+	for _, integrity := range []string{"false", "true"} {
+		y := newTestYCSB(t, workload.CmdLoad, "-p", "recordcount=200", "-p", "fieldcount=3", "-p", "fieldlength=40",
+			"-p", "fieldlengthdistribution=uniform", "-p", "dataintegrity="+integrity)
+		spec, err := newLoadSpec(y.options().cfg, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ahead := makeChunk(spec, 0)
+		saved := aheadBytes
+		aheadBytes = 0
+		streamed := makeChunk(spec, 0)
+		aheadBytes = saved
+		if !ahead.ahead || streamed.ahead {
+			t.Fatalf("made ahead: %v and %v, want true and false", ahead.ahead, streamed.ahead)
+		}
+		n := 0
+		for ahead.Next() {
+			if !streamed.Next() {
+				t.Fatal("the streamed chunk ended early")
+			}
+			a, _ := ahead.Values()
+			a = append([]any(nil), a...)
+			b, _ := streamed.Values()
+			for i := range a {
+				if a[i] != b[i] {
+					t.Fatalf("dataintegrity=%s, record %d, column %d: made ahead %q, streamed %q", integrity, n, i, a[i], b[i])
+				}
+			}
+			n++
+		}
+		if streamed.Next() || n != 200 {
+			t.Fatalf("%d records, the streamed chunk longer", n)
+		}
+	}
+}

@@ -24,10 +24,11 @@ import (
 // insertstart .. insertstart+insertcount-1 in parallel through the engine's bulk path
 // (driver.Conn.CopyFrom, package bulkload), recorded in candor_workloads (package loadstate) under "ycsb". The load is
 // cut into chunks of consecutive record numbers; chunk c's values come from its own stream,
-// gen.Derive(seed, "ycsb", "load", c), record by record and field by field (each field's length
-// from the field-length generator, then its characters), so the same seed and properties give the
-// same rows byte for byte whatever the number of loaders. Each chunk goes in as one CopyFrom, its
-// rows sorted by key.
+// gen.Derive(seed, "ycsb", "load", c), record by record in key order and field by field (each
+// field's length from the field-length generator, then its characters), so the same seed and
+// properties give the same rows byte for byte whatever the number of loaders. Each chunk goes in as
+// one CopyFrom, its rows sorted by key; the values it holds at once are bounded in bytes, not
+// records (chunkBytes, makeChunk).
 
 // chunkBytes bounds a chunk's values, and loadChunk its records.
 const (
@@ -332,6 +333,10 @@ type chunkRows struct {
 	row    []any
 }
 
+// aheadBytes is chunkBytes, the most a chunk makes ahead (a variable for the test that both ways
+// give the same rows).
+var aheadBytes int64 = chunkBytes
+
 // makeChunk generates chunk c: the keys of records c*chunk up to insertcount (record numbers from
 // insertstart), sorted, then the values from the chunk's stream in key order, field by field
 // (dataintegrity: derived from the key and field name, drawing nothing): all of them now when they
@@ -348,7 +353,7 @@ func makeChunk(s *loadSpec, c int64) *chunkRows {
 	}
 	slices.Sort(ch.keys)
 	_, hi := lengthBounds(s.cfg)
-	if int64(n)*int64(nf)*hi > chunkBytes {
+	if int64(n)*int64(nf)*hi > aheadBytes {
 		return ch
 	}
 	ch.ahead = true
