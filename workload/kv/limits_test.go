@@ -39,12 +39,12 @@ func runCapped(t *testing.T, capBytes int64, name string, env ...string) int64 {
 // memChild is the environment variable a memory test's child reads: the SQLite file to load.
 const memChild = "CANDOR_KV_MEM_CHILD"
 
-// A load of values of 32 MiB streams them: it holds a few rows at a time, not the chunk's rows
-// (12 of them: 384 MiB made at once, then bound to one INSERT, before), measured as the load's
-// peak resident set under an address-space cap. SQLite's own page cache (cache_size, per
-// connection) is part of the bound.
+// A load of values of 20 MiB, longer than a chunk holds (chunkBytes), streams them: it holds a few
+// rows at a time, not the chunk's rows (all 8 of them: 160 MiB made at once, then bound to one
+// INSERT, before), measured as the load's peak resident set under an address-space cap. SQLite's
+// own page cache (cache_size, per connection, at most what was written) is part of the bound.
 func TestLoadLargeValuesMemorySQLite(t *testing.T) {
-	const value, rows = 8 << 20, 12
+	const value, rows = 20 << 20, 8
 	args := []string{"--insert-count", strconv.Itoa(rows), "--min-block-bytes", strconv.Itoa(value), "--max-block-bytes", strconv.Itoa(value)}
 	if path := os.Getenv(memChild); path != "" {
 		db := drivertest.Open(t, "sqlite:"+path)
