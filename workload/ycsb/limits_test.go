@@ -73,8 +73,8 @@ func TestLoadLongFieldsMemorySQLite(t *testing.T) {
 }
 
 // A record past the engine's limit is refused before the load drops the data there: on SQLite
-// (SQLITE_MAX_LENGTH) a hundred fields of 64 MiB, on MariaDB a record past the server's
-// max_allowed_packet, read from it.
+// (SQLITE_MAX_LENGTH) and PostgreSQL (1 GB) a hundred fields of 64 MiB, on MariaDB a record past
+// the server's max_allowed_packet, read from it.
 func TestRecordOverLimit(t *testing.T) {
 	for _, e := range []struct {
 		name, url string
@@ -84,6 +84,8 @@ func TestRecordOverLimit(t *testing.T) {
 	}{
 		{"sqlite", "sqlite:" + filepath.Join(t.TempDir(), "ycsb.db"),
 			[]string{"-p", "fieldlength=67108864", "-p", "fieldcount=100"}, []string{"fieldlength", "SQLite's SQLITE_MAX_LENGTH ("}},
+		{"postgres", dbtest.FreshPostgresURL(t, "candor_test"),
+			[]string{"-p", "fieldlength=67108864", "-p", "fieldcount=100"}, []string{"fieldlength", "PostgreSQL's 1 GB limit on a message"}},
 		{"mysql", dbtest.FreshMySQLURL(t, "candor_test"), nil, nil},
 	} {
 		t.Run(e.name, func(t *testing.T) {
