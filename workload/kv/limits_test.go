@@ -1,8 +1,10 @@
 package kv
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -202,5 +204,30 @@ func TestChunkStreamedSameRows(t *testing.T) {
 	}
 	if streamed.Next() || n != 300 {
 		t.Fatalf("%d rows, the streamed chunk longer", n)
+	}
+}
+
+// MySQL's INSERT path sends a row longer than its statement budget (4 MiB) in a statement of its
+// own, within max_allowed_packet, where it refused it.
+func TestMySQLInsertPathLongRows(t *testing.T) {
+	u, err := neturl.Parse(dbtest.FreshMySQLURL(t, "candor_test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("bulk", "insert")
+	u.RawQuery = q.Encode()
+	db := drivertest.Open(t, u.String())
+	const value = 5 << 20
+	res := mustLoad(t, db, 3, "--insert-count", "3", "--min-block-bytes", strconv.Itoa(value), "--max-block-bytes", strconv.Itoa(value))
+	if !strings.Contains(strings.ToLower(res.BulkPath), "insert") {
+		t.Errorf("bulk path %q, want INSERT", res.BulkPath)
+	}
+	want := makeChunk(loadSpec{dist: Uniform, seed: 3, count: 3, minBytes: value, maxBytes: value}, 0)
+	m := readAll(t, drivertest.Connect(t, db))
+	for i, key := range want.keys {
+		if v := m[key]; !bytes.Equal(v, want.vals[i]) {
+			t.Fatalf("key %d holds %d bytes, want the %d loaded", key, len(v), len(want.vals[i]))
+		}
 	}
 }
