@@ -20,15 +20,6 @@ const MaxSingleWriterConnections = 256
 // files, the log, the terminal.
 const reservedFiles = 128
 
-// DefaultConnections is the closed loop's connections for terms terminals when none are given:
-// one per terminal, at most MaxSingleWriterConnections on a single-writer engine.
-func DefaultConnections(db driver.DB, terms int) int {
-	if db != nil && db.Dialect().SingleWriter {
-		return min(terms, MaxSingleWriterConnections)
-	}
-	return terms
-}
-
 // filesPerConnection is the files one connection holds open: a socket, or SQLite's database file
 // and its write-ahead log (the shared-memory index is one per process).
 func filesPerConnection(db driver.DB) int {
