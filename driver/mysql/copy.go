@@ -274,7 +274,15 @@ func (c *Conn) insertRows(ctx context.Context, table string, columns []string, s
 			continue
 		}
 		if rowsIn == 1 {
-			return n, fmt.Errorf("mysql: CopyFrom into %s: one row takes %d bytes, more than max_allowed_packet allows (%d)", table, len(buf), c.db.maxPacket)
+			// A row past the budget alone: a statement of its own, if max_allowed_packet takes it.
+			if len(buf) > c.db.maxPacket-1024 {
+				return n, fmt.Errorf("mysql: CopyFrom into %s: one row takes %d bytes, more than max_allowed_packet allows (%d)", table, len(buf), c.db.maxPacket)
+			}
+			if err := flush(len(buf)); err != nil {
+				return n, err
+			}
+			buf, rowsIn = append(buf[:0], prefix...), 0
+			continue
 		}
 		// The statement is full without this row: send it, and start the next with the row.
 		row := append([]byte(nil), buf[rowStart+1:]...) // without its comma

@@ -416,3 +416,10 @@ func (db *DB) ServerHost() string {
 	}
 	return host
 }
+
+// Limits: a statement, and a row read back, are one packet each, at most the server's
+// max_allowed_packet (read when the database was opened); so is a value.
+func (db *DB) Limits() driver.Limits {
+	name := "the server's max_allowed_packet"
+	return driver.Limits{Value: int64(db.maxPacket), ValueName: name, Row: int64(db.maxPacket), RowName: name}
+}

@@ -242,3 +242,18 @@ const SocketEnv = "CANDOR_PG_SOCKET"
 // testDialWrap, when a test sets it, wraps every socket the database dials (a socket whose writes
 // are slow, say).
 var testDialWrap func(net.Conn) net.Conn
+
+// pgMaxField is PostgreSQL's largest value of a field (a varlena's 1 GB), and its largest message
+// (PQ_LARGE_MESSAGE_LIMIT, 1 GB less one byte), which a statement's parameters or a row read back
+// must fit in.
+const pgMaxField = 1<<30 - 1
+
+// Limits are PostgreSQL's 1 GB limits on a field and on a message; CockroachDB and YugabyteDB have
+// others of their own, not stated here.
+func (db *DB) Limits() driver.Limits {
+	if db.engine != enginePostgres {
+		return driver.Limits{}
+	}
+	return driver.Limits{Value: pgMaxField, ValueName: "PostgreSQL's 1 GB limit on a field",
+		Row: pgMaxField, RowName: "PostgreSQL's 1 GB limit on a message (a statement's values, or a row read back)"}
+}

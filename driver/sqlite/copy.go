@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	sqldriver "database/sql/driver"
 	"fmt"
 	"strings"
 
@@ -17,6 +18,9 @@ const (
 	maxRowsPerInsert = 500
 	// rowsPerTx is the size of the transactions CopyFrom opens itself when the connection has none.
 	rowsPerTx = 50000
+	// insertBytes bounds the values of one INSERT (held in memory until it runs): past it the
+	// statement runs with the rows it has, at least one, however large.
+	insertBytes = 4 << 20
 )
 
 // CopyFrom loads rows with prepared multi-row INSERT statements (INSERT INTO t (a, b) VALUES
@@ -52,7 +56,8 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src
 	}()
 
 	args := make([]any, 0, perInsert*ncol)
-	rowsIn := 0 // rows in args
+	rowsIn := 0  // rows in args
+	bytesIn := 0 // bytes of their values
 	insert := func() error {
 		if own && !ownOpen {
 			if _, err := c.Exec(ctx, "BEGIN IMMEDIATE"); err != nil {
@@ -77,7 +82,8 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src
 		}
 		n += int64(rowsIn)
 		sinceCommit += rowsIn
-		args, rowsIn = args[:0], 0
+		clear(args) // no value kept past its statement
+		args, rowsIn, bytesIn = args[:0], 0, 0
 		if ownOpen && sinceCommit >= rowsPerTx {
 			if _, err := c.Exec(ctx, "COMMIT"); err != nil {
 				return err
@@ -99,9 +105,10 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src
 			if b, ok := v.([]byte); ok {
 				v = string(b)
 			}
+			bytesIn += valueBytes(v)
 			args = append(args, v)
 		}
-		if rowsIn++; rowsIn == perInsert {
+		if rowsIn++; rowsIn == perInsert || bytesIn >= insertBytes {
 			if err := insert(); err != nil {
 				return n, err
 			}
@@ -122,6 +129,22 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src
 		ownOpen = false
 	}
 	return n, nil
+}
+
+// valueBytes is about the memory a bound value holds: a string's or bytes' length, 8 otherwise.
+func valueBytes(v any) int {
+	if vr, ok := v.(sqldriver.Valuer); ok {
+		if x, err := vr.Value(); err == nil {
+			v = x
+		}
+	}
+	switch x := v.(type) {
+	case string:
+		return len(x)
+	case []byte:
+		return len(x)
+	}
+	return 8
 }
 
 // insertSQL is INSERT INTO "table" ("a", "b") VALUES (?, ?), ... with rows rows.

@@ -94,6 +94,9 @@ type DB struct {
 	redacted string
 	version  string
 	pragmas  map[string]string
+	// maxLength is the connection's SQLITE_LIMIT_LENGTH (sqlite3_limit): the largest string, BLOB
+	// or row, SQLITE_MAX_LENGTH unless the library was built with another.
+	maxLength int64
 }
 
 var _ driver.DB = (*DB)(nil)
@@ -151,6 +154,16 @@ func (db *DB) inspect(ctx context.Context) error {
 			return openError(db.path, err)
 		}
 	}
+	if err := c.Raw(func(dc any) error {
+		sqc, ok := dc.(*sqlite3.SQLiteConn)
+		if !ok {
+			return fmt.Errorf("sqlite: unexpected driver connection %T", dc)
+		}
+		db.maxLength = int64(sqc.GetLimit(sqlite3.SQLITE_LIMIT_LENGTH))
+		return nil
+	}); err != nil {
+		return openError(db.path, err)
+	}
 	if journal != "wal" {
 		return userr.Errorf("the SQLite database %s cannot use write-ahead logging (journal_mode is %s): put it on a local file system", db.path, journal)
 	}
@@ -194,6 +207,14 @@ var dialect = driver.Dialect{Name: "sqlite", SingleWriter: true}
 func (db *DB) Dialect() driver.Dialect { return dialect }
 
 func (db *DB) Redacted() string { return db.redacted }
+
+// Limits: SQLite's SQLITE_MAX_LENGTH (sqlite3_limit's SQLITE_LIMIT_LENGTH) bounds a value and a
+// row; a statement's bound values have no limit of their own, and candor holds them in memory at
+// once, so it takes the same bound for them.
+func (db *DB) Limits() driver.Limits {
+	name := "SQLite's SQLITE_MAX_LENGTH"
+	return driver.Limits{Value: db.maxLength, ValueName: name, Row: db.maxLength, RowName: name}
+}
 
 // Path is the database file as the URL named it.
 func (db *DB) Path() string { return db.path }

@@ -13,6 +13,7 @@ package memcap
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -68,4 +69,18 @@ func Run(t testing.TB, limit int64, c *exec.Cmd) Result {
 	}
 	t.Logf("memcap: %s (cap %d MiB) -> exit %d, peak RSS %.1f MiB\n%s", strings.Join(c.Args[3:], " "), limit>>20, r.Code, float64(r.PeakRSS)/(1<<20), r.Output)
 	return r
+}
+
+// RunTest runs the test called name of this test binary (os.Args[0]) as a child process, with env
+// added to its environment, under an address-space cap of limit bytes, and returns its peak
+// resident memory in bytes; the child failing fails t. The child tells itself apart by env.
+func RunTest(t testing.TB, limit int64, name string, env ...string) int64 {
+	t.Helper()
+	c := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1")
+	c.Env = append(os.Environ(), env...)
+	r := Run(t, limit, c)
+	if r.Code != 0 {
+		t.Fatalf("%s under a %d MiB address-space cap: exit %d\n%s", name, limit>>20, r.Code, r.Output)
+	}
+	return r.PeakRSS
 }

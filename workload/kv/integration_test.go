@@ -513,14 +513,7 @@ func TestDrive(t *testing.T) {
 // MySQL's other bulk path, multi-row INSERTs with the values as quoted literals, keeps random bytes
 // as they are too.
 func TestMySQLInsertPathKeepsBytes(t *testing.T) {
-	u, err := neturl.Parse(dbtest.FreshMySQLURL(t, "candor_test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("bulk", "insert")
-	u.RawQuery = q.Encode()
-	db := drivertest.Open(t, u.String())
+	db := mysqlInsertPath(t)
 	res := mustLoad(t, db, 8, "--insert-count", "3000", "--min-block-bytes", "0", "--max-block-bytes", "300")
 	if !strings.Contains(strings.ToLower(res.BulkPath), "insert") {
 		t.Errorf("bulk path %q, want INSERT", res.BulkPath)
@@ -576,4 +569,19 @@ func TestEmptyValues(t *testing.T) {
 			wantChecks(t, checks, []string{"ok", "ok", "ok", "ok", "ok", "ok"})
 		})
 	}
+}
+
+// mysqlInsertPath opens a fresh MariaDB database whose loads take the multi-row INSERT path
+// (bulk=insert in the URL).
+func mysqlInsertPath(t *testing.T) driver.DB {
+	t.Helper()
+	u, err := neturl.Parse(dbtest.FreshMySQLURL(t, "candor_test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("bulk", "insert")
+	u.RawQuery = q.Encode()
+	db := drivertest.Open(t, u.String())
+	return db
 }

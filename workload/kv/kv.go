@@ -22,7 +22,6 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/workload"
-	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
@@ -377,11 +376,10 @@ func (o *Options) mixName() string {
 func (k *KV) EstimateLoad(loaders int) workload.LoadEstimate {
 	o := k.resolve()
 	rows := max(0, o.InsertCount)
-	perChunk := min(rows, loadChunk)
 	return workload.LoadEstimate{
 		Rows:       rows,
 		Bytes:      workload.Product(rows, 8+int64(max(0, o.MinBlockBytes))),
-		PeakMemory: workload.Product(bulkload.ChunksHeld(loaders), perChunk, 80+int64(max(0, o.MaxBlockBytes))),
+		PeakMemory: k.PeakMemory(loaders),
 	}
 }
 

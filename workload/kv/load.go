@@ -21,10 +21,13 @@ import (
 // The load: the table kv, then --insert-count rows in parallel through the engine's bulk path
 // (driver.Conn.CopyFrom, package bulkload), recorded in candor_workloads (package loadstate) under "kv". Row i is
 // sequence number i: its key is loadKey(i) (keys.go) and its value comes from the stream of its
-// chunk, gen.Derive(seed, "kv", "load", chunk), so the same seed and options give the same rows byte
-// for byte whatever the number of loaders.
+// chunk, gen.Derive(seed, "kv", "load", chunk), drawn in the chunk's key order, so the same seed and
+// options give the same rows byte for byte whatever the number of loaders; the values a chunk holds
+// at once are bounded in bytes, not rows (chunkBytes, makeChunk).
 
-// loadChunk is the rows of one chunk: one CopyFrom (its own transaction), rows sorted by key.
+// loadChunk is the rows of one chunk: one CopyFrom (its own transaction), rows sorted by key. It
+// decides which stream a row's value comes from, so the rows a seed makes; the memory a chunk holds
+// is bounded in bytes (chunkBytes).
 const loadChunk = 10000
 
 // record is what kv keeps in candor_workloads' options: what was loaded, and what runs on the data
@@ -81,6 +84,10 @@ func (k *KV) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (wo
 	opt := k.resolve()
 	fam, _, err := sqlexec.Dialect(db, "kv")
 	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	if err := sqlexec.SizeLimits(db, int64(opt.MaxBlockBytes), int64(opt.MaxBlockBytes)+8, valuesWhat(opt.MaxBlockBytes),
+		"give a smaller --max-block-bytes"+raiseHint(db)); err != nil {
 		return workload.LoadResult{}, err
 	}
 	rec := loadRecord(opt)
@@ -163,6 +170,19 @@ func (k *KV) loadRows(ctx context.Context, db driver.DB, o workload.LoadOptions,
 		}})
 }
 
+// valuesWhat names kv's values of up to max bytes in a refusal.
+func valuesWhat(max int) string {
+	return fmt.Sprintf("kv's values of up to %s bytes (--max-block-bytes)", textfmt.Thousands(int64(max)))
+}
+
+// raiseHint is the refusal's other way out on an engine whose limit is a setting.
+func raiseHint(db driver.DB) string {
+	if db.Dialect().SQLFamily() == sqlexec.FamilyMySQL {
+		return ", or raise max_allowed_packet on the server"
+	}
+	return ""
+}
+
 func loadSummary(o Options) string {
 	return fmt.Sprintf("%s keys (%s), values of %s bytes", textfmt.Thousands(o.InsertCount), o.Distribution, blockRange(o.MinBlockBytes, o.MaxBlockBytes))
 }
@@ -201,64 +221,87 @@ type blob []byte
 
 func (b blob) Value() (sqldriver.Value, error) { return []byte(b), nil }
 
+// chunkBytes bounds the values a chunk makes ahead (made whole, on a generator goroutine of a
+// single-writer engine's load, before a loader copies it). A chunk whose values may take more is
+// made row by row as it is copied: each value drawn as its row is read, so a load holds a row or
+// two per loader, whatever the values' size, and never --insert-count's worth.
+const chunkBytes = 16 << 20
+
 // chunkRows is one chunk's rows, sorted by key, as a driver.RowSource.
 type chunkRows struct {
 	bulkload.Cursor
 	keys []int64
-	vals [][]byte
-	blob bool
-	row  [2]any
+	// vals are the values in key order when the chunk was made ahead (ahead); otherwise r draws
+	// them as the rows are read, of minBytes..maxBytes.
+	vals               [][]byte
+	ahead              bool
+	r                  *gen.Rand
+	minBytes, maxBytes int
+	blob               bool
+	row                [2]any
 }
 
-// makeChunk generates chunk c: rows c*loadChunk up to the count, values from the chunk's stream in
-// sequence order, then sorted by key (so each chunk writes one run of the key order).
+// aheadBytes is chunkBytes, the most a chunk makes ahead (a variable for the test that both ways
+// give the same rows).
+var aheadBytes int64 = chunkBytes
+
+// makeChunk generates chunk c: the keys of rows c*loadChunk up to the count, sorted (so each chunk
+// writes one run of the key order), then their values from the chunk's stream in key order: all of
+// them now when they take at most chunkBytes, else each as its row is read (Values). Either way
+// the same rows.
 func makeChunk(s loadSpec, c int64) *chunkRows {
 	first := c * loadChunk
 	n := int(min(loadChunk, s.count-first))
-	r := gen.New(gen.Derive(s.seed, "kv", "load", c))
-	ch := &chunkRows{Cursor: bulkload.Cursor{N: n}, keys: make([]int64, n), vals: make([][]byte, n), blob: s.blob}
+	ch := &chunkRows{Cursor: bulkload.Cursor{N: n}, keys: make([]int64, n), blob: s.blob,
+		r: gen.New(gen.Derive(s.seed, "kv", "load", c)), minBytes: s.minBytes, maxBytes: s.maxBytes}
+	for i := range n {
+		ch.keys[i] = loadKey(s.dist, first+int64(i), s.seed)
+	}
+	if s.dist.hashed() {
+		slices.Sort(ch.keys)
+	}
+	if int64(n)*int64(s.maxBytes) > aheadBytes {
+		return ch
+	}
+	ch.ahead, ch.vals = true, make([][]byte, n)
 	// Never nil, so that an empty value is empty, not NULL.
 	buf := make([]byte, 0, n*(s.minBytes+s.maxBytes)/2+1)
 	for i := range n {
-		ch.keys[i] = loadKey(s.dist, first+int64(i), s.seed)
 		start := len(buf)
-		buf = fillBlock(r, buf, s.minBytes, s.maxBytes)
+		buf = fillBlock(ch.r, buf, s.minBytes, s.maxBytes)
 		ch.vals[i] = buf[start:len(buf):len(buf)]
 	}
-	if s.dist.hashed() {
-		idx := make([]int, n)
-		for i := range idx {
-			idx[i] = i
-		}
-		slices.SortFunc(idx, func(a, b int) int { return cmpInt64(ch.keys[a], ch.keys[b]) })
-		keys, vals := make([]int64, n), make([][]byte, n)
-		for j, i := range idx {
-			keys[j], vals[j] = ch.keys[i], ch.vals[i]
-		}
-		ch.keys, ch.vals = keys, vals
-	}
 	return ch
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (c *chunkRows) Values() ([]any, error) {
 	i := c.Row()
 	c.row[0] = c.keys[i]
-	if c.blob {
-		c.row[1] = blob(c.vals[i])
+	var v []byte
+	if c.ahead {
+		v = c.vals[i]
 	} else {
-		c.row[1] = c.vals[i]
+		// A buffer of its own per row: an engine's bulk path may hold a few rows before it sends them.
+		v = fillBlock(c.r, make([]byte, 0, max(1, c.maxBytes)), c.minBytes, c.maxBytes)
+	}
+	if c.blob {
+		c.row[1] = blob(v)
+	} else {
+		c.row[1] = v
 	}
 	return c.row[:], nil
+}
+
+// PeakMemory is the most bytes of values a load on loaders connections holds at once: on a
+// single-writer engine up to about 2 x loaders + 1 chunks are made ahead or being copied, each of at most
+// chunkBytes made ahead, or a row being drawn and the engine's copy of it and of the row before.
+func (k *KV) PeakMemory(loaders int) int64 {
+	o := k.resolve()
+	perChunk := min(int64(loadChunk), max(o.InsertCount, 1)) * int64(o.MaxBlockBytes)
+	if perChunk > chunkBytes {
+		perChunk = 3 * int64(o.MaxBlockBytes)
+	}
+	return int64(2*max(loaders, 1)+1) * perChunk
 }
 
 // Loaded reports whether db holds a complete kv load agreeing with the options given that decide
@@ -312,4 +355,14 @@ func readRecord(ctx context.Context, db driver.DB) (loadstate.State, record, err
 		rec.CycleLength = math.MaxInt64
 	}
 	return st, rec, nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -55,6 +55,15 @@ func (k *KV) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (
 	if err != nil {
 		return nil, err
 	}
+	// A write statement carries --batch values, held in memory at once: within the engine's limit.
+	stmt, what := int64(o.MaxBlockBytes)+8, valuesWhat(o.MaxBlockBytes)
+	if o.WritePercent > 0 {
+		stmt = int64(o.Batch) * stmt
+		what = fmt.Sprintf("kv's writes of --batch %d values of up to %s bytes (--max-block-bytes)", o.Batch, textfmt.Thousands(int64(o.MaxBlockBytes)))
+	}
+	if err := sqlexec.SizeLimits(db, int64(o.MaxBlockBytes), stmt, what, "give a smaller --batch or --max-block-bytes"+raiseHint(db)); err != nil {
+		return nil, err
+	}
 	s := &session{Run: run, o: o, st: st, rec: rec, seqStart: rec.InsertCount}
 	sameKeys := func(erec record) bool { return erec.InsertCount == rec.InsertCount }
 	if err := loadstate.SameLoad(ctx, db, st, c.Endpoints, readRecord, sameKeys); err != nil {
@@ -62,6 +71,13 @@ func (k *KV) Open(ctx context.Context, db driver.DB, c workload.SessionConfig) (
 	}
 	conc := sqlexec.DefaultConcurrency()
 	if err := s.Size(c.Terminals, c.Connections, conc, conc); err != nil {
+		return nil, err
+	}
+	holding := 0 // the terminals holding values drawn: those of writes
+	if o.WritePercent > 0 {
+		holding = s.Terms
+	}
+	if err := sqlexec.CheckRunMemory(holding, s.Conns, stmt, what, "give fewer --terminals or --connections, or a smaller --batch or --max-block-bytes"); err != nil {
 		return nil, err
 	}
 	s.mix = mix{read: o.ReadPercent, del: o.DelPercent, span: o.SpanPercent, spanLimit: o.SpanLimit, batch: o.Batch,

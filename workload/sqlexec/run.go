@@ -39,12 +39,20 @@ func NewRun(db driver.DB, c workload.SessionConfig, name string) (Run, error) {
 }
 
 // Size resolves the terminals and connections (Sizing.Resolve) from those given (0: the default)
-// and the workload's defaults, over the run's endpoints.
+// and the workload's defaults, over the run's endpoints; on a single-writer engine the closed loop's
+// default connections are at most MaxSingleWriterConnections, and connections needing more open
+// files than the process may have are refused (CheckConnections).
 func (r *Run) Size(terminals, connections, defaultTerminals, rateConnections int) error {
 	var err error
-	r.Terms, r.Conns, err = Sizing{Mode: r.Session.Mode, Terminals: terminals, Connections: connections,
-		DefaultTerminals: defaultTerminals, RateConnections: rateConnections, Endpoints: len(r.Endpoints)}.Resolve()
-	return err
+	z := Sizing{Mode: r.Session.Mode, Terminals: terminals, Connections: connections,
+		DefaultTerminals: defaultTerminals, RateConnections: rateConnections, Endpoints: len(r.Endpoints)}
+	if r.DB != nil && r.DB.Dialect().SingleWriter {
+		z.MaxDefaultConnections = MaxSingleWriterConnections
+	}
+	if r.Terms, r.Conns, err = z.Resolve(); err != nil {
+		return err
+	}
+	return CheckConnections(r.DB, r.Conns, connectionsWhat(connections, r.Conns))
 }
 
 // Connect opens the run's connections (Open), once: a second call is a bug in the caller.

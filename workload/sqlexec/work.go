@@ -27,10 +27,13 @@ type Sizing struct {
 	DefaultTerminals, RateConnections int
 	// Endpoints is the number of endpoints (--db) the connections are spread over.
 	Endpoints int
+	// MaxDefaultConnections caps the closed loop's default connections (0: none; a single-writer
+	// engine's, MaxSingleWriterConnections).
+	MaxDefaultConnections int
 }
 
 // Resolve is the run's terminals and connections. In the closed loop the terminals default to
-// DefaultTerminals and the connections to one per terminal; in rate mode the connections default
+// DefaultTerminals and the connections to one per terminal (at most MaxDefaultConnections); in rate mode the connections default
 // to RateConnections and the terminals (the pool of random streams arrivals are drawn from,
 // round-robin) to one per connection. Fewer connections than endpoints is a user error.
 func (z Sizing) Resolve() (terms, conns int, err error) {
@@ -48,6 +51,9 @@ func (z Sizing) Resolve() (terms, conns int, err error) {
 		}
 		if conns == 0 {
 			conns = terms
+			if z.MaxDefaultConnections > 0 {
+				conns = min(conns, z.MaxDefaultConnections)
+			}
 		}
 	}
 	if n := z.Endpoints; conns < n {

@@ -13,6 +13,8 @@ import (
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/loadstate"
+	"github.com/candor-bench/candor/workload/sqlexec"
+	"github.com/candor-bench/candor/workload/textfmt"
 )
 
 // TPC-C as one implementation of the workload contract (package workload): its options, load,
@@ -315,6 +317,19 @@ func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 	}
 	if o.Connections == 0 {
 		o.Connections = DefaultConnections(c.Mode, HW, o.Terminals)
+		if db.Dialect().SingleWriter {
+			// A connection per terminal in throughput mode, but on one writer at a time (SQLite) a
+			// few hundred do all there is to do: the rest share them, as spec mode's terminals do.
+			o.Connections = min(o.Connections, sqlexec.MaxSingleWriterConnections)
+		}
+	}
+	dw := max(1, min(o.DeliveryWorkers, W))
+	what := fmt.Sprintf("the default for %s terminals in %s mode, and %d Delivery workers'", textfmt.Thousands(int64(o.Terminals)), c.Mode, dw)
+	if c.Connections > 0 {
+		what = fmt.Sprintf("--connections %d, and %d Delivery workers'", c.Connections, dw)
+	}
+	if err := sqlexec.CheckConnections(db, o.Connections+dw, what); err != nil {
+		return nil, err
 	}
 	if err := checkEndpoints(ctx, &o, info, c); err != nil { // endpoints.go
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/gen"
@@ -23,10 +24,11 @@ import (
 // insertstart .. insertstart+insertcount-1 in parallel through the engine's bulk path
 // (driver.Conn.CopyFrom, package bulkload), recorded in candor_workloads (package loadstate) under "ycsb". The load is
 // cut into chunks of consecutive record numbers; chunk c's values come from its own stream,
-// gen.Derive(seed, "ycsb", "load", c), record by record and field by field (each field's length
-// from the field-length generator, then its characters), so the same seed and properties give the
-// same rows byte for byte whatever the number of loaders. Each chunk goes in as one CopyFrom, its
-// rows sorted by key.
+// gen.Derive(seed, "ycsb", "load", c), record by record in key order and field by field (each
+// field's length from the field-length generator, then its characters), so the same seed and
+// properties give the same rows byte for byte whatever the number of loaders. Each chunk goes in as
+// one CopyFrom, its rows sorted by key; the values it holds at once are bounded in bytes, not
+// records (chunkBytes, makeChunk).
 
 // chunkBytes bounds a chunk's values, and loadChunk its records.
 const (
@@ -110,6 +112,9 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
+	if err := sizeLimits(db, cfg); err != nil {
+		return workload.LoadResult{}, err
+	}
 	rec := record{Properties: dataOf(cfg), Workload: opts.builtin, NextInsert: cfg.RecordCount}
 	var ctl driver.Conn
 	resumed := false
@@ -160,6 +165,18 @@ func (y *YCSB) Load(ctx context.Context, db driver.DB, o workload.LoadOptions) (
 		res.Summary += ", and the whole load completed"
 	}
 	return res, nil
+}
+
+// sizeLimits refuses records whose fields or rows the engine cannot take (sqlexec.SizeLimits), before
+// the load drops or writes anything.
+func sizeLimits(db driver.DB, c Config) error {
+	_, hi := lengthBounds(c)
+	what := fmt.Sprintf("ycsb's records of %d fields of up to %s characters (fieldcount, fieldlength)", c.FieldCount, textfmt.Thousands(hi))
+	fix := "give a smaller fieldlength or fieldcount"
+	if db.Dialect().SQLFamily() == sqlexec.FamilyMySQL {
+		fix += ", or raise max_allowed_packet on the server"
+	}
+	return sqlexec.SizeLimits(db, hi, c.FieldCount*hi+255, what, fix)
 }
 
 // loadRecords copies the records of this process's chunks: all of them, or a shard's
@@ -308,37 +325,46 @@ func (s *loadSpec) chunks() int64 { return (s.cfg.InsertCount + s.chunk - 1) / s
 // chunkRows is one chunk's rows, sorted by key, as a driver.RowSource.
 type chunkRows struct {
 	bulkload.Cursor
-	keys   []string
-	vals   []string // fields per row, row by row in record order
-	order  []int    // record indexes in key order
+	keys []string // in key order
+	// vals are the fields, row by row in key order, when the chunk was made ahead (ahead);
+	// otherwise each row's are drawn from r as it is read.
+	vals   []string
+	ahead  bool
+	spec   *loadSpec
+	r      *gen.Rand
+	buf    []byte
 	fields int
 	row    []any
 }
 
-// makeChunk generates chunk c: records c*chunk up to insertcount (record numbers from insertstart),
-// values from the chunk's stream in record order, field by field (dataintegrity: derived from the
-// key and field name, drawing nothing).
+// aheadBytes is chunkBytes, the most a chunk makes ahead (a variable for the test that both ways
+// give the same rows).
+var aheadBytes int64 = chunkBytes
+
+// makeChunk generates chunk c: the keys of records c*chunk up to insertcount (record numbers from
+// insertstart), sorted, then the values from the chunk's stream in key order, field by field
+// (dataintegrity: derived from the key and field name, drawing nothing): all of them now when they
+// take at most chunkBytes, else each row's as it is read (Values), so that a record of long fields
+// (a chunk of one) is held once, by the loader copying it, not made ahead. Either way the same rows.
 func makeChunk(s *loadSpec, c int64) *chunkRows {
 	first := c * s.chunk
 	n := int(min(s.chunk, s.cfg.InsertCount-first))
 	nf := len(s.names)
-	r := gen.New(gen.Derive(s.seed, "ycsb", "load", c))
-	ch := &chunkRows{Cursor: bulkload.Cursor{N: n}, keys: make([]string, n), fields: nf, row: make([]any, 1+nf)}
+	ch := &chunkRows{Cursor: bulkload.Cursor{N: n}, keys: make([]string, n), spec: s, fields: nf, row: make([]any, 1+nf),
+		r: gen.New(gen.Derive(s.seed, "ycsb", "load", c))}
+	for i := range n {
+		ch.keys[i] = s.cfg.KeyName(s.cfg.InsertStart + first + int64(i))
+	}
+	slices.Sort(ch.keys)
 	_, hi := lengthBounds(s.cfg)
+	if int64(n)*int64(nf)*hi > aheadBytes {
+		return ch
+	}
+	ch.ahead = true
 	buf := make([]byte, 0, int64(n*nf)*hi)
 	ends := make([]int, 0, n*nf)
-	for i := range n {
-		key := s.cfg.KeyName(s.cfg.InsertStart + first + int64(i))
-		ch.keys[i] = key
-		for _, name := range s.names {
-			size := int(s.length.Next(r))
-			if s.cfg.DataIntegrity {
-				buf = AppendDeterministicValue(buf, key, name, size)
-			} else {
-				buf = AppendRandomValue(buf, r, size)
-			}
-			ends = append(ends, len(buf))
-		}
+	for _, key := range ch.keys {
+		buf = ch.appendRow(buf, key, &ends)
 	}
 	all := string(buf)
 	ch.vals = make([]string, len(ends))
@@ -346,21 +372,65 @@ func makeChunk(s *loadSpec, c int64) *chunkRows {
 	for j, e := range ends {
 		ch.vals[j], start = all[start:e], e
 	}
-	ch.order = make([]int, n)
-	for i := range ch.order {
-		ch.order[i] = i
-	}
-	slices.SortFunc(ch.order, func(a, b int) int { return strings.Compare(ch.keys[a], ch.keys[b]) })
 	return ch
 }
 
+// appendRow appends the fields of the record key to buf, each one's end to ends.
+func (c *chunkRows) appendRow(buf []byte, key string, ends *[]int) []byte {
+	s := c.spec
+	for _, name := range s.names {
+		size := int(s.length.Next(c.r))
+		if s.cfg.DataIntegrity {
+			buf = AppendDeterministicValue(buf, key, name, size)
+		} else {
+			buf = AppendRandomValue(buf, c.r, size)
+		}
+		*ends = append(*ends, len(buf))
+	}
+	return buf
+}
+
 func (c *chunkRows) Values() ([]any, error) {
-	k := c.order[c.Row()]
-	c.row[0] = c.keys[k]
-	for f := range c.fields {
-		c.row[1+f] = c.vals[k*c.fields+f]
+	i := c.Row()
+	c.row[0] = c.keys[i]
+	if c.ahead {
+		for f := range c.fields {
+			c.row[1+f] = c.vals[i*c.fields+f]
+		}
+		return c.row, nil
+	}
+	// A buffer of its own per row, never written again (an engine's bulk path may hold a few rows
+	// before it sends them), so its fields are strings over it without a copy.
+	_, hi := lengthBounds(c.spec.cfg)
+	ends := make([]int, 0, c.fields)
+	buf := c.appendRow(make([]byte, 0, int64(c.fields)*hi), c.keys[i], &ends)
+	start := 0
+	for f, e := range ends {
+		c.row[1+f], start = unsafe.String(unsafe.SliceData(buf[start:]), e-start), e
 	}
 	return c.row, nil
+}
+
+// PeakMemory is the most bytes of values a load on loaders connections holds at once: on a
+// single-writer engine up to about 2 x loaders + 1 chunks are made ahead or being copied, each of
+// at most chunkBytes made ahead, or a record being drawn and the engine's copy of it and of the
+// record before.
+func (y *YCSB) PeakMemory(loaders int) int64 {
+	o := y.options()
+	if len(o.problems) > 0 {
+		return 0
+	}
+	spec, err := newLoadSpec(o.cfg, 0)
+	if err != nil {
+		return 0
+	}
+	_, hi := lengthBounds(o.cfg)
+	row := o.cfg.FieldCount * hi
+	perChunk := min(spec.chunk, max(o.cfg.InsertCount, 1)) * row
+	if perChunk > chunkBytes {
+		perChunk = 3 * row
+	}
+	return int64(2*max(loaders, 1)+1) * perChunk
 }
 
 // Loaded reports whether db holds a complete ycsb load agreeing with the data properties given

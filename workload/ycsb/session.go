@@ -116,6 +116,14 @@ func (y *YCSB) Open(ctx context.Context, db driver.DB, c workload.SessionConfig)
 	if err := s.Size(threads, c.Connections, conc, rateConns); err != nil {
 		return nil, err
 	}
+	// Each terminal keeps the record it last drew for an insert or update, each connection the one
+	// it sends or reads.
+	if _, hi := lengthBounds(cfg); cfg.FieldCount*hi > 0 {
+		what := fmt.Sprintf("ycsb's records of %d fields of up to %s characters (fieldcount, fieldlength)", cfg.FieldCount, textfmt.Thousands(hi))
+		if err := sqlexec.CheckRunMemory(s.Terms, s.Conns, cfg.FieldCount*hi+255, what, "give fewer --terminals or --connections, or reload with a smaller fieldlength or fieldcount"); err != nil {
+			return nil, err
+		}
+	}
 	if c.Note != nil {
 		for _, l := range s.notes() {
 			c.Note(l)

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/candor-bench/candor/workload"
-	"github.com/candor-bench/candor/workload/bulkload"
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
@@ -383,16 +382,12 @@ func (y *YCSB) EstimateLoad(loaders int) workload.LoadEstimate {
 		return workload.LoadEstimate{}
 	}
 	c := o.cfg
-	spec, err := newLoadSpec(c, 0)
-	if err != nil {
-		return workload.LoadEstimate{}
-	}
-	lo, hi := lengthBounds(c)
+	lo, _ := lengthBounds(c)
 	rows := max(0, c.InsertCount)
 	return workload.LoadEstimate{
 		Rows:       rows,
 		Bytes:      workload.Product(rows, workload.Sum(10, workload.Product(c.FieldCount, lo))),
-		PeakMemory: workload.Product(bulkload.ChunksHeld(loaders), min(rows, spec.chunk), workload.Sum(64, workload.Product(c.FieldCount, workload.Sum(hi, 32)))),
+		PeakMemory: y.PeakMemory(loaders),
 	}
 }
 
