@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 
 	"github.com/candor-bench/candor/gen"
 )
@@ -15,6 +16,9 @@ type Bootstrap struct {
 	Seed uint64
 	// Level of the confidence interval (default 0.95).
 	Level float64
+	// bootstrapOnly judges every quantile by the bootstrap, never by the per-interval shift (for
+	// measuring one against the other).
+	bootstrapOnly bool
 }
 
 // DefaultResamples and DefaultSeed are the bootstrap's defaults.
@@ -65,7 +69,24 @@ type PercentileRatio struct {
 	DF    float64 `json:"df"`
 	// Resamples is the number of resamples in which both runs had values.
 	Resamples int `json:"resamples"`
+	// Method is how the interval was found: "per-interval shift" (ShiftInterval on the logs of
+	// each measured interval's value at Q) or "bootstrap".
+	Method string `json:"method"`
+	// Shift is the Hodges-Lehmann ratio of the per-interval values (B's over A's), with the
+	// per-interval shift; the ratio compared (Ratio.Estimate) is the windows' all the same.
+	Shift float64 `json:"shift,omitempty"`
 }
+
+// Methods of a percentile's interval.
+const (
+	MethodShift     = "per-interval shift"
+	MethodBootstrap = "bootstrap"
+)
+
+// ShiftMinTail is the fewest events beyond a quantile that the typical (median) measured interval of
+// each run must hold for the quantile to be judged by the per-interval shift: with fewer, an
+// interval's value at the quantile is its largest or near it, and the bootstrap judges.
+const ShiftMinTail = 1
 
 // Sides is one run's data for ComparePercentiles: the window's histogram (the values compared;
 // nil: the intervals merged) and its measured intervals' histograms in time order (their spread).
@@ -143,8 +164,23 @@ func ComparePercentiles(sa, sb Sides, qs []float64, o Bootstrap) []PercentileRat
 		}
 	}
 	na, nb := float64(len(a)), float64(len(b))
-	for k := range qs {
+	la, lb := intervalLogs(&d[0], len(a), counts, qs), intervalLogs(&d[1], len(b), counts, qs)
+	ma, mb := medianCount(a), medianCount(b)
+	for k, q := range qs {
 		pr := &out[k]
+		if !o.bootstrapOnly && pr.A > 0 && pr.B > 0 && float64(ma)*(1-q) >= ShiftMinTail && float64(mb)*(1-q) >= ShiftMinTail {
+			pr.R1A, pr.R1B = r1a[k], r1b[k]
+			pr.NEffA, pr.NEffB = EffectiveN(len(la[k]), pr.R1A), EffectiveN(len(lb[k]), pr.R1B)
+			n1, n2 := float64(len(la[k])), float64(len(lb[k]))
+			inflate := math.Sqrt((1/pr.NEffA + 1/pr.NEffB) / (1/n1 + 1/n2))
+			if iv, ok := ShiftInterval(la[k], lb[k], inflate, o.Level); ok {
+				pr.Method, pr.Shift = MethodShift, math.Exp(iv.Estimate)
+				pr.Ratio = Interval{Estimate: float64(pr.B) / float64(pr.A), Low: math.Exp(iv.Low), High: math.Exp(iv.High)}
+				pr.Valid = true
+				continue
+			}
+		}
+		pr.Method = MethodBootstrap
 		pr.Resamples = valid[k]
 		// Require nearly every resample: an interval from a few lucky ones would not be 95%.
 		if pr.A == 0 || pr.B == 0 || len(a) < 2 || len(b) < 2 || valid[k] < o.Resamples*9/10 {
@@ -165,10 +201,9 @@ func ComparePercentiles(sa, sb Sides, qs []float64, o Bootstrap) []PercentileRat
 	return out
 }
 
-// intervalAutocorr returns, for each quantile, the (bias-corrected) lag-1 autocorrelation of the
-// log of its value in each single interval of d (intervals without values are skipped), at least
-// the median's.
-func intervalAutocorr(d *dense, n int, counts []int64, qs []float64) []float64 {
+// intervalLogs returns, for each quantile, the log of its value in each single interval of d that
+// has values, in time order.
+func intervalLogs(d *dense, n int, counts []int64, qs []float64) [][]float64 {
 	series := make([][]float64, len(qs))
 	one := make([]float64, len(qs))
 	pick := []int{0}
@@ -183,6 +218,27 @@ func intervalAutocorr(d *dense, n int, counts []int64, qs []float64) []float64 {
 			}
 		}
 	}
+	return series
+}
+
+// medianCount is the median number of values in the intervals.
+func medianCount(hs []Hist) int64 {
+	if len(hs) == 0 {
+		return 0
+	}
+	c := make([]int64, len(hs))
+	for i, h := range hs {
+		c[i] = h.Total()
+	}
+	slices.Sort(c)
+	return c[len(c)/2]
+}
+
+// intervalAutocorr returns, for each quantile, the (bias-corrected) lag-1 autocorrelation of the
+// log of its value in each single interval of d (intervals without values are skipped), at least
+// the median's.
+func intervalAutocorr(d *dense, n int, counts []int64, qs []float64) []float64 {
+	series := intervalLogs(d, n, counts, qs)
 	// A drift of the whole distribution moves every quantile, but the per-interval value of a high
 	// quantile rests on few events and its noise hides the drift; the median shows it best. So each
 	// quantile's autocorrelation is at least the median's (the first quantile's, when qs holds 0.5).

@@ -5,10 +5,11 @@
 //   - Throughput: the mean of the per-interval rates, with a standard error corrected for
 //     autocorrelation (effective sample size from the lag-1 autocorrelation, see Series), and a
 //     Welch confidence interval on the difference of the means.
-//   - Percentiles: a bootstrap over whole intervals (see ComparePercentiles): resampled intervals'
-//     histograms are merged bucket by bucket and the percentile taken; the spread of the resampled
-//     values, corrected for autocorrelation like throughput's, gives a confidence interval for the
-//     ratio B/A. Deterministic for a given seed.
+//   - Percentiles: the window's histograms; the interval of the change from the measured
+//     intervals' own values at the percentile (a Hodges-Lehmann shift with Mann-Whitney's
+//     interval, widened for autocorrelation), or, where an interval holds too few events for its
+//     own value, a bootstrap over whole intervals (see ComparePercentiles). Deterministic for a
+//     given seed.
 //
 // A difference is "significant" only when its 95% interval excludes no change; otherwise it is
 // noise. With fewer than MinIntervals measured intervals in either run nothing is judged.
@@ -120,6 +121,9 @@ type Row struct {
 	SeriesB *Series `json:"b_series,omitempty"`
 	// Bootstrap details a percentile's interval.
 	Bootstrap *PercentileRatio `json:"bootstrap,omitempty"`
+	// Method is how a percentile's interval was found (MethodShift, MethodBootstrap,
+	// MethodTypical, or empty for the spread between runs' window percentiles).
+	Method string `json:"method,omitempty"`
 }
 
 // MetricName names a quantile as the reports do: p50, p90, p99, p99.9.
@@ -152,7 +156,7 @@ func Compare(a, b *Run, o Options) *Comparison {
 		Method: Method{
 			Level:        bs.Level,
 			Throughput:   "the window's count over its length (as the report); standard error from the measured intervals' rates weighted by their length, with the effective sample size n(1-r1)/(1+r1) from the lag-1 autocorrelation r1; Welch interval on the difference",
-			Percentiles:  "the window's histogram (as the report); bootstrap over whole measured intervals, resampled histograms merged bucket by bucket; standard error of log(percentile) from the resamples, corrected with n_eff from the lag-1 autocorrelation of the per-interval percentile; Welch interval of log(B/A)",
+			Percentiles:  "the window's histogram (as the report); interval from the measured intervals' own values at the percentile (when the typical interval holds an event beyond it): Hodges-Lehmann shift of their logs, Mann-Whitney interval widened by n/n_eff from the lag-1 autocorrelation; otherwise a bootstrap over whole measured intervals, resampled histograms merged bucket by bucket, standard error of log(percentile) corrected with n_eff, Welch interval of log(B/A)",
 			Resamples:    bs.Resamples,
 			Seed:         bs.Seed,
 			MinIntervals: o.MinIntervals,
@@ -225,7 +229,7 @@ func throughputRow(sa, sb Series, level float64, tooFew bool) Row {
 }
 
 func percentileRow(pr PercentileRatio, tooFew bool) Row {
-	row := Row{Metric: MetricName(pr.Q), Unit: "ms", A: float64(pr.A) / 1000, B: float64(pr.B) / 1000, Bootstrap: &pr}
+	row := Row{Metric: MetricName(pr.Q), Unit: "ms", A: float64(pr.A) / 1000, B: float64(pr.B) / 1000, Bootstrap: &pr, Method: pr.Method}
 	switch {
 	case pr.A == 0 || pr.B == 0:
 		row.Verdict = NoData
