@@ -99,14 +99,27 @@ type Sides struct {
 // measured intervals' histograms in time order.
 //
 // The values compared come from each run's window histogram (by default all of its intervals
-// merged bucket by bucket). Their
-// uncertainty comes from a bootstrap over whole intervals: each resample draws a run's intervals
-// with replacement, merges the drawn histograms bucket by bucket and takes the quantile; the spread
-// of log(quantile) over o.Resamples resamples (times n/(n-1) for the small-sample bias) is the
-// standard error of each run's log value, as if its intervals were independent. Intervals are not
-// independent, so, as for throughput (see Series), the variance is multiplied by n/n_eff with the
-// effective sample size from the lag-1 autocorrelation of the per-interval values of that quantile.
-// The o.Level interval of log(B/A) is then Welch's: log(B/A) ± t(df) sqrt(SEA^2 + SEB^2).
+// merged bucket by bucket). Their uncertainty comes from the intervals, in one of two ways.
+//
+// Where the typical (median) interval of both runs holds at least ShiftMinTail events beyond the
+// quantile, each interval has a value of its own at it, and the interval of the change is
+// ShiftInterval's on the logs of those values: the Hodges-Lehmann shift of B's over A's, with
+// Mann-Whitney's interval widened by sqrt((1/n_eff,A + 1/n_eff,B)/(1/n_A + 1/n_B)) for the
+// autocorrelation of the per-interval values (the effective sample sizes as throughput's, see
+// Series). A run's window p99 rests on its worst intervals: on a busy host a few seconds of stalls
+// move it by tens of percent, and an interval from the window's value (the bootstrap below) spans
+// that spread, so a 10% slower engine went unseen in most pairs; the intervals' own values are
+// not moved by a few stalled intervals, and the same pairs were told apart
+// (TestShiftPowerWithStalls; docs/compare.md, measured).
+//
+// Elsewhere (a high quantile of intervals of few events) the interval comes from a bootstrap over
+// whole intervals: each resample draws a run's intervals with replacement, merges the drawn
+// histograms bucket by bucket and takes the quantile; the spread of log(quantile) over
+// o.Resamples resamples (times n/(n-1) for the small-sample bias) is the standard error of each
+// run's log value, as if its intervals were independent. Intervals are not independent, so, as
+// for throughput (see Series), the variance is multiplied by n/n_eff with the effective sample
+// size from the lag-1 autocorrelation of the per-interval values of that quantile. The o.Level
+// interval of log(B/A) is then Welch's: log(B/A) ± t(df) sqrt(SEA^2 + SEB^2).
 //
 // Why not the bootstrap's percentile interval, or blocks of consecutive intervals? On synthetic
 // runs of 8 to 40 intervals drawn from one distribution, the percentile interval called 8 to 18%
@@ -145,6 +158,32 @@ func ComparePercentiles(sa, sb Sides, qs []float64, o Bootstrap) []PercentileRat
 	// Per-interval values of each quantile, for their autocorrelation.
 	r1a, r1b := intervalAutocorr(&d[0], len(a), counts, qs), intervalAutocorr(&d[1], len(b), counts, qs)
 
+	// The per-interval shift where the typical interval has its own value at the quantile.
+	la, lb := intervalLogs(&d[0], len(a), counts, qs), intervalLogs(&d[1], len(b), counts, qs)
+	ma, mb := medianCount(a), medianCount(b)
+	done := make([]bool, len(qs))
+	need := false
+	for k, q := range qs {
+		pr := &out[k]
+		if !o.bootstrapOnly && pr.A > 0 && pr.B > 0 && float64(ma)*(1-q) >= ShiftMinTail && float64(mb)*(1-q) >= ShiftMinTail {
+			nea, neb := EffectiveN(len(la[k]), r1a[k]), EffectiveN(len(lb[k]), r1b[k])
+			n1, n2 := float64(len(la[k])), float64(len(lb[k]))
+			inflate := math.Sqrt((1/nea + 1/neb) / (1/n1 + 1/n2))
+			if iv, ok := ShiftInterval(la[k], lb[k], inflate, o.Level); ok {
+				pr.R1A, pr.R1B, pr.NEffA, pr.NEffB = r1a[k], r1b[k], nea, neb
+				pr.Method, pr.Shift = MethodShift, math.Exp(iv.Estimate)
+				pr.Ratio = Interval{Estimate: float64(pr.B) / float64(pr.A), Low: math.Exp(iv.Low), High: math.Exp(iv.High)}
+				pr.Valid = true
+				done[k] = true
+				continue
+			}
+		}
+		need = true
+	}
+	if !need {
+		return out
+	}
+
 	r := gen.New(o.Seed)
 	pickA, pickB := make([]int, len(a)), make([]int, len(b))
 	logA, logB := make([][]float64, len(qs)), make([][]float64, len(qs))
@@ -164,22 +203,11 @@ func ComparePercentiles(sa, sb Sides, qs []float64, o Bootstrap) []PercentileRat
 		}
 	}
 	na, nb := float64(len(a)), float64(len(b))
-	la, lb := intervalLogs(&d[0], len(a), counts, qs), intervalLogs(&d[1], len(b), counts, qs)
-	ma, mb := medianCount(a), medianCount(b)
-	for k, q := range qs {
-		pr := &out[k]
-		if !o.bootstrapOnly && pr.A > 0 && pr.B > 0 && float64(ma)*(1-q) >= ShiftMinTail && float64(mb)*(1-q) >= ShiftMinTail {
-			pr.R1A, pr.R1B = r1a[k], r1b[k]
-			pr.NEffA, pr.NEffB = EffectiveN(len(la[k]), pr.R1A), EffectiveN(len(lb[k]), pr.R1B)
-			n1, n2 := float64(len(la[k])), float64(len(lb[k]))
-			inflate := math.Sqrt((1/pr.NEffA + 1/pr.NEffB) / (1/n1 + 1/n2))
-			if iv, ok := ShiftInterval(la[k], lb[k], inflate, o.Level); ok {
-				pr.Method, pr.Shift = MethodShift, math.Exp(iv.Estimate)
-				pr.Ratio = Interval{Estimate: float64(pr.B) / float64(pr.A), Low: math.Exp(iv.Low), High: math.Exp(iv.High)}
-				pr.Valid = true
-				continue
-			}
+	for k := range qs {
+		if done[k] {
+			continue
 		}
+		pr := &out[k]
 		pr.Method = MethodBootstrap
 		pr.Resamples = valid[k]
 		// Require nearly every resample: an interval from a few lucky ones would not be 95%.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/gen"
+	"github.com/candor-bench/candor/measure"
 )
 
 // TestShiftIntervalIsListedDifferences: the bisection finds the very differences that listing and
@@ -51,5 +52,66 @@ func TestShiftIntervalIsListedDifferences(t *testing.T) {
 	}
 	if z := normalQuantile(0.975); !near(z, 1.959964, 1e-6) {
 		t.Errorf("normalQuantile(0.975) = %v", z)
+	}
+}
+
+// stalledIntervals draws n intervals of m latencies (lognormal, median medianMicros, log-sd 0.5);
+// in about one interval of ten the host stalls: a tenth of its operations wait 20 to 60 ms more,
+// as they do on a busy machine. The window's p99 then rests on the stalled intervals.
+func stalledIntervals(r *gen.Rand, n, m int, medianMicros float64) []Hist {
+	out := make([]Hist, n)
+	for i := range out {
+		h := measure.NewHistogram()
+		stalled := r.Float64() < 0.1
+		for range m {
+			v := medianMicros * math.Exp(0.5*normal(r))
+			if stalled && r.Float64() < 0.1 {
+				v += 20000 + 40000*r.Float64()
+			}
+			_ = h.RecordValue(int64(math.Ceil(v)))
+		}
+		out[i] = FromHdr(h)
+	}
+	return out
+}
+
+// TestShiftPowerWithStalls: runs whose window p99 rests on a few stalled intervals. Judged on the
+// intervals' own values, an A/A pair is called different in at most 5% of pairs and a run whose
+// every operation is 10% slower in at least 95% (p50, p90, p99); the bootstrap over intervals, on
+// the same runs, misses most of the p99 changes (its interval spans the stalls' spread).
+func TestShiftPowerWithStalls(t *testing.T) {
+	r := gen.New(2029)
+	const pairs = 40
+	qs := []float64{0.5, 0.9, 0.99}
+	var aa, ab, abBoot [3]int // abBoot: p99 only
+	for range pairs {
+		a := stalledIntervals(r, 40, 500, 5000)
+		same := stalledIntervals(r, 40, 500, 5000)
+		slower := stalledIntervals(r, 40, 500, 5500)
+		for k, pr := range ComparePercentiles(Sides{Intervals: a}, Sides{Intervals: same}, qs, Bootstrap{Resamples: 200}) {
+			if pr.Method != MethodShift {
+				t.Fatalf("%s judged by %q, want %q", MetricName(qs[k]), pr.Method, MethodShift)
+			}
+			if pr.Ratio.Excludes(1) {
+				aa[k]++
+			}
+		}
+		for k, pr := range ComparePercentiles(Sides{Intervals: a}, Sides{Intervals: slower}, qs, Bootstrap{Resamples: 200}) {
+			if pr.Ratio.Low > 1 {
+				ab[k]++
+			}
+		}
+		if pr := ComparePercentiles(Sides{Intervals: a}, Sides{Intervals: slower}, qs[2:], Bootstrap{Resamples: 200, bootstrapOnly: true})[0]; pr.Ratio.Low > 1 {
+			abBoot[2]++
+		}
+	}
+	for k, q := range qs {
+		t.Logf("%s: A/A %d of %d significant, 10%% slower %d of %d (bootstrap on p99: %d)", MetricName(q), aa[k], pairs, ab[k], pairs, abBoot[2])
+		if aa[k] > pairs/20 || ab[k] < pairs*95/100 {
+			t.Errorf("%s: A/A called different in %d of %d pairs (want <= %d), 10%% slower caught in %d (want >= %d)", MetricName(q), aa[k], pairs, pairs/20, ab[k], pairs*95/100)
+		}
+	}
+	if abBoot[2] >= ab[2] {
+		t.Errorf("p99: the bootstrap caught %d of %d, the shift %d: the stalls should blur the bootstrap's", abBoot[2], pairs, ab[2])
 	}
 }
