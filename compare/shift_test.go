@@ -115,3 +115,35 @@ func TestShiftPowerWithStalls(t *testing.T) {
 		t.Errorf("p99: the bootstrap caught %d of %d, the shift %d: the stalls should blur the bootstrap's", abBoot[2], pairs, ab[2])
 	}
 }
+
+// TestTypicalValue: a run's typical interval's value is the median of its intervals' own values,
+// which a few stalled intervals do not move; with fewer events an interval than a value beyond
+// the quantile needs, there is none.
+func TestTypicalValue(t *testing.T) {
+	hist := func(base int64, n int) Hist {
+		h := measure.NewHistogram()
+		for i := range n {
+			_ = h.RecordValue(base + int64(i))
+		}
+		return FromHdr(h)
+	}
+	var hs []Hist
+	for i := range 9 {
+		base := int64(1000)
+		if i%4 == 0 {
+			base = 50000 // three stalled intervals of nine
+		}
+		hs = append(hs, hist(base, 200))
+	}
+	r := &Run{Seconds: make([]float64, len(hs)), hists: map[string]*[measure.NumKinds][]Hist{"read": {hs}}}
+	v, ok := typicalValue(r, "read", measure.Response, 0.5)
+	if want := float64(ValueAt(hs[1], 0.5)) / 1000; !ok || v != want {
+		t.Errorf("p50 of the typical interval: %v (ok %v), want %v", v, ok, want)
+	}
+	if _, ok := typicalValue(r, "read", measure.Response, 0.999); ok {
+		t.Errorf("p99.9 of intervals of 200 events: want none")
+	}
+	if _, ok := typicalValues([]*Run{r, {Seconds: []float64{1}}}, "read", measure.Response, 0.5); ok {
+		t.Errorf("a run of one interval has no typical interval")
+	}
+}
