@@ -33,8 +33,9 @@ func newCompare(out run.Out) *cobra.Command {
 percentiles p50, p90, p99 and p99.9, the relative change from A to B, its 95% interval and whether it
 is significant. The figures are each run's own, as candor report gives them (its window's count and
 histograms, from latency.hlog); their noise comes from the run's measured intervals: throughput's
-standard error from the intervals' rates corrected for autocorrelation, the percentiles' from a
-bootstrap over intervals (reproducible: a fixed seed). Conditions that differ between the runs (mode,
+standard error from the intervals' rates corrected for autocorrelation, the percentiles' from the
+intervals' own values at each percentile (a Hodges-Lehmann shift with Mann-Whitney's interval), or
+a bootstrap over intervals where they hold too few events (reproducible: a fixed seed). Conditions that differ between the runs (mode,
 terminals, database version and settings, seeds...) are listed first, rounded: the comparison may be
 apples to oranges. Runs of different workloads are refused.
 
