@@ -16,6 +16,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -30,6 +31,9 @@ const (
 	// TooFewRepeats is a repeats row with fewer than two repeats in a run.
 	TooFewRepeats = "too few repeats"
 	NoData        = "no data"
+	// BelowMinChange is the verdict of an interval that excludes no change around a change smaller
+	// than Options.MinChange (a format of the limit in percent).
+	BelowMinChange = "not significant (within ±%g%%, --min-change)"
 )
 
 // DefaultMinIntervals is the fewest measured intervals per run that compare judges.
@@ -45,7 +49,15 @@ type Options struct {
 	Bootstrap Bootstrap
 	// MinIntervals (default DefaultMinIntervals).
 	MinIntervals int
+	// MinChange is the least relative change called significant (0.05: a change within ±5% never
+	// is, however narrow its interval); 0 for none. The CLI's default is DefaultMinChange.
+	MinChange float64
 }
+
+// DefaultMinChange is `candor compare`'s --min-change: between two runs made one after the other
+// on a shared host, the host's drift moved throughput and percentiles by a few percent, which no
+// run's own intervals show (docs/compare.md, measured).
+const DefaultMinChange = 0.05
 
 // Comparison is the whole output of `candor compare`, also its --json form.
 type Comparison struct {
@@ -88,6 +100,8 @@ type Method struct {
 	MinIntervals int     `json:"min_intervals"`
 	// Runs says how several runs per side were compared ("" for one against one).
 	Runs string `json:"runs,omitempty"`
+	// MinChange is Options.MinChange.
+	MinChange float64 `json:"min_change"`
 }
 
 // TypeComparison is one operation type: throughput, then each percentile.
@@ -160,6 +174,7 @@ func Compare(a, b *Run, o Options) *Comparison {
 			Resamples:    bs.Resamples,
 			Seed:         bs.Seed,
 			MinIntervals: o.MinIntervals,
+			MinChange:    o.MinChange,
 		},
 		Conditions: Conditions(a.raw, b.raw),
 	}
@@ -182,7 +197,32 @@ func Compare(a, b *Run, o Options) *Comparison {
 		}
 		c.Types = append(c.Types, tc)
 	}
+	applyMinChange(c, o.MinChange)
 	return c
+}
+
+// applyMinChange makes every significant row whose change is within ±min not significant, with a
+// verdict saying so.
+func applyMinChange(c *Comparison, min float64) {
+	if min <= 0 {
+		return
+	}
+	guard := func(row *Row) {
+		if row.Significant && row.Change != nil && math.Abs(*row.Change) < min {
+			row.Significant = false
+			row.Verdict = fmt.Sprintf(BelowMinChange, 100*min)
+		}
+	}
+	for i := range c.Types {
+		t := &c.Types[i]
+		guard(&t.Throughput)
+		for k := range t.Percentiles {
+			guard(&t.Percentiles[k])
+		}
+		if t.Repeats != nil {
+			guard(t.Repeats)
+		}
+	}
 }
 
 func info(r *Run) RunInfo {

@@ -87,6 +87,7 @@ func CompareMany(as, bs []*Run, o Options) *Comparison {
 			t.Percentiles[k] = row
 		}
 	}
+	applyMinChange(c, o.MinChange)
 	return c
 }
 
