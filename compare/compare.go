@@ -288,7 +288,26 @@ func percentileRow(pr PercentileRatio, tooFew bool) Row {
 	row.Low, row.High = ptr(pr.Ratio.Low-1), ptr(pr.Ratio.High-1)
 	row.Significant = pr.Ratio.Excludes(1)
 	row.Verdict = verdict(row.Significant)
+	disagree(&row)
 	return row
+}
+
+// Disagree is the verdict of a percentile whose interval, from the intervals' own values, lies on
+// the other side of no change than the windows' change: the typical interval moved one way, the
+// window's tail (its worst intervals) the other.
+const Disagree = "not significant (the window's change and the intervals' disagree)"
+
+// disagree makes a significant row whose change lies on the other side of 0 than its interval not
+// significant: the change shown is the windows' and the interval the intervals' own values', so
+// they can disagree, and a gate must not act on a fall the intervals call a rise.
+func disagree(row *Row) {
+	if !row.Significant || row.Change == nil || row.Low == nil || row.High == nil {
+		return
+	}
+	if (*row.Low > 0 && *row.Change <= 0) || (*row.High < 0 && *row.Change >= 0) {
+		row.Significant = false
+		row.Verdict = Disagree
+	}
 }
 
 // RepeatsRow compares two runs' timings of one operation, one per repeat (seconds): the geometric

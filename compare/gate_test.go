@@ -78,7 +78,7 @@ func TestJudge(t *testing.T) {
 func TestMinChange(t *testing.T) {
 	mk := func() *Comparison {
 		return &Comparison{Types: []TypeComparison{{Type: "read", CountA: 1, CountB: 1,
-			Throughput: Row{Metric: "per_minute", A: 100, B: 96, Change: ptr(-0.04), Low: ptr(-0.05), High: ptr(-0.03), Significant: true, Verdict: Significant},
+			Throughput:  Row{Metric: "per_minute", A: 100, B: 96, Change: ptr(-0.04), Low: ptr(-0.05), High: ptr(-0.03), Significant: true, Verdict: Significant},
 			Percentiles: []Row{{Metric: "p99", A: 10, B: 11, Change: ptr(0.10), Low: ptr(0.05), High: ptr(0.15), Significant: true, Verdict: Significant}}}}}
 	}
 	c := mk()
@@ -105,5 +105,20 @@ func TestMinChange(t *testing.T) {
 	}
 	if vs[0].Breached || !vs[1].Breached {
 		t.Errorf("throughput<-3%% breached %v (want not: -4%% is within --min-change), p99>+5%% breached %v (want so)", vs[0].Breached, vs[1].Breached)
+	}
+}
+
+// TestDisagree: a percentile whose window fell while its intervals' values rose is not
+// significant, and breaches no rule either way.
+func TestDisagree(t *testing.T) {
+	pr := PercentileRatio{Q: 0.999, A: 94500, B: 80300, Valid: true, Method: MethodShift,
+		Ratio: Interval{Estimate: 80300.0 / 94500, Low: 1.047, High: 1.123}}
+	row := percentileRow(pr, false)
+	if row.Significant || row.Verdict != Disagree {
+		t.Fatalf("window -15%%, intervals [+4.7%%, +12.3%%]: significant %v, verdict %q", row.Significant, row.Verdict)
+	}
+	pr.B, pr.Ratio.Estimate = 104000, 104000.0/94500 // +10%: agrees
+	if row := percentileRow(pr, false); !row.Significant {
+		t.Errorf("window +10%%, intervals [+4.7%%, +12.3%%]: verdict %q", row.Verdict)
 	}
 }

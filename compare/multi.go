@@ -83,6 +83,7 @@ func CompareMany(as, bs []*Run, o Options) *Comparison {
 				typ := betweenRuns(MetricName(q), "", ta, tb, true, level)
 				row.Low, row.High, row.Significant, row.Verdict = typ.Low, typ.High, typ.Significant, typ.Verdict
 				row.Method = MethodTypical
+				disagree(&row)
 			}
 			t.Percentiles[k] = row
 		}
