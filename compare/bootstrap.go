@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 
 	"github.com/candor-bench/candor/gen"
 )
@@ -15,6 +16,9 @@ type Bootstrap struct {
 	Seed uint64
 	// Level of the confidence interval (default 0.95).
 	Level float64
+	// bootstrapOnly judges every quantile by the bootstrap, never by the per-interval shift (for
+	// measuring one against the other).
+	bootstrapOnly bool
 }
 
 // DefaultResamples and DefaultSeed are the bootstrap's defaults.
@@ -65,7 +69,24 @@ type PercentileRatio struct {
 	DF    float64 `json:"df"`
 	// Resamples is the number of resamples in which both runs had values.
 	Resamples int `json:"resamples"`
+	// Method is how the interval was found: "per-interval shift" (ShiftInterval on the logs of
+	// each measured interval's value at Q) or "bootstrap".
+	Method string `json:"method"`
+	// Shift is the Hodges-Lehmann ratio of the per-interval values (B's over A's), with the
+	// per-interval shift; the ratio compared (Ratio.Estimate) is the windows' all the same.
+	Shift float64 `json:"shift,omitempty"`
 }
+
+// Methods of a percentile's interval.
+const (
+	MethodShift     = "per-interval shift"
+	MethodBootstrap = "bootstrap"
+)
+
+// ShiftMinTail is the fewest events beyond a quantile that the typical (median) measured interval of
+// each run must hold for the quantile to be judged by the per-interval shift: with fewer, an
+// interval's value at the quantile is its largest or near it, and the bootstrap judges.
+const ShiftMinTail = 1
 
 // Sides is one run's data for ComparePercentiles: the window's histogram (the values compared;
 // nil: the intervals merged) and its measured intervals' histograms in time order (their spread).
@@ -78,14 +99,27 @@ type Sides struct {
 // measured intervals' histograms in time order.
 //
 // The values compared come from each run's window histogram (by default all of its intervals
-// merged bucket by bucket). Their
-// uncertainty comes from a bootstrap over whole intervals: each resample draws a run's intervals
-// with replacement, merges the drawn histograms bucket by bucket and takes the quantile; the spread
-// of log(quantile) over o.Resamples resamples (times n/(n-1) for the small-sample bias) is the
-// standard error of each run's log value, as if its intervals were independent. Intervals are not
-// independent, so, as for throughput (see Series), the variance is multiplied by n/n_eff with the
-// effective sample size from the lag-1 autocorrelation of the per-interval values of that quantile.
-// The o.Level interval of log(B/A) is then Welch's: log(B/A) ± t(df) sqrt(SEA^2 + SEB^2).
+// merged bucket by bucket). Their uncertainty comes from the intervals, in one of two ways.
+//
+// Where the typical (median) interval of both runs holds at least ShiftMinTail events beyond the
+// quantile, each interval has a value of its own at it, and the interval of the change is
+// ShiftInterval's on the logs of those values: the Hodges-Lehmann shift of B's over A's, with
+// Mann-Whitney's interval widened by sqrt((1/n_eff,A + 1/n_eff,B)/(1/n_A + 1/n_B)) for the
+// autocorrelation of the per-interval values (the effective sample sizes as throughput's, see
+// Series). A run's window p99 rests on its worst intervals: on a busy host a few seconds of stalls
+// move it by tens of percent, and an interval from the window's value (the bootstrap below) spans
+// that spread, so a 10% slower engine went unseen in most pairs; the intervals' own values are
+// not moved by a few stalled intervals, and the same pairs were told apart
+// (TestShiftPowerWithStalls; docs/compare.md, measured).
+//
+// Elsewhere (a high quantile of intervals of few events) the interval comes from a bootstrap over
+// whole intervals: each resample draws a run's intervals with replacement, merges the drawn
+// histograms bucket by bucket and takes the quantile; the spread of log(quantile) over
+// o.Resamples resamples (times n/(n-1) for the small-sample bias) is the standard error of each
+// run's log value, as if its intervals were independent. Intervals are not independent, so, as
+// for throughput (see Series), the variance is multiplied by n/n_eff with the effective sample
+// size from the lag-1 autocorrelation of the per-interval values of that quantile. The o.Level
+// interval of log(B/A) is then Welch's: log(B/A) ± t(df) sqrt(SEA^2 + SEB^2).
 //
 // Why not the bootstrap's percentile interval, or blocks of consecutive intervals? On synthetic
 // runs of 8 to 40 intervals drawn from one distribution, the percentile interval called 8 to 18%
@@ -124,6 +158,32 @@ func ComparePercentiles(sa, sb Sides, qs []float64, o Bootstrap) []PercentileRat
 	// Per-interval values of each quantile, for their autocorrelation.
 	r1a, r1b := intervalAutocorr(&d[0], len(a), counts, qs), intervalAutocorr(&d[1], len(b), counts, qs)
 
+	// The per-interval shift where the typical interval has its own value at the quantile.
+	la, lb := intervalLogs(&d[0], len(a), counts, qs), intervalLogs(&d[1], len(b), counts, qs)
+	ma, mb := medianCount(a), medianCount(b)
+	done := make([]bool, len(qs))
+	need := false
+	for k, q := range qs {
+		pr := &out[k]
+		if !o.bootstrapOnly && pr.A > 0 && pr.B > 0 && float64(ma)*(1-q) >= ShiftMinTail && float64(mb)*(1-q) >= ShiftMinTail {
+			nea, neb := EffectiveN(len(la[k]), r1a[k]), EffectiveN(len(lb[k]), r1b[k])
+			n1, n2 := float64(len(la[k])), float64(len(lb[k]))
+			inflate := math.Sqrt((1/nea + 1/neb) / (1/n1 + 1/n2))
+			if iv, ok := ShiftInterval(la[k], lb[k], inflate, o.Level); ok {
+				pr.R1A, pr.R1B, pr.NEffA, pr.NEffB = r1a[k], r1b[k], nea, neb
+				pr.Method, pr.Shift = MethodShift, math.Exp(iv.Estimate)
+				pr.Ratio = Interval{Estimate: float64(pr.B) / float64(pr.A), Low: math.Exp(iv.Low), High: math.Exp(iv.High)}
+				pr.Valid = true
+				done[k] = true
+				continue
+			}
+		}
+		need = true
+	}
+	if !need {
+		return out
+	}
+
 	r := gen.New(o.Seed)
 	pickA, pickB := make([]int, len(a)), make([]int, len(b))
 	logA, logB := make([][]float64, len(qs)), make([][]float64, len(qs))
@@ -144,7 +204,11 @@ func ComparePercentiles(sa, sb Sides, qs []float64, o Bootstrap) []PercentileRat
 	}
 	na, nb := float64(len(a)), float64(len(b))
 	for k := range qs {
+		if done[k] {
+			continue
+		}
 		pr := &out[k]
+		pr.Method = MethodBootstrap
 		pr.Resamples = valid[k]
 		// Require nearly every resample: an interval from a few lucky ones would not be 95%.
 		if pr.A == 0 || pr.B == 0 || len(a) < 2 || len(b) < 2 || valid[k] < o.Resamples*9/10 {
@@ -165,10 +229,9 @@ func ComparePercentiles(sa, sb Sides, qs []float64, o Bootstrap) []PercentileRat
 	return out
 }
 
-// intervalAutocorr returns, for each quantile, the (bias-corrected) lag-1 autocorrelation of the
-// log of its value in each single interval of d (intervals without values are skipped), at least
-// the median's.
-func intervalAutocorr(d *dense, n int, counts []int64, qs []float64) []float64 {
+// intervalLogs returns, for each quantile, the log of its value in each single interval of d that
+// has values, in time order.
+func intervalLogs(d *dense, n int, counts []int64, qs []float64) [][]float64 {
 	series := make([][]float64, len(qs))
 	one := make([]float64, len(qs))
 	pick := []int{0}
@@ -183,6 +246,27 @@ func intervalAutocorr(d *dense, n int, counts []int64, qs []float64) []float64 {
 			}
 		}
 	}
+	return series
+}
+
+// medianCount is the median number of values in the intervals.
+func medianCount(hs []Hist) int64 {
+	if len(hs) == 0 {
+		return 0
+	}
+	c := make([]int64, len(hs))
+	for i, h := range hs {
+		c[i] = h.Total()
+	}
+	slices.Sort(c)
+	return c[len(c)/2]
+}
+
+// intervalAutocorr returns, for each quantile, the (bias-corrected) lag-1 autocorrelation of the
+// log of its value in each single interval of d (intervals without values are skipped), at least
+// the median's.
+func intervalAutocorr(d *dense, n int, counts []int64, qs []float64) []float64 {
+	series := intervalLogs(d, n, counts, qs)
 	// A drift of the whole distribution moves every quantile, but the per-interval value of a high
 	// quantile rests on few events and its noise hides the drift; the median shows it best. So each
 	// quantile's autocorrelation is at least the median's (the first quantile's, when qs holds 0.5).

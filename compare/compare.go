@@ -5,16 +5,18 @@
 //   - Throughput: the mean of the per-interval rates, with a standard error corrected for
 //     autocorrelation (effective sample size from the lag-1 autocorrelation, see Series), and a
 //     Welch confidence interval on the difference of the means.
-//   - Percentiles: a bootstrap over whole intervals (see ComparePercentiles): resampled intervals'
-//     histograms are merged bucket by bucket and the percentile taken; the spread of the resampled
-//     values, corrected for autocorrelation like throughput's, gives a confidence interval for the
-//     ratio B/A. Deterministic for a given seed.
+//   - Percentiles: the window's histograms; the interval of the change from the measured
+//     intervals' own values at the percentile (a Hodges-Lehmann shift with Mann-Whitney's
+//     interval, widened for autocorrelation), or, where an interval holds too few events for its
+//     own value, a bootstrap over whole intervals (see ComparePercentiles). Deterministic for a
+//     given seed.
 //
 // A difference is "significant" only when its 95% interval excludes no change; otherwise it is
 // noise. With fewer than MinIntervals measured intervals in either run nothing is judged.
 package compare
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -29,6 +31,9 @@ const (
 	// TooFewRepeats is a repeats row with fewer than two repeats in a run.
 	TooFewRepeats = "too few repeats"
 	NoData        = "no data"
+	// BelowMinChange is the verdict of an interval that excludes no change around a change smaller
+	// than Options.MinChange (a format of the limit in percent).
+	BelowMinChange = "not significant (within ±%g%%, --min-change)"
 )
 
 // DefaultMinIntervals is the fewest measured intervals per run that compare judges.
@@ -44,7 +49,15 @@ type Options struct {
 	Bootstrap Bootstrap
 	// MinIntervals (default DefaultMinIntervals).
 	MinIntervals int
+	// MinChange is the least relative change called significant (0.05: a change within ±5% never
+	// is, however narrow its interval); 0 for none. The CLI's default is DefaultMinChange.
+	MinChange float64
 }
+
+// DefaultMinChange is `candor compare`'s --min-change: between two runs made one after the other
+// on a shared host, the host's drift moved throughput and percentiles by a few percent, which no
+// run's own intervals show (docs/compare.md, measured).
+const DefaultMinChange = 0.05
 
 // Comparison is the whole output of `candor compare`, also its --json form.
 type Comparison struct {
@@ -87,6 +100,8 @@ type Method struct {
 	MinIntervals int     `json:"min_intervals"`
 	// Runs says how several runs per side were compared ("" for one against one).
 	Runs string `json:"runs,omitempty"`
+	// MinChange is Options.MinChange.
+	MinChange float64 `json:"min_change"`
 }
 
 // TypeComparison is one operation type: throughput, then each percentile.
@@ -120,6 +135,9 @@ type Row struct {
 	SeriesB *Series `json:"b_series,omitempty"`
 	// Bootstrap details a percentile's interval.
 	Bootstrap *PercentileRatio `json:"bootstrap,omitempty"`
+	// Method is how a percentile's interval was found (MethodShift, MethodBootstrap,
+	// MethodTypical, or empty for the spread between runs' window percentiles).
+	Method string `json:"method,omitempty"`
 }
 
 // MetricName names a quantile as the reports do: p50, p90, p99, p99.9.
@@ -152,10 +170,11 @@ func Compare(a, b *Run, o Options) *Comparison {
 		Method: Method{
 			Level:        bs.Level,
 			Throughput:   "the window's count over its length (as the report); standard error from the measured intervals' rates weighted by their length, with the effective sample size n(1-r1)/(1+r1) from the lag-1 autocorrelation r1; Welch interval on the difference",
-			Percentiles:  "the window's histogram (as the report); bootstrap over whole measured intervals, resampled histograms merged bucket by bucket; standard error of log(percentile) from the resamples, corrected with n_eff from the lag-1 autocorrelation of the per-interval percentile; Welch interval of log(B/A)",
+			Percentiles:  "the window's histogram (as the report); interval from the measured intervals' own values at the percentile (when the typical interval holds an event beyond it): Hodges-Lehmann shift of their logs, Mann-Whitney interval widened by n/n_eff from the lag-1 autocorrelation; otherwise a bootstrap over whole measured intervals, resampled histograms merged bucket by bucket, standard error of log(percentile) corrected with n_eff, Welch interval of log(B/A)",
 			Resamples:    bs.Resamples,
 			Seed:         bs.Seed,
 			MinIntervals: o.MinIntervals,
+			MinChange:    o.MinChange,
 		},
 		Conditions: Conditions(a.raw, b.raw),
 	}
@@ -178,7 +197,32 @@ func Compare(a, b *Run, o Options) *Comparison {
 		}
 		c.Types = append(c.Types, tc)
 	}
+	applyMinChange(c, o.MinChange)
 	return c
+}
+
+// applyMinChange makes every significant row whose change is within ±min not significant, with a
+// verdict saying so.
+func applyMinChange(c *Comparison, min float64) {
+	if min <= 0 {
+		return
+	}
+	guard := func(row *Row) {
+		if row.Significant && row.Change != nil && math.Abs(*row.Change) < min {
+			row.Significant = false
+			row.Verdict = fmt.Sprintf(BelowMinChange, 100*min)
+		}
+	}
+	for i := range c.Types {
+		t := &c.Types[i]
+		guard(&t.Throughput)
+		for k := range t.Percentiles {
+			guard(&t.Percentiles[k])
+		}
+		if t.Repeats != nil {
+			guard(t.Repeats)
+		}
+	}
 }
 
 func info(r *Run) RunInfo {
@@ -225,7 +269,7 @@ func throughputRow(sa, sb Series, level float64, tooFew bool) Row {
 }
 
 func percentileRow(pr PercentileRatio, tooFew bool) Row {
-	row := Row{Metric: MetricName(pr.Q), Unit: "ms", A: float64(pr.A) / 1000, B: float64(pr.B) / 1000, Bootstrap: &pr}
+	row := Row{Metric: MetricName(pr.Q), Unit: "ms", A: float64(pr.A) / 1000, B: float64(pr.B) / 1000, Bootstrap: &pr, Method: pr.Method}
 	switch {
 	case pr.A == 0 || pr.B == 0:
 		row.Verdict = NoData
@@ -244,7 +288,26 @@ func percentileRow(pr PercentileRatio, tooFew bool) Row {
 	row.Low, row.High = ptr(pr.Ratio.Low-1), ptr(pr.Ratio.High-1)
 	row.Significant = pr.Ratio.Excludes(1)
 	row.Verdict = verdict(row.Significant)
+	disagree(&row)
 	return row
+}
+
+// Disagree is the verdict of a percentile whose interval, from the intervals' own values, lies on
+// the other side of no change than the windows' change: the typical interval moved one way, the
+// window's tail (its worst intervals) the other.
+const Disagree = "not significant (the window's change and the intervals' disagree)"
+
+// disagree makes a significant row whose change lies on the other side of 0 than its interval not
+// significant: the change shown is the windows' and the interval the intervals' own values', so
+// they can disagree, and a gate must not act on a fall the intervals call a rise.
+func disagree(row *Row) {
+	if !row.Significant || row.Change == nil || row.Low == nil || row.High == nil {
+		return
+	}
+	if (*row.Low > 0 && *row.Change <= 0) || (*row.High < 0 && *row.Change >= 0) {
+		row.Significant = false
+		row.Verdict = Disagree
+	}
 }
 
 // RepeatsRow compares two runs' timings of one operation, one per repeat (seconds): the geometric

@@ -72,3 +72,53 @@ func TestJudge(t *testing.T) {
 		t.Errorf("a rule naming no operation: %v", err)
 	}
 }
+
+// TestMinChange: a significant change within ±MinChange is not significant, says why, and so
+// breaches no rule; one beyond it stays significant; none is touched without a MinChange.
+func TestMinChange(t *testing.T) {
+	mk := func() *Comparison {
+		return &Comparison{Types: []TypeComparison{{Type: "read", CountA: 1, CountB: 1,
+			Throughput:  Row{Metric: "per_minute", A: 100, B: 96, Change: ptr(-0.04), Low: ptr(-0.05), High: ptr(-0.03), Significant: true, Verdict: Significant},
+			Percentiles: []Row{{Metric: "p99", A: 10, B: 11, Change: ptr(0.10), Low: ptr(0.05), High: ptr(0.15), Significant: true, Verdict: Significant}}}}}
+	}
+	c := mk()
+	applyMinChange(c, 0)
+	if !c.Types[0].Throughput.Significant {
+		t.Fatalf("no --min-change: a significant -4%% became %q", c.Types[0].Throughput.Verdict)
+	}
+	c = mk()
+	applyMinChange(c, 0.05)
+	thr, p99 := c.Types[0].Throughput, c.Types[0].Percentiles[0]
+	if thr.Significant || thr.Verdict != "not significant (within ±5%, --min-change)" {
+		t.Errorf("-4%% within 5%%: significant %v, verdict %q", thr.Significant, thr.Verdict)
+	}
+	if !p99.Significant || p99.Verdict != Significant {
+		t.Errorf("+10%% beyond 5%%: significant %v, verdict %q", p99.Significant, p99.Verdict)
+	}
+	rules, err := ParseRules([]string{"throughput<-3%", "p99>+5%"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := Judge(c, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs[0].Breached || !vs[1].Breached {
+		t.Errorf("throughput<-3%% breached %v (want not: -4%% is within --min-change), p99>+5%% breached %v (want so)", vs[0].Breached, vs[1].Breached)
+	}
+}
+
+// TestDisagree: a percentile whose window fell while its intervals' values rose is not
+// significant, and breaches no rule either way.
+func TestDisagree(t *testing.T) {
+	pr := PercentileRatio{Q: 0.999, A: 94500, B: 80300, Valid: true, Method: MethodShift,
+		Ratio: Interval{Estimate: 80300.0 / 94500, Low: 1.047, High: 1.123}}
+	row := percentileRow(pr, false)
+	if row.Significant || row.Verdict != Disagree {
+		t.Fatalf("window -15%%, intervals [+4.7%%, +12.3%%]: significant %v, verdict %q", row.Significant, row.Verdict)
+	}
+	pr.B, pr.Ratio.Estimate = 104000, 104000.0/94500 // +10%: agrees
+	if row := percentileRow(pr, false); !row.Significant {
+		t.Errorf("window +10%%, intervals [+4.7%%, +12.3%%]: verdict %q", row.Verdict)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/candor-bench/candor/measure"
@@ -43,7 +44,7 @@ func CompareMany(as, bs []*Run, o Options) *Comparison {
 	}
 	c := Compare(as[0], bs[0], o) // the conditions, the first runs' infos and the rows' shape
 	c.Method.Throughput = "each run's count over its window; the mean of a side's runs; Welch interval on the difference, from the spread between runs"
-	c.Method.Percentiles = "each run's window histogram; the geometric mean of a side's runs; Welch interval of log(B/A), from the spread between runs"
+	c.Method.Percentiles = "each run's window histogram; the geometric mean of a side's runs; Welch interval of log(B/A) from the spread between runs of each run's typical interval's value (the median over its measured intervals), or of its window's value when its intervals hold too few events"
 	c.Method.Runs = fmt.Sprintf("%d against %d runs: noise between runs", len(as), len(bs))
 	for _, r := range as {
 		c.RunsA = append(c.RunsA, info(r))
@@ -74,9 +75,20 @@ func CompareMany(as, bs []*Run, o Options) *Comparison {
 			for _, r := range bs {
 				pb = append(pb, float64(ValueAt(r.Total(t.Type, o.Kind), q))/1000)
 			}
-			t.Percentiles[k] = betweenRuns(MetricName(q), "ms (geometric mean of the runs)", pa, pb, true, level)
+			row := betweenRuns(MetricName(q), "ms (geometric mean of the runs)", pa, pb, true, level)
+			// The interval from each run's typical interval (see typicalValue), when every run has one.
+			ta, okA := typicalValues(as, t.Type, o.Kind, q)
+			tb, okB := typicalValues(bs, t.Type, o.Kind, q)
+			if okA && okB && row.Verdict != NoData && row.Verdict != TooFewRepeats {
+				typ := betweenRuns(MetricName(q), "", ta, tb, true, level)
+				row.Low, row.High, row.Significant, row.Verdict = typ.Low, typ.High, typ.Significant, typ.Verdict
+				row.Method = MethodTypical
+				disagree(&row)
+			}
+			t.Percentiles[k] = row
 		}
 	}
+	applyMinChange(c, o.MinChange)
 	return c
 }
 
@@ -134,6 +146,46 @@ func betweenRuns(metric, unit string, a, b []float64, logs bool, level float64) 
 	row.Significant = d.Excludes(0)
 	row.Verdict = verdict(row.Significant)
 	return row
+}
+
+// MethodTypical is a percentile row of several runs per side judged on each run's typical interval.
+const MethodTypical = "runs' typical intervals"
+
+// typicalValue is a run's value at q in its typical measured interval: the median over the measured
+// intervals of each one's value at q (milliseconds). A run's window percentile rests on its worst
+// intervals (a busy host's few seconds move a p99 by tens of percent from one run to the next);
+// the typical interval's does not, so the spread between runs shrinks to what the setup does. ok
+// is false when the typical interval holds fewer than ShiftMinTail events beyond q (then the
+// intervals' values are their largest) or the run has fewer than two measured intervals.
+func typicalValue(r *Run, op string, k measure.Kind, q float64) (float64, bool) {
+	hs := r.Hists(op, k)
+	if len(hs) < 2 || float64(medianCount(hs))*(1-q) < ShiftMinTail {
+		return 0, false
+	}
+	var v []float64
+	for _, h := range hs {
+		if x := ValueAt(h, q); x > 0 {
+			v = append(v, float64(x))
+		}
+	}
+	if len(v) == 0 {
+		return 0, false
+	}
+	slices.Sort(v)
+	return quantileSorted(v, 0.5) / 1000, true
+}
+
+// typicalValues is typicalValue of every run; ok only when each has one.
+func typicalValues(rs []*Run, op string, k measure.Kind, q float64) ([]float64, bool) {
+	var out []float64
+	for _, r := range rs {
+		v, ok := typicalValue(r, op, k, q)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, true
 }
 
 // independent summarizes values taken as independent (runs, not intervals of one run).

@@ -37,10 +37,14 @@ func Print(w io.Writer, c *Comparison) {
 		p("%s\nthroughput: %s\npercentiles: %s\n", m.Runs, m.Throughput, m.Percentiles)
 	} else {
 		p("throughput: the window's count over its length; standard error from the measured intervals' rates, corrected for autocorrelation (n_eff = n(1-r1)/(1+r1)), Welch interval of the difference\n")
-		p("percentiles: the window's histogram; bootstrap over whole measured intervals (%d resamples, seed %d), standard error corrected for autocorrelation, Welch interval of log(B/A)\n",
+		p("percentiles: the window's histogram; interval from the measured intervals' own values (Hodges-Lehmann shift of their logs, Mann-Whitney interval widened for autocorrelation), or, where an interval holds too few events beyond the percentile, a bootstrap over whole intervals (%d resamples, seed %d)\n",
 			m.Resamples, m.Seed)
 	}
-	p("significant only when the interval excludes no change; fewer than %d measured intervals in a run: too few intervals\n", m.MinIntervals)
+	if m.MinChange > 0 {
+		p("significant only when the interval excludes no change and the change is at least ±%g%% (--min-change); fewer than %d measured intervals in a run: too few intervals\n", 100*m.MinChange, m.MinIntervals)
+	} else {
+		p("significant only when the interval excludes no change; fewer than %d measured intervals in a run: too few intervals\n", m.MinIntervals)
+	}
 	if hasRepeats(c) {
 		p("repeats (N×M s): each run's timings of the operation, one per repeat; geometric means, Welch interval of log(B/A) over the repeats taken as independent; fewer than 2 in a run: too few repeats\n")
 	}

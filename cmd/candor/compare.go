@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +29,7 @@ func newCompare(out run.Out) *cobra.Command {
 	var kind string
 	var failOn []string
 	var o compare.Options
+	var minChange string
 	c := &cobra.Command{
 		Use:   "compare A B | compare A1 A2... -- B1 B2...",
 		Short: "Compare saved runs (their --out directories) per type, say which differences are larger than the noise, and gate on them",
@@ -33,8 +37,9 @@ func newCompare(out run.Out) *cobra.Command {
 percentiles p50, p90, p99 and p99.9, the relative change from A to B, its 95% interval and whether it
 is significant. The figures are each run's own, as candor report gives them (its window's count and
 histograms, from latency.hlog); their noise comes from the run's measured intervals: throughput's
-standard error from the intervals' rates corrected for autocorrelation, the percentiles' from a
-bootstrap over intervals (reproducible: a fixed seed). Conditions that differ between the runs (mode,
+standard error from the intervals' rates corrected for autocorrelation, the percentiles' from the
+intervals' own values at each percentile (a Hodges-Lehmann shift with Mann-Whitney's interval), or
+a bootstrap over intervals where they hold too few events (reproducible: a fixed seed). Conditions that differ between the runs (mode,
 terminals, database version and settings, seeds...) are listed first, rounded: the comparison may be
 apples to oranges. Runs of different workloads are refused.
 
@@ -67,6 +72,11 @@ direction (one line per breach), 0 otherwise, 2 for a bad rule. See docs/compare
 				return userr.Errorf("--kind %q is not a latency: use response, service or lag", kind)
 			}
 			o.Kind = k
+			mc, err := parseMinChange(minChange)
+			if err != nil {
+				return err
+			}
+			o.MinChange = mc
 			rules, err := compare.ParseRules(failOn)
 			if err != nil {
 				return err
@@ -121,7 +131,17 @@ direction (one line per breach), 0 otherwise, 2 for a bad rule. See docs/compare
 	fs.BoolVar(&asJSON, "json", false, "print the comparison as JSON (with every condition that differs, unrounded, and the --fail-on verdicts)")
 	fs.StringVar(&kind, "kind", "response", "latency compared: response (from the intended start), service or lag")
 	fs.StringArrayVar(&failOn, "fail-on", nil, "a rule, [TYPE.]METRIC>+N% or [TYPE.]METRIC<-N% (new_order.p99>+10%, throughput<-5%): exit 1 when the change is significant and beyond it; repeat for several")
+	fs.StringVar(&minChange, "min-change", fmt.Sprintf("%g%%", 100*compare.DefaultMinChange), "the least change called significant, in percent: a change within it never is, however narrow its interval (runs made one after the other on a shared host drift by a few percent); 0 for none")
 	fs.IntVar(&o.Bootstrap.Resamples, "resamples", compare.DefaultResamples, "bootstrap resamples per run")
 	fs.Uint64Var(&o.Bootstrap.Seed, "bootstrap-seed", compare.DefaultSeed, "seed of the bootstrap's resampling (the same seed gives the same intervals)")
 	return c
+}
+
+// parseMinChange reads --min-change: a percent (5% or 5), at least 0 and below 100.
+func parseMinChange(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
+	if err != nil || math.IsNaN(v) || v < 0 || v >= 100 {
+		return 0, userr.Errorf("--min-change %q is not a percent from 0 to below 100: write for example --min-change 5%%, or 0 for none", s)
+	}
+	return v / 100, nil
 }
