@@ -15,9 +15,9 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -35,12 +35,22 @@ type Result struct {
 
 // Run runs c (not started; its Env and Dir as the caller set them) under an address-space cap of
 // limit bytes and returns how it ended. It fails t when the command cannot be started at all.
+//
+// The peak is GNU time's (%M): time forks the command from its own small process. The rusage of a
+// child Go starts itself would not do: Go starts it with vfork (CLONE_VM), sharing the test
+// process's memory until the exec, and the kernel counts that memory, all of the test process's
+// resident set, in the child's peak.
 func Run(t testing.TB, limit int64, c *exec.Cmd) Result {
 	t.Helper()
 	pl, err := exec.LookPath("prlimit")
 	if err != nil {
 		t.Fatalf("memcap: prlimit (util-linux) is needed to cap a command's memory: %v", err)
 	}
+	gt := "/usr/bin/time" // GNU time, not the shell's keyword
+	if _, err := os.Stat(gt); err != nil {
+		t.Fatalf("memcap: GNU time (%s, Debian's package time) is needed to measure a command's peak memory: %v", gt, err)
+	}
+	peakFile := filepath.Join(t.TempDir(), "peak")
 	var out bytes.Buffer
 	if c.Stdout == nil {
 		c.Stdout = &out
@@ -48,10 +58,11 @@ func Run(t testing.TB, limit int64, c *exec.Cmd) Result {
 	if c.Stderr == nil {
 		c.Stderr = &out
 	}
-	// prlimit sets the limit on itself, then execs the command: the same process, so its rusage is
-	// the command's.
-	c.Args = append([]string{pl, "--as=" + strconv.FormatInt(limit, 10), "--", c.Path}, c.Args[1:]...)
-	c.Path = pl
+	// time forks prlimit, which sets the limit on itself, then execs the command: the same process,
+	// whose peak time writes to peakFile.
+	shown := strings.Join(append([]string{c.Path}, c.Args[1:]...), " ")
+	c.Args = append([]string{gt, "-f", "%M", "-o", peakFile, pl, "--as=" + strconv.FormatInt(limit, 10), "--", c.Path}, c.Args[1:]...)
+	c.Path = gt
 	err = c.Run()
 	r := Result{Output: out.String()}
 	var ee *exec.ExitError
@@ -62,12 +73,22 @@ func Run(t testing.TB, limit int64, c *exec.Cmd) Result {
 	default:
 		t.Fatalf("memcap: %s: %v", strings.Join(c.Args, " "), err)
 	}
-	if c.ProcessState != nil {
-		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.PeakRSS = ru.Maxrss << 10 // KiB on Linux
-		}
+	// The last line is the peak in KiB; before it, "Command terminated by signal N" or "Command
+	// exited with non-zero status N".
+	b, err := os.ReadFile(peakFile)
+	lines := strings.Fields(strings.TrimSpace(string(b)))
+	if err != nil || len(lines) == 0 {
+		t.Fatalf("memcap: GNU time left no peak for %s: %v %q", shown, err, b)
 	}
-	t.Logf("memcap: %s (cap %d MiB) -> exit %d, peak RSS %.1f MiB\n%s", strings.Join(c.Args[3:], " "), limit>>20, r.Code, float64(r.PeakRSS)/(1<<20), r.Output)
+	kib, err := strconv.ParseInt(lines[len(lines)-1], 10, 64)
+	if err != nil {
+		t.Fatalf("memcap: GNU time's peak for %s: %q", shown, b)
+	}
+	if strings.Contains(string(b), "terminated by signal") {
+		r.Code = -1
+	}
+	r.PeakRSS = kib << 10
+	t.Logf("memcap: %s (cap %d MiB) -> exit %d, peak RSS %.1f MiB\n%s", shown, limit>>20, r.Code, float64(r.PeakRSS)/(1<<20), r.Output)
 	return r
 }
 

@@ -42,3 +42,20 @@ func TestRun(t *testing.T) {
 		t.Errorf("sh: %+v, want exit 3 and \"hi\\n\"", r)
 	}
 }
+
+// TestPeakIsTheChilds: a child's peak is its own, not this process's: with 300 MiB resident here,
+// a child that touches 16 MiB peaks far below it (Go starts a child with vfork, sharing this
+// process's memory until the exec, which the kernel counts in the child's own rusage).
+func TestPeakIsTheChilds(t *testing.T) {
+	held := make([]byte, 300<<20)
+	for i := 0; i < len(held); i += 4096 {
+		held[i] = 1
+	}
+	r := Run(t, 1<<30, child(16<<20))
+	if r.Code != 0 || r.PeakRSS < 16<<20 || r.PeakRSS > 150<<20 {
+		t.Errorf("16 MiB beside 300 MiB resident in the test process: %+v, want exit 0 and a peak of 16 MiB to 150 MiB", r)
+	}
+	if held[len(held)/2] != 1 {
+		t.Fatal("held")
+	}
+}
