@@ -71,8 +71,13 @@ func procedureCLI(t *testing.T, db string) {
 			t.Errorf("%s: count %v, errors %v; want > 0 and 0", name, tx["count"], tx["errors"])
 		}
 	}
-	if rb := txs["new_order"].(map[string]any)["rollbacks"].(float64); rb <= 0 {
-		t.Errorf("new_order rollbacks %v, want > 0 (1%% of the orders)", rb)
+	// 1% of the New-Orders roll back (clause 2.4.1.4): with n of them, none rolls back with
+	// probability 0.99^n, under 0.1% from 700 on. A shorter run's count is judged only for its
+	// bound; the rollbacks themselves, procedure against interactive, are workload/tpcc's
+	// TestProceduresMatchInteractive*, on drawn inputs.
+	no := txs["new_order"].(map[string]any)
+	if n, rb := no["count"].(float64), no["rollbacks"].(float64); rb > 0.05*n || n >= 700 && rb == 0 {
+		t.Errorf("new_order rollbacks %v of %v, want about 1%% of the orders", rb, n)
 	}
 	checks, _ := res["checks"].([]any)
 	if len(checks) != 12 {
