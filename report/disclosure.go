@@ -149,9 +149,9 @@ func resourcesLine(res *Resources) string {
 	return strings.Join(parts, " · ")
 }
 
-// BytesIEC formats a byte count with a binary unit: 112.4 MiB, 23.5 GiB.
+// BytesIEC formats a byte count with a binary unit: 112.4 MiB, 23.5 GiB, up to EiB.
 func BytesIEC(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 	i := 0
 	for b >= 1024 && i < len(units)-1 {
 		b /= 1024

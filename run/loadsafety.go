@@ -200,20 +200,9 @@ func dataDir(ctx context.Context, db driver.DB) (dir string, used int64, why str
 	return dir, int64(size), ""
 }
 
-// sizeText is a byte count with a binary unit, up to EiB: 112.4 MiB, 866.4 EiB.
-func sizeText(b int64) string {
-	f := float64(b) // math.MaxInt64, a saturated estimate, is 8.0 EiB
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	i := 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f B", f)
-	}
-	return fmt.Sprintf("%.1f %s", f, units[i])
-}
+// sizeText is a byte count with a binary unit, up to EiB: 112.4 MiB, 8.0 EiB (math.MaxInt64, a
+// saturated estimate).
+func sizeText(b int64) string { return report.BytesIEC(float64(b)) }
 
 // durationText is a time in seconds in the largest unit that keeps it readable: 0.4 s, 12 minutes,
 // 3.5 hours, 2.1 days, 7.9 years (thousands grouped past 10,000 years).
