@@ -140,7 +140,7 @@ func Load(dir string) (*Run, error) {
 	}
 	if !hasOpEntries(entries) {
 		// A log that reads as nothing (not an interval log at all, or cut before its first
-		// histogram) would compare as -100% with the same conditions: refuse it (issue 12, item 10).
+		// histogram) would compare as -100% with the same conditions: refuse it.
 		return nil, userr.Errorf("%s holds no interval histogram of candor's: it is not the interval log of a run (or was cut before its first interval); compare runs whose --out holds a complete latency.hlog", logPath)
 	}
 	r.window(entries)

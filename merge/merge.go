@@ -1,5 +1,5 @@
 // Package merge makes one result from the results of the shards of one run (`candor merge DIR...
-// --out DIR`, issue 10 section 4): histograms added bucket by bucket from the shards' interval logs
+// --out DIR`): histograms added bucket by bucket from the shards' interval logs
 // (never percentiles averaged, never a maximum of percentiles taken), counts and rates summed, the
 // workload's figures, verdicts and warnings recomputed from the merged totals (workload.Merger),
 // written as result.json, latency.hlog and report.html in the shape of a single run's, so `candor

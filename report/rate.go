@@ -59,7 +59,7 @@ type RateResult struct {
 	ConnectionWaitHist string `json:"connection_wait_hist,omitempty"`
 }
 
-// ScheduleBehind is an open-loop run whose driver could not keep its own schedule (issue 12, item 4).
+// ScheduleBehind is an open-loop run whose driver could not keep its own schedule.
 type ScheduleBehind struct {
 	ReachedSeconds float64 `json:"reached_seconds"`
 	WindowSeconds  float64 `json:"window_seconds"`

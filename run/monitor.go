@@ -10,7 +10,7 @@ import (
 	"github.com/candor-bench/candor/sysmon"
 )
 
-// monitor is a run's disclosure and resource sampling (issue 3, §4 and §5): the disclosure is read
+// monitor is a run's disclosure and resource sampling: the disclosure is read
 // before the run's clock starts, the sampler runs from the start until the run's output is in, and
 // finish puts both into the result with the warnings they call for.
 type monitor struct {

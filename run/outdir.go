@@ -16,7 +16,7 @@ import (
 	"github.com/candor-bench/candor/userr"
 )
 
-// A run's --out directory (issue 12, items 2 and 3).
+// A run's --out directory.
 //
 // Nothing is created in it until the run's every input is checked and its connections are open:
 // checkOut runs before anything connects, and the directory is made (and, with --replace, the

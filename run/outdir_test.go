@@ -10,7 +10,7 @@ import (
 	"github.com/candor-bench/candor/report"
 )
 
-// TestOutFileFullDisk (issue 12, item 3): a write to a full device fails, is said at once and once,
+// TestOutFileFullDisk: a write to a full device fails, is said at once and once,
 // and names the file among the incomplete ones; nothing is written after it.
 func TestOutFileFullDisk(t *testing.T) {
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
@@ -35,7 +35,7 @@ func TestOutFileFullDisk(t *testing.T) {
 	}
 }
 
-// TestSaveResultsFails (issue 12, item 3): when result.json cannot be written, it is named as
+// TestSaveResultsFails: when result.json cannot be written, it is named as
 // incomplete with report.html (rendered from it), its temporary file is not left behind, and the
 // saved-files line never names either as saved.
 func TestSaveResultsFails(t *testing.T) {

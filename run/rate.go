@@ -82,7 +82,7 @@ func (r *RunPlan) validateRate(p *problems) {
 		p.add("%s", err.Error())
 		return
 	}
-	if hi := max(from, to); hi > schedule.MaxRate { // issue 12, item 4
+	if hi := max(from, to); hi > schedule.MaxRate {
 		p.add("%s", schedule.RateTooHigh(hi))
 	}
 	switch {
@@ -242,7 +242,7 @@ func rateWarnings(r *report.Result) []report.Warning {
 		ws = append(ws, report.Warning{Code: code, Message: fmt.Sprintf(format, a...)})
 	}
 	if b := rr.ScheduleBehind; b != nil {
-		// The window describes a rate that was never offered (issue 12, item 4): say so first.
+		// The window describes a rate that was never offered: say so first.
 		add("SCHEDULE_BEHIND", "the driver could not keep its own schedule of %.1f/s: by the window's end it had made the arrivals of only the first %.1f s of the %.1f s window (%.1f s behind the clock), scheduling %.0f arrivals/s at most; the figures do not describe %.1f/s, so lower --rate (or run several drivers)",
 			rr.TargetRate, b.ReachedSeconds, b.WindowSeconds, b.BehindSeconds, b.ScheduledRate, rr.TargetRate)
 	}

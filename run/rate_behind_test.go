@@ -7,7 +7,7 @@ import (
 	"github.com/candor-bench/candor/report"
 )
 
-// TestScheduleBehindWarning (issue 12, item 4): a run whose driver fell behind its own schedule
+// TestScheduleBehindWarning: a run whose driver fell behind its own schedule
 // says so first, with the figures, and is not sustained.
 func TestScheduleBehindWarning(t *testing.T) {
 	r := &report.Result{Rate: &report.RateResult{TargetRate: 800000, Sustained: false,

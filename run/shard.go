@@ -16,7 +16,7 @@ import (
 	"github.com/candor-bench/candor/workload/loadstate"
 )
 
-// Shards (issue 10, section 3): N processes, each given `--shard i/N`, split one load or run.
+// Shards: N processes, each given `--shard i/N`, split one load or run.
 //
 //   - The index may come from Kubernetes: an Indexed Job sets JOB_COMPLETION_INDEX in each pod, so
 //     one manifest with `--shards N` serves every pod (ParseShard).

@@ -10,7 +10,7 @@ import (
 	"github.com/candor-bench/candor/measure"
 )
 
-// TestRateScheduleBehind (issue 12, item 4): a driver that cannot make its arrivals as fast as the
+// TestRateScheduleBehind: a driver that cannot make its arrivals as fast as the
 // rate asks (each draw takes 150 ms at 10/s) falls behind its own schedule; when the clock reaches
 // the window's end it is making the arrival intended at 0.7 s, so the last 0.3 s of the window were
 // not offered in time, and the step is not sustained even though the database kept up with every

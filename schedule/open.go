@@ -335,7 +335,7 @@ func (o *open) dispatch() {
 		stopped := !o.waitUntil(a.At, timer, precise)
 		if !atEnd {
 			// Where the schedule is when the clock reaches the window's end: an arrival of the
-			// window still to make then is behind (issue 12, item 4).
+			// window still to make then is behind.
 			if now := o.c.now(); now >= o.c.mEnd {
 				atEnd, reached, behind = true, a.At, now-a.At
 			}

@@ -55,7 +55,7 @@ func (s *StepSummary) AchievedRate() float64 { return float64(s.CompletedInStep)
 // offers its target rate only on average).
 func (s *StepSummary) OfferedRate() float64 { return float64(s.Arrived) / s.Seconds() }
 
-// MaxRate is the highest arrival rate the dispatcher is asked to keep (issue 12, item 4): it makes
+// MaxRate is the highest arrival rate the dispatcher is asked to keep: it makes
 // every arrival on one goroutine, at about 0.7 µs of CPU each when busy (BenchmarkRateOverhead), so
 // past about a million a second it falls behind its own schedule whatever the database does, and
 // the window would describe a rate that was never offered. A run that falls behind below it is

@@ -137,7 +137,7 @@ type Summary struct {
 // intended start (or, when every worker was busy then, from the moment the worker that ran it
 // became free) to the dispatch. Timer firing, wake-ups and the lock are in it; waiting for a
 // connection is not (that is in each operation's Lag). Past a millisecond at p99 the driver is the
-// bottleneck (issue 10).
+// bottleneck.
 type TimerLag struct {
 	Count int64               // measured dispatches
 	Ms    measure.Percentiles // milliseconds

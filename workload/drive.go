@@ -153,7 +153,7 @@ func Drive(ctx context.Context, name string, ops []string, s Session, o DriveOpt
 		grace := o.Grace
 		if ctx.Err() != nil {
 			// Interrupted: --grace bounds the whole wait since the interruption (or the window's
-			// end), the scheduler's part included (issue 12, item 8).
+			// end), the scheduler's part included.
 			grace = max(0, o.Grace-time.Since(out.Summary.MeasureEnd))
 		}
 		w.Drain(grace)

@@ -7,7 +7,7 @@ import (
 	"github.com/candor-bench/candor/driver"
 )
 
-// Shard is one of Count processes that split a load or a run (issue 10, section 3: `--shard i/N`):
+// Shard is one of Count processes that split a load or a run (`--shard i/N`):
 // Index is 0-based. The zero value is "not sharded".
 type Shard struct {
 	Index int `json:"index"`

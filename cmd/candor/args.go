@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// noArgs is the Args of every command that takes no positional argument (issue 12, item 10): a
+// noArgs is the Args of every command that takes no positional argument: a
 // word after a command with subcommands is a mistyped command, named with the closest ones; a word
 // after any other command is a stray argument. Both are usage errors (exit status 2), in one
 // sentence.

@@ -47,7 +47,7 @@ func TestCompareTwoRuns(t *testing.T) {
 		t.Fatalf("compare --json: %+v", c)
 	}
 
-	// A garbage interval log (issue 12, item 10) is refused, not compared as -100%.
+	// A garbage interval log is refused, not compared as -100%.
 	garbage := filepath.Join(dir, "garbage")
 	copyRun(t, b, garbage)
 	if err := os.WriteFile(filepath.Join(garbage, "latency.hlog"), []byte("this is not an interval log\n\x00\x01garbage\n"), 0o644); err != nil {

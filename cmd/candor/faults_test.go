@@ -19,7 +19,7 @@ import (
 	"github.com/candor-bench/candor/internal/dbtest"
 )
 
-// TestSilentlyAcceptedInput (issue 12, item 10): input that used to be accepted or answered with
+// TestSilentlyAcceptedInput: input that used to be accepted or answered with
 // exit status 1 gets one sentence and exit status 2, and nothing runs.
 func TestSilentlyAcceptedInput(t *testing.T) {
 	dir := t.TempDir()
@@ -89,7 +89,7 @@ func sameFiles(t *testing.T, what string, before, after map[string]string) {
 	}
 }
 
-// TestOutHoldingARun (issue 12, item 2): a run into an --out that holds a run is refused before
+// TestOutHoldingARun: a run into an --out that holds a run is refused before
 // anything is written (exit 2), unless --replace; --replace replaces the run's files only.
 func TestOutHoldingARun(t *testing.T) {
 	parallel(t)
@@ -143,7 +143,7 @@ func TestOutHoldingARun(t *testing.T) {
 	}
 }
 
-// TestOutKeptWhenConnectFails (issue 12, item 2): a run that cannot open its connections ("too many
+// TestOutKeptWhenConnectFails: a run that cannot open its connections ("too many
 // connections") creates nothing: with --replace, the earlier run's files are left as they were;
 // into a new --out, the directory is not even created.
 func TestOutKeptWhenConnectFails(t *testing.T) {
@@ -196,7 +196,7 @@ func pgExec(t *testing.T, u, sql string) {
 	}
 }
 
-// TestDiskFull (issue 12, item 3): with --out on a 16 KiB tmpfs, the run still prints its summary,
+// TestDiskFull: with --out on a 16 KiB tmpfs, the run still prints its summary,
 // says at the first failed write of each file that it failed, names each incomplete file, never
 // says the results were saved, leaves no temporary file, and exits 1. It needs root for the mount
 // (scripts/test runs as root in CI); TestOutFileFullDisk and TestSaveResultsFails in package run
@@ -350,7 +350,7 @@ func lockNewOrder(t *testing.T, db string) {
 	t.Cleanup(func() { c.Exec(ctx, "ROLLBACK"); c.Close(); d.Close() })
 }
 
-// TestInterruptHonoursGrace (issue 12, item 8): with every New-Order and deferred Delivery blocked
+// TestInterruptHonoursGrace: with every New-Order and deferred Delivery blocked
 // on a lock, Ctrl-C ends a run with --grace 3s in about 3 s (not 83 s: the deferred Deliveries'
 // 80 s allowance is for a run that ends on its own), says what it waits for, and saves partial
 // results.
@@ -385,7 +385,7 @@ func TestInterruptHonoursGrace(t *testing.T) {
 	}
 }
 
-// TestSecondInterruptSaves (issue 12, item 8): a second Ctrl-C during a long grace stops waiting at
+// TestSecondInterruptSaves: a second Ctrl-C during a long grace stops waiting at
 // once and still writes result.json (partial), skipping the check that the lock would block.
 func TestSecondInterruptSaves(t *testing.T) {
 	parallel(t)

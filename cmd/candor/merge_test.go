@@ -87,7 +87,7 @@ func hdrhPercentiles(t *testing.T, logs ...string) map[string]map[string]int64 {
 	return m
 }
 
-// TestMergeShardsPostgres is issue 10's test of `candor merge`: a TPC-C run split into 3 shards
+// TestMergeShardsPostgres tests `candor merge`: a TPC-C run split into 3 shards
 // (`--shard i/3 --start-at`, three processes) against one PostgreSQL, merged. The merged
 // percentiles of every operation must equal those the Python HdrHistogram implementation computes
 // from the union of the shards' logs over their measured windows, the merged log's measured totals

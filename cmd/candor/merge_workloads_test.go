@@ -12,8 +12,7 @@ import (
 	"github.com/candor-bench/candor/internal/dbtest"
 )
 
-// TestMergeWorkloadsShards: every workload that runs sharded merges honestly (issue 10's loose
-// ends). kv, ycsb, sysbench and script each load once on PostgreSQL, run as 2 shards (two
+// TestMergeWorkloadsShards: every workload that runs sharded merges honestly. kv, ycsb, sysbench and script each load once on PostgreSQL, run as 2 shards (two
 // processes, a common --start-at), and merge. The merged counts are the shards' sums, the merged
 // percentiles those Python's hdrh computes from the union of the shards' logs, the workload's
 // headline figures the merged counts over the common window (recomputed, not the shards' own

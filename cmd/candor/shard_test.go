@@ -40,7 +40,7 @@ func runShardCLI(t *testing.T, name string, args ...string) (int, string) {
 	return code, buf.String()
 }
 
-// TestShardsLoadAndRun (issue 10, section 3) on PostgreSQL: W = 3 loaded in 3 shards, shards 0
+// TestShardsLoadAndRun on PostgreSQL: W = 3 loaded in 3 shards, shards 0
 // and 1 at once (shard 0 waits for the others before it builds the keys), a shard's run refused
 // while shard 2's part is missing, an unsharded run refused by the shards' lock, then shard 2
 // through the one-shot (its part, a wait for shard 0, a short run);

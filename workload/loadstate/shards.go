@@ -13,7 +13,7 @@ import (
 	"github.com/candor-bench/candor/workload/sqlexec"
 )
 
-// A sharded load (issue 10, section 3; TPC-C, kv, ycsb, sysbench, script): besides the load's own
+// A sharded load (TPC-C, kv, ycsb, sysbench, script): besides the load's own
 // record, candor_workloads holds one row per shard (NAME:shard:i/N, the load's options and seed):
 // its part started (the row exists) and completed (completed_at). The load's record is the
 // workload's row in candor_workloads, or, for TPC-C, its row in candor_load (Parts.Record).

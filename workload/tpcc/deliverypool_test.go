@@ -15,7 +15,7 @@ import (
 )
 
 // The deferred Delivery's workers and queues, and the default connections, are bounded whatever
-// the warehouse count (issue 10: 100,000 warehouses once meant 10,001 workers with 4,096 entries
+// the warehouse count (100,000 warehouses once meant 10,001 workers with 4,096 entries
 // each, and 200,000 connections).
 func TestDeliveryPoolBounds(t *testing.T) {
 	for _, c := range []struct{ W, want int }{{1, 1}, {9, 1}, {10, 2}, {149, 15}, {150, 16}, {100000, MaxDefaultDeliveryWorkers}} {

@@ -21,7 +21,7 @@ import (
 	"github.com/candor-bench/candor/workload"
 )
 
-// TestOpenLoopPeriodicPausesPostgres is the second fault shape of the stall test (issue 12, §5):
+// TestOpenLoopPeriodicPausesPostgres is the second fault shape of the stall test:
 // every process of a real PostgreSQL server is stopped (SIGSTOP) for P = 200 ms every T = 2 s
 // during an open-loop run, and the response time's p90, p99 and p99.9 must match their analytic
 // values within 5%.

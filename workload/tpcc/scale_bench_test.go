@@ -13,7 +13,7 @@ import (
 	"github.com/candor-bench/candor/schedule"
 )
 
-// BenchmarkMillionTerminals measures what a spec-mode terminal costs in memory (issue 10: a million
+// BenchmarkMillionTerminals measures what a spec-mode terminal costs in memory (a million
 // terminals in one process): the heap a million terminals take alone (terminal-B/terminal), then
 // what the closed loop adds for them (sched-B/terminal: its due-time heap and the Config's list,
 // read at the first tick, once every terminal waits in the heap), running the real scheduler and

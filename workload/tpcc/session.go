@@ -142,7 +142,7 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 // drain waits for the deferred Deliveries up to the grace period, and at least the 80 s within
 // which 90% of them must complete (clause 2.7.2.1), so that slow ones are measured rather than cut
 // off; those still pending then are counted as incomplete. An interrupted run waits only the grace
-// period the user gave (issue 12, item 8), and says what for; a second Ctrl-C (hurry) ends the wait.
+// period the user gave, and says what for; a second Ctrl-C (hurry) ends the wait.
 func (s *session) drain(grace time.Duration) {
 	wait := max(grace, DeliveryCompletionLimit)
 	if s.runCtx != nil && s.runCtx.Err() != nil {

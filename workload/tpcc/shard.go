@@ -12,7 +12,7 @@ import (
 	"github.com/candor-bench/candor/workload/loadstate"
 )
 
-// A sharded load (`candor tpcc load --shard i/N`, issue 10 section 3): shard i writes warehouses
+// A sharded load (`candor tpcc load --shard i/N`): shard i writes warehouses
 // [i·W/N+1, (i+1)·W/N] (workload.Shard.Range) with their districts, customers, history, orders and
 // stock; ITEM is written once, by shard 0. Every warehouse's rows derive from the load's seed and
 // timestamp by name, so the shards together write exactly the rows one process would.

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Stock-Level's plan stays an index walk as ORDER_LINE grows (issue 12 §6). The statement is
+// Stock-Level's plan stays an index walk as ORDER_LINE grows. The statement is
 // prepared once per connection, and PostgreSQL switches a prepared statement to its generic plan,
 // which cannot see the range [d_next_o_id - 20, d_next_o_id): its estimate of the lines grows with
 // the table. The test makes ORDER_LINE look 30 times larger to the planner (reltuples, as after a

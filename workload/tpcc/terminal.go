@@ -27,7 +27,7 @@ const (
 // card deck and its first delay. A transaction's inputs are drawn when it runs (draw), from the
 // terminal's stream into the running worker's scratch (txInputs): the stream is consumed in the
 // order of clause 5.2.5 (card, inputs, think, card, ...), so the same seed gives the same work as
-// drawing the inputs with the card. A million terminals fit in one process this way (issue 10).
+// drawing the inputs with the card. A million terminals fit in one process this way.
 type terminal struct {
 	r   gen.Rand    // 16 bytes
 	run *termShared // what all the run's terminals share

@@ -8,7 +8,7 @@ import (
 	"github.com/candor-bench/candor/gen"
 )
 
-// oldTerminal is the draw order of the terminal before issue 10 made it small: every input drawn
+// oldTerminal is the draw order of the terminal before it was made small: every input drawn
 // with its card in Next, kept in the terminal, from the public Gen* functions. The slim terminal
 // must draw exactly the same cards, keying times, inputs and think times for the same seed.
 type oldTerminal struct {
@@ -117,7 +117,7 @@ func TestTerminalDrawsAsBefore(t *testing.T) {
 	}
 }
 
-// What a terminal keeps between its transactions is small (issue 10: a million in one process).
+// What a terminal keeps between its transactions is small (a million in one process).
 func TestTerminalSize(t *testing.T) {
 	if s := unsafe.Sizeof(terminal{}); s > 64 {
 		t.Fatalf("a terminal takes %d bytes, more than 64", s)

@@ -40,7 +40,7 @@ type Workload struct {
 	cmd             workload.Command
 }
 
-// Defaults that bound a run's resources however many warehouses it has (issue 10: a million
+// Defaults that bound a run's resources however many warehouses it has (a million
 // terminals in one process).
 const (
 	// MaxDefaultConnections caps the default connections of spec and rate mode (2 per warehouse).
