@@ -58,8 +58,12 @@ type DB struct {
 	// unreadable, or flags negotiated that the wire does not read), offWhy by reason, which
 	// ClientPath then says.
 	sessions, offWire atomic.Int64
-	offMu             sync.Mutex
-	offWhy            map[string]int64
+	// tlsSessions counts the sessions of a tls=preferred URL that negotiated TLS (the server
+	// offered it): they run on go-sql-driver's statements, as every session of a URL that
+	// requires TLS does.
+	tlsSessions atomic.Int64
+	offMu       sync.Mutex
+	offWhy      map[string]int64
 	// kills counts the KILL QUERY statements sent for interrupted statements (killQuery).
 	kills driver.Cancels
 	// sockets: SocketEnv's kind, and the held sockets a run's connections got (driver/blockconn)
@@ -226,10 +230,12 @@ func (db *DB) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, fmt.Errorf("%s at %s: reading the session's connection id: %w", db.opts.engine, db.addr(), err)
 	}
 	db.sessions.Add(1)
-	if ownWire() && !db.tls() {
+	if ownWire() && !db.tlsRequired() {
 		ra, _ := sock.c.(*readAhead)
 		var why string
-		if c.w, why = newWire(ra, false); c.w != nil {
+		if db.cfg.TLSConfig == "preferred" && !plainSession(ra) {
+			db.tlsSessions.Add(1)
+		} else if c.w, why = newWire(ra, false); c.w != nil {
 			c.wstmts = make(map[string]*wstmt)
 		} else {
 			c.offWire = why
@@ -301,9 +307,23 @@ func (db *DB) killQuery(id uint32) {
 // once the KILL QUERY statements under way are over.
 func (db *DB) ServerCancels() int64 { return db.kills.Count(killTimeout + time.Second) }
 
-// tls reports whether the URL asks for TLS (tls=true, skip-verify, preferred or a named config):
-// candor's wire is not used then (newWire).
-func (db *DB) tls() bool { return db.cfg.TLSConfig != "" && db.cfg.TLSConfig != "false" }
+// tlsRequired reports whether the URL requires TLS (tls=true, skip-verify or a named config):
+// candor's wire is not used then (newWire). With tls=preferred each session takes the wire unless
+// it negotiated TLS (plainSession).
+func (db *DB) tlsRequired() bool {
+	return db.cfg.TLSConfig != "" && db.cfg.TLSConfig != "false" && db.cfg.TLSConfig != "preferred"
+}
+
+// plainSession reports whether the session on ra was seen to negotiate no TLS: the server's
+// greeting and the client's first packet read, and CLIENT_SSL not in both (a client that starts
+// TLS sends an SSLRequest with it first).
+func plainSession(ra *readAhead) bool {
+	if ra == nil {
+		return false
+	}
+	flags, _, ok := ra.negotiated()
+	return ok && flags&capSSL == 0
+}
 
 // ClientPath says how the sessions send their statements and use their sockets, for the
 // disclosure: candor's wire pipelined (the default), one by one, or go-sql-driver's prepared
@@ -313,8 +333,11 @@ func (db *DB) ClientPath() string {
 	switch {
 	case !ownWire():
 		path = "prepared statements through go-sql-driver, one per round trip (" + PreparedEnv + "=go-sql-driver)"
-	case db.tls():
+	case db.tlsRequired() || db.tlsSessions.Load() > 0 && db.tlsSessions.Load() == db.sessions.Load():
 		path = "prepared statements through go-sql-driver, one per round trip (TLS: candor's wire does not speak it)"
+	case db.tlsSessions.Load() > 0:
+		path = fmt.Sprintf("prepared statements on candor's wire; but %d of %d sessions negotiated TLS (tls=preferred) and use go-sql-driver's prepared statements, one per round trip",
+			db.tlsSessions.Load(), db.sessions.Load())
 	case !db.engine.pipelines:
 		path = "prepared statements on candor's wire, one per round trip (" + db.engine.title + " gets no pipelines)"
 	case db.opts.noPipes:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/driver/mysql"
+	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/internal/gmsstandin"
 )
 
@@ -430,5 +432,32 @@ func testPreparedBounded(t *testing.T, raw string) {
 	live := (status("Com_stmt_prepare") - prepared0) - (status("Com_stmt_close") - closed0)
 	if live > int64(mysql.WstmtCap) || live < int64(mysql.WstmtCap)/2 {
 		t.Errorf("after %d distinct statements the server holds %d of the session's prepared, want at most %d (and the count to see them)", n+1, live, mysql.WstmtCap)
+	}
+}
+
+// TestTLSPreferred: with tls=preferred a session takes candor's wire when the server offers no
+// TLS (the stand-in), and go-sql-driver's statements when it does and TLS was negotiated
+// (scripts/test's MariaDB has TLS on); the client path says which.
+func TestTLSPreferred(t *testing.T) {
+	plain := openURL(t, gmsstandin.FreshDoltURL(t, "candor_drv")+"?tls=preferred")
+	if c := connect(t, plain); !c.(*mysql.Conn).OwnWire() {
+		t.Errorf("tls=preferred at a server without TLS: the session is not on candor's wire (client path %q)", plain.ClientPath())
+	}
+	if p := plain.ClientPath(); strings.Contains(p, "TLS") || strings.Contains(p, "go-sql-driver") {
+		t.Errorf("tls=preferred at a server without TLS: client path %q", p)
+	}
+	if os.Getenv("CANDOR_TEST_MYSQL_TLS_CA") == "" {
+		t.Fatal("CANDOR_TEST_MYSQL_TLS_CA is not set: the test MariaDB must have TLS on; run it through scripts/test")
+	}
+	secure := openURL(t, dbtest.FreshMySQLURL(t, "candor_drv")+"?tls=preferred")
+	c := connect(t, secure)
+	if c.(*mysql.Conn).OwnWire() {
+		t.Errorf("tls=preferred at a server with TLS: the session is on candor's wire")
+	}
+	if n, err := c.Exec(testCtx(t), "DO ?", 1); err != nil || n != 0 {
+		t.Errorf("a statement over TLS: %d, %v", n, err)
+	}
+	if p, want := secure.ClientPath(), "prepared statements through go-sql-driver, one per round trip (TLS: candor's wire does not speak it)"; !strings.HasPrefix(p, want) {
+		t.Errorf("tls=preferred at a server with TLS: client path %q, want %q", p, want)
 	}
 }
