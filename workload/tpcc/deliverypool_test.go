@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/csv"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
 	_ "github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 )
 
@@ -117,5 +119,21 @@ func TestDeliveryPoolPerWarehouseOrder(t *testing.T) {
 	}
 	if len(last) != W {
 		t.Fatalf("%d warehouses delivered, want %d", len(last), W)
+	}
+}
+
+// A run whose terminals would take more memory than the host has is refused when it opens, naming
+// the bound and what to give instead, before a terminal is made: 100,000,000 warehouses in spec
+// mode are a billion terminals, some 2 TiB.
+func TestOpenRefusesTerminalsPastMemory(t *testing.T) {
+	ctx := context.Background()
+	db, err := driver.Open(ctx, "null:?service=fixed:1ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Workload{Options: Options{Warehouses: 100_000_000}}
+	_, err = w.Open(ctx, db, workload.SessionConfig{Mode: ModeSpec, Seed: 1})
+	if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "1,000,000,000 terminals") || !strings.Contains(err.Error(), "give fewer --warehouses") {
+		t.Fatalf("100,000,000 warehouses on the null engine: %v, want a refusal naming the terminals and --warehouses", err)
 	}
 }

@@ -40,6 +40,9 @@ type Workload struct {
 	cmd             workload.Command
 }
 
+// terminalBytes bounds the memory one terminal takes in a run (see Open).
+const terminalBytes = 2 << 10
+
 // Defaults that bound a run's resources however many warehouses it has (a million
 // terminals in one process).
 const (
@@ -322,6 +325,14 @@ func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 			// few hundred do all there is to do: the rest share them, as spec mode's terminals do.
 			o.Connections = min(o.Connections, sqlexec.MaxSingleWriterConnections)
 		}
+	}
+	// A terminal and its place in the scheduler take about 120 bytes once the run is steady, and
+	// up to 1.6 KiB each seen at a million terminals in an overloaded warm-up on the null engine:
+	// 2 KiB each bounds the memory a run's terminals take, so that an absurd --warehouses is
+	// refused before it exhausts the host's memory.
+	if err := sqlexec.CheckRunMemory(o.Terminals, o.Connections, terminalBytes, "the terminals' state (up to 2 KiB each)",
+		"give fewer --warehouses (spec mode runs 10 terminals for each), or fewer --terminals in throughput or rate mode"); err != nil {
+		return nil, err
 	}
 	dw := max(1, min(o.DeliveryWorkers, W))
 	what := fmt.Sprintf("the default for %s terminals in %s mode, and %d Delivery workers'", textfmt.Thousands(int64(o.Terminals)), c.Mode, dw)
