@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/workload/loadstate"
 )
 
 // TestOneShotPeakSweepPostgres: on a server engine the one-shots of sysbench and script (whose
@@ -108,5 +111,32 @@ func TestScriptOwnNoLoad(t *testing.T) {
 	}
 	if strings.Contains(out, "already loaded") || !strings.Contains(out, "no load: mine.sql is a script of your own, so candor loads nothing and runs it on the tables sqlite:candor-script.db already holds") {
 		t.Errorf("the one-shot of a script of one's own does not say what it does")
+	}
+}
+
+// TestOneShotReloadsItsHalfLoadedFile: the one-shot's default SQLite file left half-loaded (a load
+// stopped by Ctrl-C) is loaded again by the next one-shot, which says so, instead of a refusal
+// asking for `load --drop`; a file given with --db that is half-loaded is still refused.
+func TestOneShotReloadsItsHalfLoadedFile(t *testing.T) {
+	dir := t.TempDir()
+	parallelIn(t, dir)
+	for _, file := range []string{"candor-kv.db", "mine.db"} {
+		db, err := driver.Open(context.Background(), "sqlite:"+filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := loadstate.Begin(context.Background(), db, "kv", map[string]any{}, 1, "test"); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
+	short := []string{"--mode", "throughput", "--duration", "1s", "--warmup", "0s", "-q"}
+	code, out := runCLI(t, append([]string{"kv", "--out", filepath.Join(dir, "r1")}, short...)...)
+	if code != 0 || !strings.Contains(out, "the last load of sqlite:candor-kv.db did not complete: loading it again") {
+		t.Errorf("the one-shot on its own half-loaded file: exit %d, want 0 and a reload said", code)
+	}
+	code, out = runCLI(t, append([]string{"kv", "--db", "sqlite:mine.db", "--out", filepath.Join(dir, "r2")}, short...)...)
+	if code != 2 || !strings.Contains(out, "never completed") || !strings.Contains(out, "load --drop") {
+		t.Errorf("the one-shot on a half-loaded --db: exit %d, want 2 and the refusal asking for load --drop", code)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/candor-bench/candor/run"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/loadstate"
 	"strconv"
 )
 
@@ -287,6 +288,13 @@ func shardedOneShot(ctx context.Context, out run.Out, p run.RunPlan, lp run.Load
 // oneShotLoad loads unless the database already holds a complete load that matches.
 func oneShotLoad(ctx context.Context, out run.Out, p run.RunPlan, lp run.LoadPlan) error {
 	loaded, err := run.Loaded(ctx, lp.Workload, p.DB)
+	if err != nil && loadstate.IsHalfLoaded(err) && p.DB == lp.Workload.Info().DefaultDB {
+		// The one-shot's own file, which a load it started left half-done (Ctrl-C, a full disk):
+		// load it again, as the first one-shot would have.
+		fmt.Fprintf(out.Stderr, "the last load of %s did not complete: loading it again\n", driver.Redact(p.DB))
+		lp.Drop = true
+		return run.Load(ctx, lp, out)
+	}
 	if err != nil {
 		return err
 	}

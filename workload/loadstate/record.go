@@ -3,6 +3,7 @@ package loadstate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
@@ -45,8 +46,24 @@ func HalfLoadedError(db driver.DB, st State) error {
 		return userr.Errorf("the %s load of %s is not complete (started %s UTC)%s: a run waits for every part",
 			st.Workload, db.Redacted(), st.StartedAt.Format(time.DateTime), note)
 	}
-	return userr.Errorf("the %s load of %s never completed (started %s UTC): it is half-loaded and must not be used; reload with candor %s load --drop --db %s",
-		st.Workload, db.Redacted(), st.StartedAt.Format(time.DateTime), st.Workload, db.Redacted())
+	return MarkHalfLoaded(userr.Errorf("the %s load of %s never completed (started %s UTC): it is half-loaded and must not be used; reload with candor %s load --drop --db %s",
+		st.Workload, db.Redacted(), st.StartedAt.Format(time.DateTime), st.Workload, db.Redacted()))
+}
+
+// halfLoadedError marks the error of a load that never completed (MarkHalfLoaded).
+type halfLoadedError struct{ error }
+
+func (e halfLoadedError) Unwrap() error { return e.error }
+
+// MarkHalfLoaded marks err as saying that the database holds a load that started and never
+// completed (it failed or was interrupted), which IsHalfLoaded then recognises: the one-shot
+// loads its own default SQLite file again rather than refuse it.
+func MarkHalfLoaded(err error) error { return halfLoadedError{err} }
+
+// IsHalfLoaded reports whether err says the database holds a load that never completed.
+func IsHalfLoaded(err error) bool {
+	var h halfLoadedError
+	return errors.As(err, &h)
 }
 
 // ForRun reads the load a run uses with read (the workload's reading of its record, whose errors

@@ -242,7 +242,7 @@ func (w *Workload) Loaded(ctx context.Context, db driver.DB) (bool, error) {
 		if err := shardsIncomplete(ctx, db); err != nil { // shard.go: name what is missing
 			return false, err
 		}
-		return false, userr.Errorf("the load of %s never completed (it was interrupted): reload it with candor tpcc load --drop --db %s --warehouses %d", db.Redacted(), db.Redacted(), W)
+		return false, loadstate.MarkHalfLoaded(userr.Errorf("the load of %s never completed (it was interrupted): reload it with candor tpcc load --drop --db %s --warehouses %d", db.Redacted(), db.Redacted(), W))
 	case w.Warehouses != 0 && info.Warehouses != W:
 		return false, userr.Errorf("%s holds %d warehouses, not %d: pass --warehouses %d, or reload with candor tpcc load --drop --db %s --warehouses %d", db.Redacted(), info.Warehouses, W, info.Warehouses, db.Redacted(), W)
 	}
