@@ -227,7 +227,7 @@ func createSchema(ctx context.Context, c driver.Conn, dialect string, info LoadI
 		for _, t := range tables {
 			if _, err := c.Exec(ctx, t.createSQL(dialect, keysFirst(dialect))+info.Placement.tableClause(t)); err != nil {
 				if on := info.Placement.on(t.name); on != "" && dialect == dialectMySQL {
-					return fmt.Errorf("creating %s in the directory %s (the directory must exist on the server's host and be writable by the server's OS user): %w", t.name, on, err)
+					return fmt.Errorf("creating %s in the directory %s (the directory must be on the server's host, writable by the server's OS user): %w", t.name, on, err)
 				}
 				return err
 			}

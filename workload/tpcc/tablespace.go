@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/report"
@@ -234,7 +235,7 @@ func checkTablespaces(ctx context.Context, db driver.DB, c driver.Conn, names []
 			return err
 		}
 		if _, err := c.Exec(ctx, "CREATE TABLE "+probeTable+" (i INT PRIMARY KEY) ENGINE=InnoDB DATA DIRECTORY = "+sqlString(dir)); err != nil {
-			return userr.Errorf("the server of %s cannot create a table in the directory %s (%v): the directory must exist on the server's host and be writable by the server's OS user (MySQL also wants it in innodb_directories)", u, dir, err)
+			return userr.Errorf("the server of %s cannot create a table in the directory %s (%v): the directory must be on the server's host, writable by the server's OS user (MariaDB makes a missing one if it can; MySQL wants it to exist and be listed in innodb_directories)", u, dir, err)
 		}
 		if _, err := c.Exec(ctx, "DROP TABLE "+probeTable); err != nil {
 			return err
@@ -310,12 +311,24 @@ func readPlacement(ctx context.Context, db driver.DB, c driver.Conn) (*Placement
 // verifyPlacement reads back where every table and index of p is and returns an error naming each
 // one that is elsewhere: the load is then not complete.
 func verifyPlacement(ctx context.Context, db driver.DB, c driver.Conn, p *Placement) error {
+	wrong, err := misplaced(ctx, c, p)
+	if err != nil {
+		return fmt.Errorf("reading back where the tables are: %w", err)
+	}
+	if len(wrong) > 0 {
+		return fmt.Errorf("the load's tables are not where --tablespaces put them (%s): the load is not complete; look at the server's tablespaces and reload with candor tpcc load --drop", strings.Join(wrong, "; "))
+	}
+	return nil
+}
+
+// misplaced names each table and index of p that the catalog shows elsewhere (none without p).
+func misplaced(ctx context.Context, c driver.Conn, p *Placement) ([]string, error) {
 	if p == nil {
-		return nil
+		return nil, nil
 	}
 	have, err := actualPlacement(ctx, c, p)
 	if err != nil {
-		return fmt.Errorf("reading back where the tables are: %w", err)
+		return nil, err
 	}
 	var wrong []string
 	for _, o := range p.Objects {
@@ -327,10 +340,23 @@ func verifyPlacement(ctx context.Context, db driver.DB, c driver.Conn, p *Placem
 			wrong = append(wrong, fmt.Sprintf("%s %s is on %s, not %s", o.Kind, o.Name, got, o.On))
 		}
 	}
-	if len(wrong) > 0 {
-		return fmt.Errorf("the load's tables are not where --tablespaces put them (%s): the load is not complete; look at the server's tablespaces and reload with candor tpcc load --drop", strings.Join(wrong, "; "))
+	return wrong, nil
+}
+
+// placementCondition is the check's condition after clause 3.3.2's twelve on a load with a
+// placement: every table and index is still where the load put it.
+const placementCondition = 13
+
+// checkPlacement is that condition's result.
+func checkPlacement(ctx context.Context, c driver.Conn, p *Placement) (CheckResult, error) {
+	start := time.Now()
+	r := CheckResult{Condition: placementCondition, Name: "tables and indexes where load --tablespaces put them"}
+	wrong, err := misplaced(ctx, c, p)
+	if err != nil {
+		return r, err
 	}
-	return nil
+	r.OK, r.Violations, r.Count, r.Duration = len(wrong) == 0, wrong, int64(len(wrong)), time.Since(start)
+	return r, nil
 }
 
 // actualPlacement is where the catalog says each of p's objects is: its tablespace on PostgreSQL

@@ -16,6 +16,7 @@ import (
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
 )
 
 // dirBytes is the bytes of the files under dir.
@@ -174,11 +175,37 @@ WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'i')`)
 	if err := json.Unmarshal(st.Options, &so); err != nil || strings.Join(so.Tablespaces, ",") != strings.Join(names, ",") {
 		t.Errorf("the load's record options %s (%v)", st.Options, err)
 	}
-	// The check on load end sees a table moved elsewhere.
+	// A run discloses it: its opening line, its options, a section of its result.
+	sess, err := (&Workload{}).Open(ctx, db, workload.SessionConfig{Mode: workload.ModeThroughput, Terminals: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup := sess.Setup()
+	opts, _ := json.Marshal(setup.Options)
+	if !strings.Contains(setup.Describe, "tables spread over tablespaces "+strings.Join(names, ", ")) ||
+		!strings.Contains(string(opts), `"tablespaces":["`+names[0]+`","`+names[1]+`"]`) {
+		t.Errorf("the run's setup %q, options %s", setup.Describe, opts)
+	}
+	sess.Close()
+	// The check's condition 13, then the check on load end, see a table moved elsewhere.
+	moved := "table item is on pg_default, not " + plan.on("item")
+	ck := func() CheckResult {
+		rs, err := Check(ctx, db, CheckOptions{})
+		if err != nil || len(rs) != 13 || rs[12].Condition != placementCondition {
+			t.Fatalf("Check: %d results, %v", len(rs), err)
+		}
+		return rs[12]
+	}
+	if r := ck(); !r.OK {
+		t.Errorf("condition 13 on the load: %+v", r)
+	}
 	if _, err := c.Exec(ctx, "ALTER TABLE item SET TABLESPACE pg_default"); err != nil {
 		t.Fatal(err)
 	}
-	if err := verifyPlacement(ctx, db, c, li.Placement); err == nil || !strings.Contains(err.Error(), "table item is on pg_default, not "+plan.on("item")) {
+	if r := ck(); r.OK || len(r.Violations) != 1 || r.Violations[0] != moved {
+		t.Errorf("condition 13 after moving item: %+v", r)
+	}
+	if err := verifyPlacement(ctx, db, c, li.Placement); err == nil || !strings.Contains(err.Error(), moved) {
 		t.Errorf("verifyPlacement after moving item: %v", err)
 	}
 	// A tablespace that does not exist: refused before anything is dropped.
@@ -186,6 +213,91 @@ WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'i')`)
 	if !userr.Is(err) || !strings.Contains(err.Error(), `no tablespace "candor_no_such_ts"`) {
 		t.Fatalf("Load with a tablespace that does not exist: %v", err)
 	}
+	t.Logf("refused: %v", err)
+	if n := count(t, db, "warehouse"); n != 1 {
+		t.Errorf("the refused load left %d warehouses, not the 1 loaded", n)
+	}
+}
+
+// TestTablespacesMariaDB loads 1 warehouse with its tables in two directories (DATA DIRECTORY):
+// InnoDB's catalog names each table's file in the directory the plan gave it, and the file is
+// there; a directory the server cannot make is refused, with the reason, before anything is
+// dropped.
+func TestTablespacesMariaDB(t *testing.T) {
+	db := mysqlTestDB(t)
+	ctx := context.Background()
+	base, err := os.MkdirTemp("", "candor-datadir-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Writable by the server's OS user, whoever it is (the throwaway server runs as the user who
+	// started it; a packaged one as mysql).
+	dirs := []string{filepath.Join(base, "d0"), filepath.Join(base, "d1")}
+	for _, d := range append([]string{base}, dirs...) {
+		if err := os.MkdirAll(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		if _, err := (&Workload{}).Drop(context.Background(), db); err != nil { // the tables' files first
+			t.Errorf("dropping the TPC-C tables: %v", err)
+		}
+		os.RemoveAll(base)
+	})
+	if _, err := Load(ctx, db, LoadOptions{Warehouses: 1, Loaders: 2, Seed: 7, ToolVersion: "test", Tablespaces: dirs}); err != nil {
+		t.Fatalf("Load with --tablespaces %s: %v", strings.Join(dirs, ","), err)
+	}
+	c, err := db.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var dbName string
+	if err := c.QueryRow(ctx, "SELECT DATABASE()").Scan(&dbName); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := c.Query(ctx, "SELECT NAME, FILENAME FROM information_schema.INNODB_SYS_TABLESPACES WHERE NAME LIKE '"+dbName+"/%'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := map[string]string{}
+	for rows.Next() {
+		var n, f string
+		if err := rows.Scan(&n, &f); err != nil {
+			t.Fatal(err)
+		}
+		file[strings.TrimPrefix(n, dbName+"/")] = f
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range planPlacement(dialectMySQL, dirs).Objects {
+		want := filepath.Join(o.On, dbName, o.Name+".ibd")
+		if file[o.Name] != want {
+			t.Errorf("table %s's file is %q, the plan puts it at %s", o.Name, file[o.Name], want)
+			continue
+		}
+		if fi, err := os.Stat(want); err != nil || fi.Size() == 0 {
+			t.Errorf("table %s's file %s: %v", o.Name, want, err)
+		}
+	}
+	if f := file[metaTable]; strings.HasPrefix(f, base) {
+		t.Errorf("candor_load is in %s, not the data directory", f)
+	}
+	// A directory the server cannot make (under a regular file): refused, saying so.
+	bad := filepath.Join(base, "file", "x")
+	if err := os.WriteFile(filepath.Join(base, "file"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(ctx, db, LoadOptions{Warehouses: 1, Loaders: 2, Seed: 7, Drop: true, Tablespaces: []string{dirs[0], bad}})
+	if !userr.Is(err) || !strings.Contains(err.Error(), "cannot create a table in the directory "+bad) {
+		t.Fatalf("Load into %s: %v", bad, err)
+	}
+	t.Logf("refused: %v", err)
 	if n := count(t, db, "warehouse"); n != 1 {
 		t.Errorf("the refused load left %d warehouses, not the 1 loaded", n)
 	}

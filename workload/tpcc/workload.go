@@ -113,7 +113,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 		fs.IntVar(&w.Warehouses, "warehouses", 1, "warehouses to load")
 		defer workload.KeyFlags(fs, "warehouses")
 		fs.BoolVar(&w.Procedures, "procedures", false, "also create the stored procedures that run --procedures uses (PostgreSQL, MySQL, MariaDB)")
-		fs.StringSliceVar(&w.Tablespaces, "tablespaces", nil, "spread the tables and their indexes round-robin over these places, largest tables first (STOCK and ORDER_LINE apart, each primary key apart from its table): on PostgreSQL existing tablespaces (CREATE TABLESPACE is yours to run, on an empty directory owned by the server's OS user); on MySQL and MariaDB absolute directories for DATA DIRECTORY (innodb_file_per_table ON; each must exist and be writable by the server's OS user; InnoDB keeps a table's indexes with the table). Checked after the load: a table or index elsewhere fails it")
+		fs.StringSliceVar(&w.Tablespaces, "tablespaces", nil, "spread the tables and their indexes round-robin over these places, largest tables first (STOCK and ORDER_LINE apart, each primary key apart from its table): on PostgreSQL existing tablespaces (CREATE TABLESPACE is yours to run, on an empty directory owned by the server's OS user); on MySQL and MariaDB absolute directories for DATA DIRECTORY (innodb_file_per_table ON; each writable by the server's OS user; InnoDB keeps a table's indexes in the table's file). Checked after the load: a table or index elsewhere fails it")
 	case workload.CmdRun, workload.CmdOneShot:
 		help := "warehouses (default: what was loaded)"
 		if cmd == workload.CmdOneShot {
