@@ -175,6 +175,16 @@ WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'i')`)
 	if err := json.Unmarshal(st.Options, &so); err != nil || strings.Join(so.Tablespaces, ",") != strings.Join(names, ",") {
 		t.Errorf("the load's record options %s (%v)", st.Options, err)
 	}
+	// The load-safety check's view: each tablespace's directory, its share, what it holds now.
+	gotDirs, shares, held, err := (&Workload{Options: Options{Warehouses: 1, Tablespaces: names}}).LoadPlaces(ctx, db)
+	if err != nil || len(gotDirs) != 2 {
+		t.Fatalf("LoadPlaces: %q, %v", gotDirs, err)
+	}
+	for i := range gotDirs {
+		if gotDirs[i] != dirs[i] || shares[i] <= 0 || shares[0]+shares[1] < 0.999 || held[i] < placed[i] {
+			t.Errorf("LoadPlaces %d: %s, share %.3f, holding %d; want %s, a share, at least %d", i, gotDirs[i], shares[i], held[i], dirs[i], placed[i])
+		}
+	}
 	// A run discloses it: its opening line, its options, a section of its result.
 	sess, err := (&Workload{}).Open(ctx, db, workload.SessionConfig{Mode: workload.ModeThroughput, Terminals: 1, Seed: 1})
 	if err != nil {

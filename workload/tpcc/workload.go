@@ -206,7 +206,7 @@ func (w *Workload) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 		built = "its part recorded; shard 0 builds the keys and indexes once every part is in"
 	}
 	if p := info.Placement; p != nil && !(o.Shard.Sharded() && o.Shard.Index > 0) {
-		summary += placementText(p)
+		built += ", where --tablespaces put them (read back from the catalog)" + placementText(p)
 	}
 	res := workload.LoadResult{BulkPath: info.BulkPath,
 		Summary: summary,
