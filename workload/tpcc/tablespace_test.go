@@ -160,3 +160,42 @@ func TestPlacementSection(t *testing.T) {
 		t.Errorf("placementText: %q", got)
 	}
 }
+
+// TestShardTablespaces: every shard of a load gives the same --tablespaces as shard 0.
+func TestShardTablespaces(t *testing.T) {
+	info := LoadInfo{Warehouses: 4, Seed: 1, Placement: planPlacement(dialectPostgres, []string{"a", "b"})}
+	o := LoadOptions{Warehouses: 4, Seed: 1, Shard: workload.Shard{Index: 1, Count: 2}, Tablespaces: []string{"a", "b"}}
+	if err := sameLoad(info, o); err != nil {
+		t.Errorf("the same tablespaces: %v", err)
+	}
+	for _, ts := range [][]string{nil, {"a"}, {"b", "a"}} {
+		o.Tablespaces = ts
+		if err := sameLoad(info, o); !userr.Is(err) || !strings.Contains(err.Error(), "give every shard the same --tablespaces") {
+			t.Errorf("%q against shard 0's a,b: %v", ts, err)
+		}
+	}
+	if err := sameLoad(LoadInfo{Warehouses: 4, Seed: 1}, o); err == nil {
+		t.Error("tablespaces on a shard of a load without them: no error")
+	}
+}
+
+// TestPlacementShares: the load's bytes split over the places add up to the whole, every table and
+// index has a size, and ITEM's share shrinks as the warehouses grow.
+func TestPlacementShares(t *testing.T) {
+	for _, fam := range []string{dialectPostgres, dialectMySQL} {
+		p := planPlacement(fam, []string{"a", "b", "c"})
+		for _, o := range p.Objects {
+			if _, ok := objectBytes[o.Name]; !ok {
+				t.Errorf("%s has no size", o.Name)
+			}
+		}
+		s := p.shares(1)
+		if sum := s[0] + s[1] + s[2]; sum < 0.999999 || sum > 1.000001 || s[0] <= 0 || s[1] <= 0 || s[2] <= 0 {
+			t.Errorf("%s: shares %v", fam, s)
+		}
+	}
+	nine := planPlacement(dialectMySQL, []string{"/1", "/2", "/3", "/4", "/5", "/6", "/7", "/8", "/9"}) // a table each
+	if few, many := nine.shares(1)[8], nine.shares(1000)[8]; nine.Objects[8].Name != "item" || few <= many || many <= 0 {
+		t.Errorf("ITEM's share at 1 and 1,000 warehouses: %g, %g", few, many)
+	}
+}
