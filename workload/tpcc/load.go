@@ -59,7 +59,7 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 		return LoadInfo{}, err
 	}
 	engine := engineName(db) // per-engine overrides: distsql.go
-	if p := TablespacesProblems(o.Tablespaces, engine, true); len(p) > 0 {
+	if p := tablespacesProblems(o.Tablespaces, engine, true); len(p) > 0 {
 		return LoadInfo{}, userr.Errorf("%s", strings.Join(p, "; "))
 	}
 	ctl, err := db.Connect(ctx)

@@ -105,7 +105,7 @@ func (p *Placement) on(name string) string {
 // pgIdent quotes a PostgreSQL identifier: the tablespace's name exactly as given.
 func pgIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-// sqlString quotes a directory as a string literal (TablespacesProblems refuses quotes and
+// sqlString quotes a directory as a string literal (tablespacesProblems refuses quotes and
 // backslashes in it, which MySQL's sql_mode decides how to read).
 func sqlString(s string) string { return "'" + s + "'" }
 
@@ -147,10 +147,10 @@ func tablespacesRefusal(engine string) string {
 	return "candor places tables only on PostgreSQL (tablespaces), MySQL and MariaDB (directories)"
 }
 
-// TablespacesProblems checks --tablespaces before anything connects: no empty or repeated name, an
+// tablespacesProblems checks --tablespaces before anything connects: no empty or repeated name, an
 // engine that has them (when the URL says the engine: known, with its name), absolute directories on
 // MySQL's family. Each problem is one sentence naming what to do.
-func TablespacesProblems(names []string, engine string, known bool) []string {
+func tablespacesProblems(names []string, engine string, known bool) []string {
 	if len(names) == 0 {
 		return nil
 	}
@@ -203,7 +203,7 @@ func checkTablespaces(ctx context.Context, db driver.DB, c driver.Conn, names []
 		return nil
 	}
 	engine := engineName(db)
-	if p := TablespacesProblems(names, engine, true); len(p) > 0 {
+	if p := tablespacesProblems(names, engine, true); len(p) > 0 {
 		return userr.Errorf("%s", p[0])
 	}
 	u := db.Redacted()

@@ -126,11 +126,11 @@ func TestTablespacesRefused(t *testing.T) {
 		{[]string{"a", "a"}, `"a" twice`},
 		{[]string{"pg_global"}, "shared catalogs"},
 	} {
-		if p := TablespacesProblems(c.names, "postgres", true); len(p) != 1 || !strings.Contains(p[0], c.want) {
+		if p := tablespacesProblems(c.names, "postgres", true); len(p) != 1 || !strings.Contains(p[0], c.want) {
 			t.Errorf("%q: %q, want %q", c.names, p, c.want)
 		}
 	}
-	if p := TablespacesProblems([]string{"/a'b"}, "mariadb", true); len(p) != 1 || !strings.Contains(p[0], "quote") {
+	if p := tablespacesProblems([]string{"/a'b"}, "mariadb", true); len(p) != 1 || !strings.Contains(p[0], "quote") {
 		t.Errorf("a quote in a directory: %q", p)
 	}
 	// And at load time, on the opened SQLite database, before anything is created.

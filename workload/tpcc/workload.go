@@ -155,7 +155,7 @@ func (w *Workload) Validate(v workload.Validation) []string {
 	}
 	if len(w.Tablespaces) > 0 {
 		d, known := driver.URLDialect(v.DB)
-		p = append(p, TablespacesProblems(w.Tablespaces, d.Name, known)...)
+		p = append(p, tablespacesProblems(w.Tablespaces, d.Name, known)...)
 	}
 	if w.Procedures && v.DB != "" {
 		if d, ok := driver.URLDialect(v.DB); ok {
