@@ -79,7 +79,7 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 	}
 	defer unlock()
 	if estimated {
-		disk, err := judgeDisk(ctx, db, est, w.Info().Name, p.AllowLarge)
+		disk, err := judgeDisk(ctx, db, est, w.Info().Name, p.AllowLarge, w)
 		if err != nil {
 			return err
 		}

@@ -131,10 +131,19 @@ func judgeLoad(p LoadPlan, est workload.LoadEstimate) (line string, err error) {
 // (SQLite's file; the data directory of a PostgreSQL, MySQL or MariaDB server on this host that says
 // where it is), before anything is dropped or created (unless allow). What the database holds now
 // counts as room (a --drop frees it). The text says what was found, "unknown" with why otherwise.
-func judgeDisk(ctx context.Context, db driver.DB, est workload.LoadEstimate, name string, allow bool) (string, error) {
+func judgeDisk(ctx context.Context, db driver.DB, est workload.LoadEstimate, name string, allow bool, w any) (string, error) {
 	dir, used, why := dataDir(ctx, db)
 	if why != "" {
 		return "disk: unknown (" + why + ")", nil
+	}
+	if pl, ok := w.(placedLoad); ok {
+		dirs, shares, held, err := pl.LoadPlaces(ctx, db)
+		if err != nil {
+			return "disk: unknown (where the load's tablespaces are cannot be read: " + err.Error() + ")", nil
+		}
+		if len(dirs) > 0 {
+			return judgePlaces(est, name, allow, dir, used, dirs, shares, held)
+		}
 	}
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
@@ -146,6 +155,85 @@ func judgeDisk(ctx context.Context, db driver.DB, est workload.LoadEstimate, nam
 		return line, nil
 	}
 	msg := fmt.Sprintf("this %s load needs at least %s of disk, and the disk of %s has %s free (counting what the database holds now)", name, sizeText(est.Bytes), dir, sizeText(free))
+	if allow {
+		return line + "; past it, loading anyway (" + AllowLargeFlag + "): " + msg, nil
+	}
+	return line, userr.Errorf("%s: load less, free some space, or pass %s to load it anyway", msg, AllowLargeFlag)
+}
+
+// placedLoad is a workload whose load may put its data in other directories than the database's
+// data directory (TPC-C's --tablespaces).
+type placedLoad interface {
+	// LoadPlaces says, for a server on this host, the directories the load writes into, each one's
+	// share of the load's bytes, and the bytes the database holds there now (room a --drop frees);
+	// "" is the database's data directory. None: it all goes there.
+	LoadPlaces(ctx context.Context, db driver.DB) (dirs []string, shares []float64, held []int64, err error)
+}
+
+// judgePlaces is judgeDisk for a load spread over dirs: the bytes each filesystem gets (the rest of
+// the shares in the data directory dir, which holds used now) against its free space and what the
+// database holds on it now.
+func judgePlaces(est workload.LoadEstimate, name string, allow bool, dir string, used int64, dirs []string, shares []float64, held []int64) (string, error) {
+	type disk struct {
+		dirs       []string
+		free, need int64
+	}
+	var disks []*disk
+	byFS := map[uint64]*disk{} // by device: directories on one filesystem share its free space
+	counted := map[string]bool{}
+	rest := 1.0
+	add := func(d string, share float64, h int64) error {
+		var st syscall.Statfs_t
+		var dev syscall.Stat_t
+		if err := syscall.Statfs(d, &st); err != nil {
+			return fmt.Errorf("%s cannot be read here: %v", d, err)
+		}
+		if err := syscall.Stat(d, &dev); err != nil {
+			return fmt.Errorf("%s cannot be read here: %v", d, err)
+		}
+		fs := byFS[uint64(dev.Dev)]
+		if fs == nil {
+			fs = &disk{free: workload.Product(int64(st.Bavail), int64(st.Bsize))}
+			byFS[uint64(dev.Dev)] = fs
+			disks = append(disks, fs)
+		}
+		if !counted[d] {
+			counted[d] = true
+			fs.dirs = append(fs.dirs, d)
+			fs.free = workload.Sum(fs.free, h)
+		}
+		fs.need = workload.Sum(fs.need, int64(share*float64(est.Bytes)))
+		return nil
+	}
+	for i, d := range dirs {
+		h := held[i]
+		if d == "" {
+			d, h = dir, used
+		}
+		rest -= shares[i]
+		if err := add(d, shares[i], h); err != nil {
+			return "disk: unknown (" + err.Error() + ")", nil
+		}
+	}
+	if err := add(dir, max(rest, 0), used); err != nil {
+		return "disk: unknown (" + err.Error() + ")", nil
+	}
+	var parts, over []string
+	for _, k := range disks {
+		if k.need == 0 && len(k.dirs) == 1 && k.dirs[0] == dir {
+			continue // the data directory gets nothing of the load's tables
+		}
+		where := strings.Join(k.dirs, " and ")
+		parts = append(parts, fmt.Sprintf("%s free on the disk of %s for at least %s", sizeText(k.free), where, sizeText(k.need)))
+		if k.need > k.free {
+			over = append(over, fmt.Sprintf("this %s load puts at least %s on the disk of %s, which has %s free (counting what the database holds there now)", name, sizeText(k.need), where, sizeText(k.free)))
+		}
+	}
+	line := "disk: " + strings.Join(parts, "; ")
+	if len(over) == 0 {
+		return line, nil
+	}
+	msg := strings.Join(over, "; and ")
 	if allow {
 		return line + "; past it, loading anyway (" + AllowLargeFlag + "): " + msg, nil
 	}

@@ -62,16 +62,40 @@ func TestJudgeDisk(t *testing.T) {
 	}
 	defer lite.Close()
 	for _, db := range []driver.DB{lite, dbtest.FreshPostgres(t, "candor_test")} {
-		line, err := judgeDisk(ctx, db, workload.LoadEstimate{Bytes: 1 << 20}, "kv", false)
+		line, err := judgeDisk(ctx, db, workload.LoadEstimate{Bytes: 1 << 20}, "kv", false, nil)
 		if err != nil || !strings.Contains(line, "free on the disk of /") {
 			t.Errorf("%s, 1 MiB: %q, %v; want the free space of its disk", db.Redacted(), line, err)
 		}
 		huge := workload.LoadEstimate{Bytes: 1 << 60}
-		if _, err := judgeDisk(ctx, db, huge, "kv", false); err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "needs at least 1.0 EiB of disk, and the disk of /") || !strings.Contains(err.Error(), AllowLargeFlag) {
+		if _, err := judgeDisk(ctx, db, huge, "kv", false, nil); err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "needs at least 1.0 EiB of disk, and the disk of /") || !strings.Contains(err.Error(), AllowLargeFlag) {
 			t.Errorf("%s, 1 EiB: %v, want a user error naming the disk and %s", db.Redacted(), err, AllowLargeFlag)
 		}
-		if line, err := judgeDisk(ctx, db, huge, "kv", true); err != nil || !strings.Contains(line, "loading anyway") {
+		if line, err := judgeDisk(ctx, db, huge, "kv", true, nil); err != nil || !strings.Contains(line, "loading anyway") {
 			t.Errorf("%s, 1 EiB with %s: %q, %v", db.Redacted(), AllowLargeFlag, line, err)
 		}
+	}
+}
+
+// TestJudgePlaces: a load spread over directories (TPC-C's --tablespaces) is judged per disk, the
+// directories of one filesystem together; past the free space it is refused naming them, unless
+// allowed; a directory that cannot be read leaves the disk unknown.
+func TestJudgePlaces(t *testing.T) {
+	data, a, b := t.TempDir(), t.TempDir(), t.TempDir()
+	dirs, shares, held := []string{a, b, ""}, []float64{0.5, 0.25, 0.125}, []int64{0, 0, 0}
+	line, err := judgePlaces(workload.LoadEstimate{Bytes: 1 << 20}, "tpcc", false, data, 0, dirs, shares, held)
+	if err != nil || !strings.Contains(line, "free on the disk of "+a+" and "+b+" and "+data+" for at least 1.0 MiB") {
+		t.Errorf("1 MiB over three directories of one disk: %q, %v", line, err)
+	}
+	huge := workload.LoadEstimate{Bytes: 1 << 60}
+	_, err = judgePlaces(huge, "tpcc", false, data, 0, dirs, shares, held)
+	if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "this tpcc load puts at least 1.0 EiB on the disk of "+a) || !strings.Contains(err.Error(), AllowLargeFlag) {
+		t.Errorf("1 EiB: %v, want a user error naming the directories and %s", err, AllowLargeFlag)
+	}
+	if line, err := judgePlaces(huge, "tpcc", true, data, 0, dirs, shares, held); err != nil || !strings.Contains(line, "loading anyway") {
+		t.Errorf("1 EiB with %s: %q, %v", AllowLargeFlag, line, err)
+	}
+	gone := filepath.Join(a, "gone")
+	if line, err := judgePlaces(huge, "tpcc", false, data, 0, []string{gone}, []float64{1}, []int64{0}); err != nil || !strings.Contains(line, "disk: unknown ("+gone+" cannot be read here") {
+		t.Errorf("a directory that is not there: %q, %v", line, err)
 	}
 }

@@ -49,7 +49,8 @@ func Violations(results []CheckResult) []Violation {
 }
 
 // Check verifies the consistency conditions of clause 3.3.2 (1 to 12; quick or full), one
-// set-based query each. A database without candor TPC-C data, or whose load did not complete, is a
+// set-based query each, and on a load with --tablespaces a 13th: the tables and indexes are where
+// the load put them. A database without candor TPC-C data, or whose load did not complete, is a
 // user error. Condition 11 holds on the initial population only and is skipped once a run has used
 // the data. A condition that does not hold is a result with OK false, not an error.
 func Check(ctx context.Context, db driver.DB, o CheckOptions) ([]CheckResult, error) {
@@ -92,6 +93,13 @@ func Check(ctx context.Context, db driver.DB, o CheckOptions) ([]CheckResult, er
 				return out, fmt.Errorf("checking condition %d (%s): %w", cd.n, cd.name, err)
 			}
 			r.Duration = time.Since(start)
+		}
+		out = append(out, r)
+	}
+	if li.Placement != nil { // load --tablespaces: not a condition of clause 3.3.2 (tablespace.go)
+		r, err := checkPlacement(ctx, c, li.Placement)
+		if err != nil {
+			return out, fmt.Errorf("checking where the tables are: %w", err)
 		}
 		out = append(out, r)
 	}

@@ -37,6 +37,9 @@ type LoadOptions struct {
 	Shard     workload.Shard
 	ShardWait time.Duration
 	Note      func(string)
+	// Tablespaces spread the tables and indexes over PostgreSQL tablespaces or MySQL/MariaDB
+	// directories (tablespace.go); none: the database's default place.
+	Tablespaces []string
 }
 
 // Load creates the TPC-C tables and loads the initial population of clause 4.3.3.1 with
@@ -56,6 +59,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 		return LoadInfo{}, err
 	}
 	engine := engineName(db) // per-engine overrides: distsql.go
+	if p := tablespacesProblems(o.Tablespaces, engine, true); len(p) > 0 {
+		return LoadInfo{}, userr.Errorf("%s", strings.Join(p, "; "))
+	}
 	ctl, err := db.Connect(ctx)
 	if err != nil {
 		return LoadInfo{}, err
@@ -70,6 +76,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 		} else if resume {
 			return resumeShard0(ctx, db, ctl, o) // shard.go: its part is in; wait and finish
 		}
+	}
+	if err := checkTablespaces(ctx, db, ctl, o.Tablespaces); err != nil { // tablespace.go
+		return LoadInfo{}, err
 	}
 	have, err := existingTables(ctx, ctl, db.Dialect())
 	if err != nil {
@@ -98,6 +107,9 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	g := newGenConfig(o.Seed, now, dialect)
 	info := LoadInfo{Warehouses: o.Warehouses, Seed: o.Seed, C: g.c, ToolVersion: o.ToolVersion,
 		Loaders: o.Loaders, StartedAt: now}
+	if len(o.Tablespaces) > 0 {
+		info.Placement = planPlacement(dialect, o.Tablespaces)
+	}
 	if distributed(engine) {
 		err = createSchemaDistributed(ctx, ctl, dialect, engine, info)
 	} else {
@@ -149,7 +161,10 @@ func finishLoad(ctx context.Context, db driver.DB, ctl driver.Conn, o LoadOption
 		err = parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note)
 	}
 	if err == nil {
-		err = buildKeys(ctx, db, ctl, dialect, o.Loaders, info.Resumed)
+		err = buildKeys(ctx, db, ctl, dialect, o.Loaders, info.Resumed, info.Placement)
+	}
+	if err == nil {
+		err = verifyPlacement(ctx, db, ctl, info.Placement) // tablespace.go: where the catalog says they are
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -210,14 +225,23 @@ func createSchema(ctx context.Context, c driver.Conn, dialect string, info LoadI
 	}
 	err := func() error {
 		for _, t := range tables {
-			if _, err := c.Exec(ctx, t.createSQL(dialect, keysFirst(dialect))); err != nil {
+			if _, err := c.Exec(ctx, t.createSQL(dialect, keysFirst(dialect))+info.Placement.tableClause(t)); err != nil {
+				if on := info.Placement.on(t.name); on != "" && dialect == dialectMySQL {
+					return fmt.Errorf("creating %s in the directory %s (the directory must be on the server's host, writable by the server's OS user): %w", t.name, on, err)
+				}
 				return err
 			}
 		}
 		if _, err := c.Exec(ctx, metaCreateSQL(dialect)); err != nil {
 			return err
 		}
-		return insertMeta(ctx, c, dialect, info)
+		if err := insertMeta(ctx, c, dialect, info); err != nil {
+			return err
+		}
+		if info.Placement != nil {
+			return recordPlacement(ctx, c, dialect, info.Placement) // tablespace.go
+		}
+		return nil
 	}()
 	if err != nil {
 		c.Rollback(context.WithoutCancel(ctx))
@@ -387,7 +411,7 @@ var bySize = []*table{tOrderLine, tStock, tCustomer, tOrders, tHistory, tNewOrde
 // completes or leaves nothing (PostgreSQL's CREATE INDEX and ALTER TABLE are transactional; InnoDB's
 // and SQLite's DDL are atomic), so what the catalog shows is whole, and only the rest is built. The
 // statistics and VACUUM that follow are run again: they can be.
-func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect string, loaders int, resumed bool) error {
+func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect string, loaders int, resumed bool, p *Placement) error {
 	var built loadstate.Keys
 	if resumed {
 		var err error
@@ -400,13 +424,13 @@ func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect strin
 	if !keysAtCreate(dialect, engine) {
 		for _, t := range bySize {
 			if ks := t.keySQL(dialect); len(ks) > 0 && !keyBuilt(built, dialect, t) {
-				tasks = append(tasks, ks[0])
+				tasks = append(tasks, ks[0]+p.indexClause(t.pkName()))
 			}
 		}
 	}
 	for _, x := range indexes {
 		if !built.Indexes[x.name] {
-			tasks = append(tasks, x.sql())
+			tasks = append(tasks, x.sql()+p.indexClause(x.name))
 		}
 	}
 	if dialect == dialectSQLite {

@@ -51,6 +51,9 @@ type LoadInfo struct {
 	// Resumed: shard 0, restarted, finished a sharded load whose part was in (shard.go); set by
 	// Load, not stored.
 	Resumed bool
+	// Placement is where --tablespaces put the tables and indexes (tablespace.go); nil: the
+	// database's default place.
+	Placement *Placement
 }
 
 // metaCreateSQL creates candor_load. The seed is stored as decimal text (a uint64 does not fit a
@@ -176,6 +179,9 @@ func readLoadInfo(ctx context.Context, db driver.DB, c driver.Conn) (LoadInfo, e
 	li.StartedAt = li.StartedAt.UTC()
 	if completed != nil {
 		li.Completed, li.CompletedAt = true, completed.UTC()
+	}
+	if li.Placement, err = readPlacement(ctx, db, c); err != nil { // tablespace.go
+		return LoadInfo{}, err
 	}
 	return li, nil
 }

@@ -87,7 +87,7 @@ func CreateProcedures(ctx context.Context, db driver.DB) (string, error) {
 			return "", fmt.Errorf("creating the procedure %s: %w", procName(s), err)
 		}
 	}
-	has, err := hasProcColumn(ctx, c, dialect)
+	has, err := hasMetaColumn(ctx, c, dialect, procColumn)
 	if err != nil {
 		return "", fmt.Errorf("looking for %s.%s: %w", metaTable, procColumn, err)
 	}
@@ -115,7 +115,7 @@ func CheckProcedures(ctx context.Context, db driver.DB) error {
 		return err
 	}
 	defer c.Close()
-	has, err := hasProcColumn(ctx, c, dialect)
+	has, err := hasMetaColumn(ctx, c, dialect, procColumn)
 	if err != nil {
 		return err
 	}
@@ -136,14 +136,15 @@ func CheckProcedures(ctx context.Context, db driver.DB) error {
 	return nil
 }
 
-// hasProcColumn reports whether candor_load has the procedures column.
-func hasProcColumn(ctx context.Context, c driver.Conn, dialect string) (bool, error) {
+// hasMetaColumn reports whether candor_load has the column (procedures, placement: added to loads
+// that have them).
+func hasMetaColumn(ctx context.Context, c driver.Conn, dialect, column string) (bool, error) {
 	q := "SELECT count(*) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '" +
-		metaTable + "' AND column_name = '" + procColumn + "'"
+		metaTable + "' AND column_name = '" + column + "'"
 	if dialect == dialectPostgres {
 		// the candor_load that unqualified names resolve to
 		q = "SELECT count(*) FROM pg_attribute WHERE attrelid = '" + metaTable + "'::regclass AND attname = '" +
-			procColumn + "' AND NOT attisdropped"
+			column + "' AND NOT attisdropped"
 	}
 	var n int64
 	if err := c.QueryRow(ctx, q).Scan(&n); err != nil {

@@ -30,6 +30,9 @@ func (s *session) Finish(f *workload.Finished) {
 	in.deliveriesLines, in.deliveriesFile, in.deliveriesErr = s.finishDeliveries()
 	finish(f, in)
 	r := f.Result
+	if sec := placementSection(s.info.Placement); sec != nil { // tablespace.go
+		r.Sections = append(r.Sections, *sec)
+	}
 	if eps := s.spread.counts(s.ex.slots, s.dq); len(eps) > 1 {
 		for i, e := range eps {
 			url := ""

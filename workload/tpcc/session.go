@@ -69,12 +69,20 @@ func newSession(ctx context.Context, db driver.DB, info LoadInfo, o RunOptions, 
 func (s *session) Setup() workload.Setup {
 	return workload.Setup{
 		Terminals: s.o.Terminals, Connections: s.o.Connections,
-		Describe: report.TPCCSetupLine(s.o.Warehouses, s.o.Procedures, string(s.o.Isolation), string(s.stockLevel)) + s.o.shardLine(),
+		Describe: report.TPCCSetupLine(s.o.Warehouses, s.o.Procedures, string(s.o.Isolation), string(s.stockLevel)) + s.o.shardLine() + placementText(s.info.Placement),
 		Options: struct {
 			Options
 			DeliveryWorkers int `json:"delivery_workers"`
-		}{Options{Warehouses: s.o.Warehouses, Procedures: s.o.Procedures}, s.deliveryWorkers()},
+		}{Options{Warehouses: s.o.Warehouses, Procedures: s.o.Procedures, Tablespaces: s.tablespaces()}, s.deliveryWorkers()},
 	}
+}
+
+// tablespaces are the load's --tablespaces (nil without).
+func (s *session) tablespaces() []string {
+	if s.info.Placement == nil {
+		return nil
+	}
+	return s.info.Placement.Tablespaces
 }
 
 // Start marks the data as run on, opens the workers' connections, the deferred-Delivery workers

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/candor-bench/candor/driver"
@@ -44,6 +46,8 @@ var parts = loadstate.Parts{Name: "tpcc", Record: loadRecord}
 // shardOptions is what a part's row records of the load (its seed is the row's).
 type shardOptions struct {
 	Warehouses int `json:"warehouses"`
+	// Tablespaces are the load's --tablespaces (tablespace.go).
+	Tablespaces []string `json:"tablespaces,omitempty"`
 }
 
 // loadRecord is candor_load's row told as the load's record: NotFound while the database holds
@@ -56,7 +60,11 @@ func loadRecord(ctx context.Context, db driver.DB) (loadstate.State, error) {
 	if err != nil {
 		return loadstate.State{}, err
 	}
-	opts, _ := json.Marshal(shardOptions{Warehouses: li.Warehouses})
+	so := shardOptions{Warehouses: li.Warehouses}
+	if li.Placement != nil {
+		so.Tablespaces = li.Placement.Tablespaces
+	}
+	opts, _ := json.Marshal(so)
 	st := loadstate.State{Status: loadstate.HalfLoaded, Workload: "tpcc", Options: opts, Seed: li.Seed,
 		ToolVersion: li.ToolVersion, StartedAt: li.StartedAt, Runs: li.Runs}
 	if li.Completed {
@@ -101,6 +109,13 @@ func (w *Workload) ShardRows(s workload.Shard) int64 {
 func sameLoad(info LoadInfo, o LoadOptions) error {
 	if info.Warehouses != o.Warehouses || info.Seed != o.Seed {
 		return userr.Errorf("shard 0 loads %d warehouses with seed %d, this shard (%s) was given --warehouses %d --seed %d: give every shard the same --warehouses and --seed", info.Warehouses, info.Seed, o.Shard, o.Warehouses, o.Seed)
+	}
+	var ts []string
+	if info.Placement != nil {
+		ts = info.Placement.Tablespaces
+	}
+	if !slices.Equal(ts, o.Tablespaces) {
+		return userr.Errorf("shard 0 loads with --tablespaces %q, this shard (%s) was given %q: give every shard the same --tablespaces", strings.Join(ts, ","), o.Shard, strings.Join(o.Tablespaces, ","))
 	}
 	return nil
 }

@@ -30,6 +30,9 @@ type Options struct {
 	// Procedures runs each transaction as one call of a stored procedure (proc_ops.go); with load,
 	// creates them after the rows.
 	Procedures bool `json:"procedures"`
+	// Tablespaces (load): PostgreSQL tablespaces or MySQL/MariaDB directories the tables and
+	// indexes are spread over (tablespace.go); in a run's options, the load's.
+	Tablespaces []string `json:"tablespaces,omitempty"`
 }
 
 // Workload is TPC-C (workload.Workload, workload.Checker, workload.RowEstimator).
@@ -113,6 +116,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 		fs.IntVar(&w.Warehouses, "warehouses", 1, "warehouses to load")
 		defer workload.KeyFlags(fs, "warehouses")
 		fs.BoolVar(&w.Procedures, "procedures", false, "also create the stored procedures that run --procedures uses (PostgreSQL, MySQL, MariaDB)")
+		fs.StringSliceVar(&w.Tablespaces, "tablespaces", nil, "spread the tables and their indexes round-robin over these places, largest tables first (STOCK and ORDER_LINE apart, each primary key apart from its table): on PostgreSQL existing tablespaces (CREATE TABLESPACE is yours to run, on an empty directory owned by the server's OS user); on MySQL and MariaDB absolute directories for DATA DIRECTORY (innodb_file_per_table ON; each writable by the server's OS user; InnoDB keeps a table's indexes in the table's file). Checked after the load: a table or index elsewhere fails it")
 	case workload.CmdRun, workload.CmdOneShot:
 		help := "warehouses (default: what was loaded)"
 		if cmd == workload.CmdOneShot {
@@ -152,6 +156,10 @@ func (w *Workload) Validate(v workload.Validation) []string {
 	if e := v.Endpoints; e > 1 && w.Warehouses != 0 && w.Warehouses < e {
 		add("%d warehouses cannot be spread over %d endpoints: terminals are spread by warehouse, so give at most %d --db endpoints", w.Warehouses, e, w.Warehouses)
 	}
+	if len(w.Tablespaces) > 0 {
+		d, known := driver.URLDialect(v.DB)
+		p = append(p, tablespacesProblems(w.Tablespaces, d.Name, known)...)
+	}
 	if w.Procedures && v.DB != "" {
 		if d, ok := driver.URLDialect(v.DB); ok {
 			if err := DialectProcedures(d); err != nil {
@@ -182,7 +190,8 @@ func (w *Workload) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 	}
 	W := w.loadWarehouses()
 	info, err := Load(ctx, db, LoadOptions{Warehouses: W, Loaders: o.Loaders, Seed: o.Seed, Drop: o.Drop,
-		ToolVersion: o.ToolVersion, Progress: o.Progress, Shard: o.Shard, ShardWait: o.ShardWait, Note: o.Note})
+		ToolVersion: o.ToolVersion, Progress: o.Progress, Shard: o.Shard, ShardWait: o.ShardWait, Note: o.Note,
+		Tablespaces: w.Tablespaces})
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
@@ -198,6 +207,9 @@ func (w *Workload) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 	built := "keys and indexes built"
 	if o.Shard.Sharded() && o.Shard.Index > 0 {
 		built = "its part recorded; shard 0 builds the keys and indexes once every part is in"
+	}
+	if p := info.Placement; p != nil && !(o.Shard.Sharded() && o.Shard.Index > 0) {
+		built += ", where --tablespaces put them (read back from the catalog)" + placementText(p)
 	}
 	res := workload.LoadResult{BulkPath: info.BulkPath,
 		Summary: summary,
