@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/candor-bench/candor/driver"
@@ -244,6 +245,25 @@ func FailureSection(r *Result) Section {
 	}
 	if v := r.FailureVerdict; v != nil && !v.Pass {
 		s.Notes = append(s.Notes, "FAILED: "+strings.Join(v.Reasons(), "; ")+".")
+	}
+	return s
+}
+
+// RetrySection is what the retried attempts failed with, as a table (report.html), with no rows
+// when nothing was retried or no retry has a cause.
+func RetrySection(r *Result) Section {
+	s := Section{Title: "retries by operation and cause", Columns: []string{"operation", "class", "retries", "message"}}
+	for _, name := range r.Ops() {
+		t := r.Operations[name]
+		if t == nil || t.Retries == 0 {
+			continue
+		}
+		for _, m := range t.RetryCauses {
+			s.Rows = append(s.Rows, []string{name, classTitle(m.Class), Grouped(m.Count, ","), m.Message})
+		}
+	}
+	if len(s.Rows) > 0 {
+		s.Notes = append(s.Notes, "Each operation's retries are counted under the message of its first retried attempt; the first "+strconv.Itoa(measure.MaxFailureMessages)+" distinct messages per operation are kept.")
 	}
 	return s
 }

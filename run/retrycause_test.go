@@ -20,8 +20,8 @@ import (
 )
 
 // TestRetryCauseMariaDB: a real deadlock on MariaDB makes a retried attempt, and what it failed
-// with reaches result.json (the operation's retry_causes), the RETRY_RATE warning and the
-// summary's text. Two workers start with transactions that lock the rows 1 and 2 in opposite
+// with reaches result.json (the operation's retry_causes), the RETRY_RATE warning, the summary's
+// text and report.html's table. Two workers start with transactions that lock the rows 1 and 2 in opposite
 // orders, so one of them is the deadlock's victim and driver.Retry runs it again; every later
 // operation is a plain SELECT.
 func TestRetryCauseMariaDB(t *testing.T) {
@@ -64,6 +64,9 @@ func TestRetryCauseMariaDB(t *testing.T) {
 	}
 	if !bytes.Contains(js, []byte(`"retry_causes":[{"class":"serialization","message":"Error 1213 (40001)`)) {
 		t.Errorf("result.json holds no retry cause: %s", js)
+	}
+	if rs := report.RetrySection(r); len(rs.Rows) != 1 || rs.Rows[0][0] != "op" || !strings.Contains(rs.Rows[0][3], "Deadlock found") {
+		t.Errorf("report.html's retries by cause: %v", rs.Rows)
 	}
 	var text bytes.Buffer
 	report.Summary(&text, r)
