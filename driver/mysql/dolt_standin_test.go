@@ -61,6 +61,9 @@ func TestCopyFromDoltStandin(t *testing.T) {
 // names no Dolt, is not asked and keeps its own name.
 func TestDoltVersionStandin(t *testing.T) {
 	dolt := gmsstandin.FreshDoltURL(t, "candor_drv")
+	if !strings.HasPrefix(gmsstandin.StandinVersion, "gms-v") {
+		t.Errorf("the stand-in's dolt_version() is %q, without go-mysql-server's version", gmsstandin.StandinVersion)
+	}
 	want := "Dolt " + gmsstandin.StandinVersion + " (MySQL 8.0.31 compatible)"
 	for _, u := range []string{dolt, "mysql" + strings.TrimPrefix(dolt, "dolt")} {
 		db := openURL(t, u)
