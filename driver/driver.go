@@ -286,7 +286,7 @@ func Retry(ctx context.Context, db DB, c Conn, opts TxOptions, maxRetries int, f
 			return retries, err
 		}
 		retries++
-		noteRetry(ctx, db, err)
+		NoteRetry(ctx, db, err)
 		d := retryPause(retries)
 		select {
 		case <-ctx.Done():
@@ -312,9 +312,10 @@ func WithRetryNote(ctx context.Context, n *RetryNote) context.Context {
 	return context.WithValue(ctx, retryNoteKey{}, n)
 }
 
-// noteRetry puts err, which Retry is about to retry, into the note ctx carries when the note is
-// still empty. It costs a context lookup per retry, beside a pause of at least a millisecond.
-func noteRetry(ctx context.Context, db DB, err error) {
+// NoteRetry puts err, which the caller is about to retry, into the note ctx carries when the note
+// is still empty. Retry calls it; so does a workload's own retry loop (pgbench scripts' retries,
+// sysbench's of duplicate keys). It costs a context lookup per retry.
+func NoteRetry(ctx context.Context, db DB, err error) {
 	if n, _ := ctx.Value(retryNoteKey{}).(*RetryNote); n != nil && n.Err == nil {
 		n.Err, n.Class = err, FailureOf(db, err)
 	}
