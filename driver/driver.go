@@ -274,7 +274,8 @@ func Open(ctx context.Context, raw string) (DB, error) {
 
 // Retry runs fn in a transaction until it commits, fails with a non-retryable error, or the context
 // ends. It returns the number of retries. A lost connection is reported to the caller (who owns the
-// connection and must replace it) as an error of class ErrConnLost.
+// connection and must replace it) as an error of class ErrConnLost. The first retried attempt's
+// error goes into the RetryNote ctx carries, if any.
 func Retry(ctx context.Context, db DB, c Conn, opts TxOptions, maxRetries int, fn func(ctx context.Context, c Conn) error) (retries int, err error) {
 	for {
 		err = runTx(ctx, c, opts, fn)
@@ -285,12 +286,38 @@ func Retry(ctx context.Context, db DB, c Conn, opts TxOptions, maxRetries int, f
 			return retries, err
 		}
 		retries++
+		NoteRetry(ctx, db, err)
 		d := retryPause(retries)
 		select {
 		case <-ctx.Done():
 			return retries, err
 		case <-time.After(d):
 		}
+	}
+}
+
+// RetryNote is what an operation's retried attempts failed with, for the causes a result shows
+// beside its retries: Retry fills the note its context carries (WithRetryNote) with the error of
+// the operation's first retried attempt and its class, and leaves it alone after that. The run's
+// scheduler gives each worker a note, empties it before each operation and records what it holds.
+type RetryNote struct {
+	Err   error        // the first retried attempt's error; nil: no retry
+	Class FailureClass // FailureOf(db, Err)
+}
+
+type retryNoteKey struct{}
+
+// WithRetryNote returns ctx carrying n, which Retry fills.
+func WithRetryNote(ctx context.Context, n *RetryNote) context.Context {
+	return context.WithValue(ctx, retryNoteKey{}, n)
+}
+
+// NoteRetry puts err, which the caller is about to retry, into the note ctx carries when the note
+// is still empty. Retry calls it; so does a workload's own retry loop (pgbench scripts' retries,
+// sysbench's of duplicate keys). It costs a context lookup per retry.
+func NoteRetry(ctx context.Context, db DB, err error) {
+	if n, _ := ctx.Value(retryNoteKey{}).(*RetryNote); n != nil && n.Err == nil {
+		n.Err, n.Class = err, FailureOf(db, err)
 	}
 }
 

@@ -172,7 +172,13 @@ func FailureMessage(err error) string {
 	if err == nil {
 		return ""
 	}
-	msg := strings.Join(strings.Fields(err.Error()), " ")
+	return FailureText(err.Error())
+}
+
+// FailureText is FailureMessage of an error whose Error() is text: a caller that has the text
+// already (to compare it with the last one it saw) makes it once.
+func FailureText(text string) string {
+	msg := strings.Join(strings.Fields(text), " ")
 	msg = passwordKV.ReplaceAllString(msg, "${1}=xxxxx")
 	msg = passwordURL.ReplaceAllString(msg, "${1}:xxxxx@")
 	if len(msg) > MaxFailureMessage {

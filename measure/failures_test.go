@@ -81,3 +81,67 @@ func TestCompletedInWindow(t *testing.T) {
 		t.Fatalf("completed %d (by intended start, want 2), inside the window %d (want 2)", c.Completed, c.CompletedInWindow)
 	}
 }
+
+// The causes of retries: each operation keeps the first MaxFailureMessages distinct messages of
+// its retried attempts, each counted with the retries of the operations it caused, from every
+// stripe and interval, in the window only. Recording a cause seen before, or one past the bound,
+// allocates nothing.
+func TestRetryCauses(t *testing.T) {
+	r := NewRecorder([]string{"a", "b"}, 2)
+	t0 := time.Unix(1_800_000_000, 0)
+	r.Begin(t0, t0, t0.Add(time.Minute))
+	const deadlock = "Error 1213 (40001): Deadlock found when trying to get lock; try restarting transaction"
+	const dolt = "serialization failure: this transaction conflicts with a committed transaction from another client, try restarting transaction"
+	retried := func(n int, msg string) Event {
+		return Event{Retries: n, RetryFail: driver.FailSerialization, RetryMsg: msg}
+	}
+	r.Stripe(0).Done(0, true, retried(2, deadlock))
+	r.Stripe(1).Done(0, true, retried(1, deadlock))
+	r.Stripe(1).Done(0, false, retried(5, "warm-up only"))
+	r.Stripe(0).Done(0, true, Event{Retries: 3, Err: true, Fail: driver.FailSerialization, Msg: dolt, RetryFail: driver.FailSerialization, RetryMsg: dolt})
+	r.Stripe(0).Done(0, true, Event{Retries: 0, RetryMsg: "no retry, no cause"})
+	for i := range 2 * MaxFailureMessages {
+		r.Stripe(i).Done(1, true, retried(1, fmt.Sprintf("conflict %d", i)))
+	}
+	r.Tick(t0.Add(time.Second))
+	r.Stripe(1).Done(0, true, retried(4, dolt))
+	r.Tick(t0.Add(2 * time.Second))
+	tot := r.Totals()
+	want := []FailureMessage{{driver.FailSerialization, deadlock, 3}, {driver.FailSerialization, dolt, 7}}
+	if fmt.Sprint(tot.Retried[0]) != fmt.Sprint(want) || tot.Counts[0].Retries != 10 {
+		t.Fatalf("retry causes of a: %v (retries %d), want %v (10)", tot.Retried[0], tot.Counts[0].Retries, want)
+	}
+	if b := tot.Retried[1]; len(b) != MaxFailureMessages || tot.Counts[1].Retries != 2*MaxFailureMessages {
+		t.Fatalf("b keeps %d causes of %d retries (%v), want the first %d", len(b), tot.Counts[1].Retries, b, MaxFailureMessages)
+	}
+	// Deep clone and merge, as for the failures' messages.
+	c := tot.Clone()
+	c.Retried[0][0].Count = -1
+	if r.Totals().Retried[0][0].Count != 3 {
+		t.Fatal("Clone shares the retry causes")
+	}
+	if err := MergeTotals(tot, r.Totals()); err != nil {
+		t.Fatal(err)
+	}
+	if tot.Retried[0][1].Count != 14 {
+		t.Fatalf("merged causes: %v", tot.Retried[0])
+	}
+	// A cause already kept, or one past the bound, is counted without allocating.
+	s := r.Stripe(0)
+	seen, unseen := retried(1, dolt), retried(1, "conflict 9")
+	if n := testing.AllocsPerRun(1000, func() { s.Done(0, true, seen); s.Done(1, true, unseen) }); n != 0 {
+		t.Fatalf("recording a retry cause allocates %v times", n)
+	}
+}
+
+// BenchmarkStripeDoneRetried: an event with a retry whose cause is already kept.
+func BenchmarkStripeDoneRetried(b *testing.B) {
+	r := NewRecorder([]string{"a"}, 1)
+	s := r.Stripe(0)
+	e := Event{Response: 3 * time.Millisecond, Service: 2 * time.Millisecond, Retries: 1, RetryFail: driver.FailSerialization,
+		RetryMsg: "serialization failure: this transaction conflicts with a committed transaction from another client, try restarting transaction"}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Done(0, true, e)
+	}
+}

@@ -94,21 +94,28 @@ type Totals struct {
 	// Messages are the first distinct failure messages per op (at most MaxFailureMessages), with
 	// their class and count.
 	Messages [][]FailureMessage
+	// Retried are the first distinct messages of retried attempts per op (at most
+	// MaxFailureMessages), each with its class and the retries it caused.
+	Retried [][]FailureMessage
 }
 
 // NewTotals returns empty totals for ops, to merge others into.
 func NewTotals(ops []string) *Totals {
 	s := newSet(len(ops))
-	return &Totals{Ops: slices.Clone(ops), Hist: s.hist, Counts: s.counts, Messages: s.msgs}
+	return &Totals{Ops: slices.Clone(ops), Hist: s.hist, Counts: s.counts, Messages: s.msgs, Retried: s.retried}
 }
 
 // Clone returns a deep copy of t.
 func (t *Totals) Clone() *Totals {
-	msgs := make([][]FailureMessage, len(t.Messages))
-	for op, ms := range t.Messages {
-		msgs[op] = slices.Clone(ms)
+	clone := func(mss [][]FailureMessage) [][]FailureMessage {
+		c := make([][]FailureMessage, len(mss))
+		for op, ms := range mss {
+			c[op] = slices.Clone(ms)
+		}
+		return c
 	}
-	return &Totals{Ops: slices.Clone(t.Ops), Hist: cloneHists(t.Hist), Counts: slices.Clone(t.Counts), Messages: msgs}
+	return &Totals{Ops: slices.Clone(t.Ops), Hist: cloneHists(t.Hist), Counts: slices.Clone(t.Counts),
+		Messages: clone(t.Messages), Retried: clone(t.Retried)}
 }
 
 // Percentiles returns the percentile spectrum (milliseconds) of op's histogram of kind k.
@@ -141,6 +148,11 @@ func MergeTotals(dst, src *Totals) error {
 		if op < len(src.Messages) && op < len(dst.Messages) {
 			for _, m := range src.Messages[op] {
 				addMessage(&dst.Messages[op], m.Class, m.Text, m.Count)
+			}
+		}
+		if op < len(src.Retried) && op < len(dst.Retried) {
+			for _, m := range src.Retried[op] {
+				addMessage(&dst.Retried[op], m.Class, m.Text, m.Count)
 			}
 		}
 	}

@@ -25,6 +25,11 @@ type Event struct {
 	// error) and Msg its message (driver.FailureMessage), for the failure counts and messages.
 	Fail driver.FailureClass
 	Msg  string
+	// RetryFail and RetryMsg are what the operation's first retried attempt failed with (its
+	// class and driver.FailureMessage), when Retries > 0: the retries' cause, counted with all of
+	// the operation's Retries (driver.RetryNote).
+	RetryFail driver.FailureClass
+	RetryMsg  string
 	// InWindow: the operation completed inside the measurement window (clause 5.4 of TPC-C counts
 	// those), whichever window its intended start fell in.
 	InWindow bool
@@ -80,12 +85,15 @@ type set struct {
 	hist   [][NumKinds]*hdr.Histogram
 	counts []Counts
 	// msgs are the distinct failure messages per op (measured sets only), at most
-	// MaxFailureMessages each.
-	msgs [][]FailureMessage
+	// MaxFailureMessages each; retried the distinct messages of retried attempts, with the retries
+	// they caused.
+	msgs    [][]FailureMessage
+	retried [][]FailureMessage
 }
 
 func newSet(ops int) *set {
-	s := &set{hist: make([][NumKinds]*hdr.Histogram, ops), counts: make([]Counts, ops), msgs: make([][]FailureMessage, ops)}
+	s := &set{hist: make([][NumKinds]*hdr.Histogram, ops), counts: make([]Counts, ops), msgs: make([][]FailureMessage, ops),
+		retried: make([][]FailureMessage, ops)}
 	for op := range s.hist {
 		for k := range s.hist[op] {
 			s.hist[op][k] = NewHistogram()
@@ -97,13 +105,15 @@ func newSet(ops int) *set {
 // stripeSet is what a stripe records into between ticks: per op and kind a dense count array
 // (dense.go), counters and failure messages as in set.
 type stripeSet struct {
-	hist   [][NumKinds]dense
-	counts []Counts
-	msgs   [][]FailureMessage
+	hist    [][NumKinds]dense
+	counts  []Counts
+	msgs    [][]FailureMessage
+	retried [][]FailureMessage
 }
 
 func newStripeSet(ops int) *stripeSet {
-	s := &stripeSet{hist: make([][NumKinds]dense, ops), counts: make([]Counts, ops), msgs: make([][]FailureMessage, ops)}
+	s := &stripeSet{hist: make([][NumKinds]dense, ops), counts: make([]Counts, ops), msgs: make([][]FailureMessage, ops),
+		retried: make([][]FailureMessage, ops)}
 	for op := range s.hist {
 		for k := range s.hist[op] {
 			s.hist[op][k] = newDense()
@@ -122,6 +132,7 @@ func (s *stripeSet) reset() {
 	clear(s.counts)
 	for op := range s.msgs {
 		s.msgs[op] = s.msgs[op][:0]
+		s.retried[op] = s.retried[op][:0]
 	}
 }
 
@@ -191,6 +202,11 @@ func (s *Stripe) Done(op int, measured bool, e Event) {
 	}
 	c.Overflow += h[Lag].record(Micros(e.Lag))
 	c.Retries += int64(e.Retries)
+	if e.Retries > 0 && measured && e.RetryMsg != "" {
+		// The message is compared with the kept ones before it is kept: a cause seen before
+		// costs no allocation.
+		addMessage(&st.retried[op], e.RetryFail, e.RetryMsg, int64(e.Retries))
+	}
 	c.Reconnects += int64(e.Reconnects)
 	s.mu.Unlock()
 }
@@ -362,6 +378,9 @@ func (r *Recorder) absorb(s *stripeSet, measured bool) {
 			tot.Counts[op].Add(s.counts[op])
 			for _, m := range s.msgs[op] {
 				addMessage(&tot.Messages[op], m.Class, m.Text, m.Count)
+			}
+			for _, m := range s.retried[op] {
+				addMessage(&tot.Retried[op], m.Class, m.Text, m.Count)
 			}
 		}
 	}

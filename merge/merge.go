@@ -210,6 +210,9 @@ func shardTotals(s *Shard, ops []string, hists map[string]*[measure.NumKinds]*hi
 				t.Messages[op] = append(t.Messages[op], measure.FailureMessage{Class: failureClass(m.Class), Text: m.Message, Count: m.Count})
 			}
 		}
+		for _, m := range tx.RetryCauses {
+			t.Retried[op] = append(t.Retried[op], measure.FailureMessage{Class: failureClass(m.Class), Text: m.Message, Count: m.Count})
+		}
 	}
 	return t, nil
 }
@@ -308,6 +311,7 @@ func envelope(shards []*Shard, ops []string, tot *measure.Totals, lm *logMerge, 
 		tx.ServiceMs = tot.Percentiles(op, measure.Service)
 		tx.LagMs = tot.Percentiles(op, measure.Lag)
 		tx.Failures = report.FailuresOf(tot, op)
+		tx.RetryCauses = report.RetryCausesOf(tot, op)
 		if tx.PartOf == "" {
 			completed += c.Completed
 		}

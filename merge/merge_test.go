@@ -70,7 +70,8 @@ func fakeShard(t testing.TB, dir string, i, n int, from time.Time, secs int, rng
 	for op, name := range ops {
 		c := tot.Hist[op][measure.Response].TotalCount()
 		r.Operations[name] = &report.TxResult{Count: c, Errors: int64(op), Failures: &report.Failures{ByClass: map[string]int64{"timeout": int64(op)}},
-			PerMinute: float64(c) / float64(secs) * 60, ResponseMs: tot.Percentiles(op, measure.Response)}
+			PerMinute: float64(c) / float64(secs) * 60, ResponseMs: tot.Percentiles(op, measure.Response),
+			Retries: 2, RetryCauses: []report.FailureMessage{{Class: "serialization", Message: "deadlock", Count: 2}}}
 	}
 	if err := report.Write(dir, r); err != nil {
 		t.Fatal(err)
@@ -108,6 +109,9 @@ func TestMergeSyntheticShards(t *testing.T) {
 	}
 	if w := res.Operations["write"]; w.Errors != 3 || w.Failures == nil || w.Failures.ByClass["timeout"] != 3 {
 		t.Errorf("write errors %d (by class %v), want 1 from each of 3 shards", w.Errors, w.Failures)
+	}
+	if rc := res.Operations["read"].RetryCauses; len(rc) != 1 || rc[0] != (report.FailureMessage{Class: "serialization", Message: "deadlock", Count: 6}) {
+		t.Errorf("read's retry causes %+v, want the shards' one cause with their 6 retries", rc)
 	}
 	if got := res.MeasureSeconds; got < 5.95 || got > 5.961 {
 		t.Errorf("common window %.3f s, want 6 s less the 40 ms the shards' starts spread over", got)

@@ -22,6 +22,10 @@ type Resources struct {
 	Series        map[string]SeriesStat `json:"series"`
 	// Errors name the sources that could not be read (a series missing for a while, or for good).
 	Errors []string `json:"errors,omitempty"`
+	// NotKept are the database's series the engine does not keep (a status counter it lacks, or,
+	// on Dolt, has but never counts): absent from the samples, and said to be not kept rather
+	// than shown as 0.
+	NotKept []string `json:"not_kept,omitempty"`
 }
 
 // SeriesStat is one series over the measurement window (N samples had it).
@@ -82,6 +86,9 @@ func printDisclosure(w io.Writer, r *Result) {
 		for _, e := range res.Errors {
 			p("             not sampled: %s\n", e)
 		}
+	}
+	if res := r.Resources; res != nil && len(res.NotKept) > 0 {
+		p("  not kept   %s: %s has no such counter or never counts it\n", notKeptLine(res.NotKept), r.Database.Kind)
 	}
 }
 
@@ -147,6 +154,27 @@ func resourcesLine(res *Resources) string {
 		parts = append(parts, fmt.Sprintf("row lock waits %.1f/s (max %.0f)", st.Mean, st.Max))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// notKeptNames are the database series in words, for the counters an engine does not keep.
+var notKeptNames = map[string]string{
+	"db.commits_per_s": "commits/s", "db.rollbacks_per_s": "rollbacks/s", "db.row_lock_waits_per_s": "row lock waits/s",
+	"db.row_lock_time_ms_per_s": "row lock time", "db.buffer_pool_read_requests_per_s": "buffer pool read requests/s",
+	"db.buffer_pool_reads_per_s": "buffer pool reads/s", "db.data_fsyncs_per_s": "data fsyncs/s",
+	"db.redo_log_bytes_per_s": "redo log bytes/s", "db.tmp_disk_tables_per_s": "temporary disk tables/s",
+	"db.deadlocks": "deadlocks", "db.buffer_pool_dirty_pages": "buffer pool dirty pages",
+}
+
+// notKeptLine lists the series an engine does not keep, in words where known.
+func notKeptLine(series []string) string {
+	ws := make([]string, len(series))
+	for i, k := range series {
+		ws[i] = k
+		if w, ok := notKeptNames[k]; ok {
+			ws[i] = w
+		}
+	}
+	return strings.Join(ws, ", ")
 }
 
 // BytesIEC formats a byte count with a binary unit: 112.4 MiB, 23.5 GiB, up to EiB.

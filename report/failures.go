@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/candor-bench/candor/driver"
@@ -75,6 +76,48 @@ func FailuresOf(t *measure.Totals, op int) *Failures {
 	}
 	f.Unlisted = max(0, c.Errors-listed)
 	return f
+}
+
+// RetryCausesOf is what operation op's retried attempts in t failed with, or nil when none was
+// retried: the first distinct messages with their class and the retries each caused.
+func RetryCausesOf(t *measure.Totals, op int) []FailureMessage {
+	if op >= len(t.Retried) {
+		return nil
+	}
+	var ms []FailureMessage
+	for _, m := range t.Retried[op] {
+		ms = append(ms, FailureMessage{Class: m.Class.String(), Message: m.Text, Count: m.Count})
+	}
+	return ms
+}
+
+// TopRetryCause is the cause of the most retries over r's operations (parts of another left out,
+// as they are counted with it), and how many retries it caused; false when no retry has a cause.
+func TopRetryCause(r *Result) (FailureMessage, bool) {
+	var top FailureMessage
+	by := map[string]int{} // message -> index in causes, summed over the operations
+	var causes []FailureMessage
+	for _, name := range r.Ops() {
+		t := r.Operations[name]
+		if t == nil || t.PartOf != "" {
+			continue
+		}
+		for _, m := range t.RetryCauses {
+			i, ok := by[m.Message]
+			if !ok {
+				i = len(causes)
+				by[m.Message] = i
+				causes = append(causes, FailureMessage{Class: m.Class, Message: m.Message})
+			}
+			causes[i].Count += m.Count
+		}
+	}
+	for _, c := range causes {
+		if c.Count > top.Count {
+			top = c
+		}
+	}
+	return top, top.Count > 0
 }
 
 // JudgeFailures judges every operation of r against limitPct.
@@ -162,6 +205,26 @@ func PrintFailures(w io.Writer, r *Result) {
 			p("    %8s × other messages (only the first %d distinct ones are kept)\n", Grouped(f.Unlisted, ","), measure.MaxFailureMessages)
 		}
 	}
+	first = true
+	for _, name := range r.Ops() {
+		t := r.Operations[name]
+		if t == nil || t.Retries == 0 || len(t.RetryCauses) == 0 {
+			continue
+		}
+		if first {
+			p("\nretries in the measurement window, by operation and cause (first distinct messages of the retried attempts):\n")
+			first = false
+		}
+		p("  %s: %s retries over %s operations\n", name, Grouped(t.Retries, ","), Grouped(t.Count+t.Errors, ","))
+		listed := int64(0)
+		for _, m := range t.RetryCauses {
+			p("    %8s × %s: %s\n", Grouped(m.Count, ","), classTitle(m.Class), m.Message)
+			listed += m.Count
+		}
+		if n := t.Retries - listed; n > 0 {
+			p("    %8s × other messages (only the first %d distinct ones are kept)\n", Grouped(n, ","), measure.MaxFailureMessages)
+		}
+	}
 }
 
 // FailureSection is the failures as a table (report.html), with no rows when nothing failed.
@@ -182,6 +245,25 @@ func FailureSection(r *Result) Section {
 	}
 	if v := r.FailureVerdict; v != nil && !v.Pass {
 		s.Notes = append(s.Notes, "FAILED: "+strings.Join(v.Reasons(), "; ")+".")
+	}
+	return s
+}
+
+// RetrySection is what the retried attempts failed with, as a table (report.html), with no rows
+// when nothing was retried or no retry has a cause.
+func RetrySection(r *Result) Section {
+	s := Section{Title: "retries by operation and cause", Columns: []string{"operation", "class", "retries", "message"}}
+	for _, name := range r.Ops() {
+		t := r.Operations[name]
+		if t == nil || t.Retries == 0 {
+			continue
+		}
+		for _, m := range t.RetryCauses {
+			s.Rows = append(s.Rows, []string{name, classTitle(m.Class), Grouped(m.Count, ","), m.Message})
+		}
+	}
+	if len(s.Rows) > 0 {
+		s.Notes = append(s.Notes, "Each operation's retries are counted under the message of its first retried attempt; the first "+strconv.Itoa(measure.MaxFailureMessages)+" distinct messages per operation are kept.")
 	}
 	return s
 }

@@ -294,6 +294,10 @@ type TxResult struct {
 	// Failures are the errors by class with their first distinct messages (failures.go); absent
 	// when there were none.
 	Failures *Failures `json:"failures,omitempty"`
+	// RetryCauses are what the retried attempts failed with: the first distinct messages
+	// (measure.MaxFailureMessages at most), each with its class and the retries it caused, counted
+	// by the operation's first retried attempt (failures.go); absent without retries.
+	RetryCauses []FailureMessage `json:"retry_causes,omitempty"`
 	// PartNote says how a part is timed ("from the statement's call to its result"); empty for
 	// TPC-C's delivery_deferred, timed from when delivery handed it on.
 	PartNote string `json:"part_note,omitempty"`

@@ -474,6 +474,7 @@ func buildResult(p *RunPlan, db driver.DB, dbVersion string, iso driver.Isolatio
 		}
 		// failures.go: by class, first messages
 		tx.Failures = report.FailuresOf(t, op)
+		tx.RetryCauses = report.RetryCausesOf(t, op)
 		if of, ok := in.Parts[name]; ok { // workload/parts.go
 			tx.PartOf, tx.PartNote = of, in.PartNote
 		}

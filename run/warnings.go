@@ -65,7 +65,11 @@ func SharedWarnings(r *report.Result, mode workload.Mode, info workload.Info) []
 		add("ERROR_RATE", "%.2f%% of %s failed (%d of %d): the throughput and latencies leave them out", 100*float64(errs)/float64(count), unit, errs, count)
 	}
 	if count > 0 && float64(retries) > 0.01*float64(count) {
-		add("RETRY_RATE", "%d retries for %d %s (%.2f%%): contention is high and the latencies include the retried attempts", retries, count, unit, 100*float64(retries)/float64(count))
+		cause := ""
+		if top, ok := report.TopRetryCause(r); ok {
+			cause = fmt.Sprintf("; %d of them after %q", top.Count, top.Message)
+		}
+		add("RETRY_RATE", "%d retries for %d %s (%.2f%%): contention is high and the latencies include the retried attempts%s", retries, count, unit, 100*float64(retries)/float64(count), cause)
 	}
 	if incomplete > 0 {
 		add("INCOMPLETE", "%d %s started in the window did not finish within the grace period; they are counted apart, are in no histogram, and count as too slow in any percentile verdict", incomplete, unit)

@@ -249,6 +249,11 @@ func (c *core) worker(w int) {
 	g := sl.g
 	stripe := c.cfg.rec.Stripe(w)
 	exec, f := c.cfg.exec, c.feed
+	// The worker's note of what its operation's retried attempts failed with (driver.Retry fills
+	// it), and the last such error's text and message: a cause seen again is not made again.
+	var note driver.RetryNote
+	ctx := driver.WithRetryNote(c.execCtx, &note)
+	var lastText, lastMsg string
 	prev := &sl.prev
 	pending := false // prev is still to be recorded
 	// record records the previous task's event, outside mu. The run closes only after every worker
@@ -289,7 +294,8 @@ func (c *core) worker(w int) {
 		record()
 
 		dispatch := c.now()
-		out := exec.Execute(c.execCtx, w, t.t, int(t.op), c.measured(t.at))
+		note = driver.RetryNote{}
+		out := exec.Execute(ctx, w, t.t, int(t.op), c.measured(t.at))
 		done := c.now()
 		f.ran(t, done)
 		pending = true
@@ -299,6 +305,13 @@ func (c *core) worker(w int) {
 			if fail == driver.FailNone {
 				fail = driver.FailureOf(nil, out.Err) // an executor that did not classify it
 			}
+		}
+		retryFail, retryMsg := driver.FailNone, ""
+		if out.Retries > 0 && note.Err != nil {
+			if text := note.Err.Error(); text != lastText {
+				lastText, lastMsg = text, driver.FailureText(text)
+			}
+			retryFail, retryMsg = note.Class, lastMsg
 		}
 		*prev = finished{
 			ev: measure.Event{
@@ -312,6 +325,8 @@ func (c *core) worker(w int) {
 				InWindow:   c.measured(done),
 				Fail:       fail,
 				Msg:        msg,
+				RetryFail:  retryFail,
+				RetryMsg:   retryMsg,
 			},
 			at: t.at, ready: t.ready, dispatch: dispatch, done: done,
 			op: t.op, tag: t.tag,

@@ -18,6 +18,7 @@ import (
 // absent from every sample, never written as 0.
 type mysqlSource struct {
 	statsSession
+	dolt    bool // Dolt: only the variables of doltKeeps are read
 	cur     myStatus
 	prev    myStatus
 	havePrv bool // prev holds a reading
@@ -77,6 +78,10 @@ var myRates = []struct {
 	{myTmpDiskTables, "db.tmp_disk_tables_per_s"},
 }
 
+// doltKeeps are the variables above that Dolt keeps: its server counts the sessions connected and
+// running, and none of the others (Com_commit stays 0 however many transactions commit).
+var doltKeeps = [numMyStatus]bool{myThreadsRunning: true, myThreadsConnected: true}
+
 // myStatusSQL asks for the variables above only.
 var myStatusSQL = "SHOW GLOBAL STATUS WHERE Variable_name IN ('" + strings.Join(myStatusNames[:], "','") + "')"
 
@@ -96,7 +101,7 @@ type myStatus struct {
 }
 
 func newMySQLSource(ctx context.Context, db driver.DB) (*mysqlSource, error) {
-	s := &mysqlSource{statsSession: statsSession{db: db}}
+	s := &mysqlSource{statsSession: statsSession{db: db}, dolt: isDolt(db)}
 	if err := s.connect(ctx, 3*dbTimeout); err != nil {
 		return s, err // keep trying on later samples
 	}
@@ -178,7 +183,7 @@ func (s *mysqlSource) read(ctx context.Context) error {
 			return err
 		}
 		i, ok := myStatusIndex[strings.ToLower(name)]
-		if !ok {
+		if !ok || s.dolt && !doltKeeps[i] {
 			continue
 		}
 		if x, err := strconv.ParseFloat(val, 64); err == nil {

@@ -32,6 +32,9 @@ type Disclosure struct {
 	// the database, where it has one).
 	Client string
 	Host   HostInfo
+	// NotKept are the db.* series the engine does not keep (MySQL family: a status counter it
+	// lacks, or on Dolt has but never counts), left out of the samples: not kept, rather than 0.
+	NotKept []string
 	// Errors say what could not be read.
 	Errors []string
 }

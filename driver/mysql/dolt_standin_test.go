@@ -1,6 +1,7 @@
 package mysql_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/candor-bench/candor/driver/mysql"
@@ -51,5 +52,27 @@ func TestCopyFromDoltStandin(t *testing.T) {
 				t.Fatalf("after a failed CopyFrom: %d rows", cnt)
 			}
 		})
+	}
+}
+
+// TestDoltVersionStandin: a Dolt server is named by its own release (dolt_version(), which the
+// stand-in registers as Dolt has it) and the MySQL release its VERSION() gives, whether the URL
+// says dolt:// or mysql:// (the server's @@version_comment names Dolt); MariaDB, whose version
+// names no Dolt, is not asked and keeps its own name.
+func TestDoltVersionStandin(t *testing.T) {
+	dolt := gmsstandin.FreshDoltURL(t, "candor_drv")
+	if !strings.HasPrefix(gmsstandin.StandinVersion, "gms-v") {
+		t.Errorf("the stand-in's dolt_version() is %q, without go-mysql-server's version", gmsstandin.StandinVersion)
+	}
+	want := "Dolt " + gmsstandin.StandinVersion + " (MySQL 8.0.31 compatible)"
+	for _, u := range []string{dolt, "mysql" + strings.TrimPrefix(dolt, "dolt")} {
+		db := openURL(t, u)
+		if v, _ := db.Version(testCtx(t)); v != want || db.DoltVersion() != gmsstandin.StandinVersion {
+			t.Errorf("%s: Version %q, DoltVersion %q; want %q, %q", db.Dialect().Name, v, db.DoltVersion(), want, gmsstandin.StandinVersion)
+		}
+	}
+	db := openURL(t, freshURL(t, ""))
+	if v, _ := db.Version(testCtx(t)); !strings.HasPrefix(v, "MariaDB ") || db.DoltVersion() != "" {
+		t.Errorf("MariaDB: Version %q, DoltVersion %q", v, db.DoltVersion())
 	}
 }

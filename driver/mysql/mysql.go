@@ -44,6 +44,7 @@ type DB struct {
 	raw      string // the URL as given: a library's message that echoes it whole shows redacted instead
 
 	version            string           // "MariaDB 10.11.19-0+deb12u1 (Debian 12)"
+	doltVersion        string           // Dolt's own release (dolt_version()); "" on other engines
 	serverIso          driver.Isolation // the server's default level; "" if candor has no name for it
 	defaultIso         driver.Isolation // what transactions run at when TxOptions leave it unset
 	maxPacket          int              // max_allowed_packet, bytes
@@ -111,6 +112,17 @@ func (db *DB) inspect(ctx context.Context) error {
 		return fmt.Errorf("%s at %s: reading the server version: %w", db.opts.engine, db.addr(), err)
 	}
 	db.version = versionString(version, comment)
+	if db.engine == engineDolt || mayBeDolt(version, comment) {
+		// Dolt answers VERSION() with the MySQL release it is compatible with; its own is
+		// dolt_version()'s. Asked once per open, and only of a server that may be Dolt: an
+		// error (no such function: go-mysql-server alone, or another engine) leaves the label
+		// as the server gave it.
+		var dv sql.NullString
+		if err := c.QueryRowContext(ctx, "SELECT dolt_version()").Scan(&dv); err == nil && dv.String != "" {
+			db.doltVersion = dv.String
+			db.version = doltVersionString(dv.String, version)
+		}
+	}
 	db.noBackslashEscapes = strings.Contains(strings.ToUpper(sqlMode), "NO_BACKSLASH_ESCAPES")
 
 	// transaction_isolation since MySQL 5.7.20 and MariaDB 11.1; tx_isolation before.
@@ -181,6 +193,22 @@ func versionString(version, comment string) string {
 	}
 	return name + " " + v
 }
+
+// mayBeDolt: a server's VERSION() or @@version_comment names Dolt (Dolt 2.3.1 says "8.0.31" and
+// "Dolt"), so that a mysql:// URL reaching it is asked dolt_version() too.
+func mayBeDolt(version, comment string) bool {
+	return strings.Contains(strings.ToLower(version+" "+comment), "dolt")
+}
+
+// doltVersionString names a Dolt server by its own release and the MySQL release its VERSION()
+// says it is compatible with: "Dolt 2.3.1 (MySQL 8.0.31 compatible)".
+func doltVersionString(dolt, mysqlVersion string) string {
+	return "Dolt " + dolt + " (MySQL " + mysqlVersion + " compatible)"
+}
+
+// DoltVersion is Dolt's own release as dolt_version() said it when Open connected, or "" when the
+// server is not Dolt (or is go-mysql-server without Dolt's functions).
+func (db *DB) DoltVersion() string { return db.doltVersion }
 
 // isolationFromServer maps a level as MySQL writes it (REPEATABLE-READ) to candor's; levels candor
 // has no name for give IsolationDefault.

@@ -155,6 +155,25 @@ func TestVersionString(t *testing.T) {
 	}
 }
 
+// Dolt is named by dolt_version()'s release, with the MySQL release VERSION() gives; a server is
+// asked dolt_version() when the URL says dolt or what it says of itself names Dolt.
+func TestDoltVersionString(t *testing.T) {
+	if got, want := doltVersionString("2.3.1", "8.0.31"), "Dolt 2.3.1 (MySQL 8.0.31 compatible)"; got != want {
+		t.Errorf("doltVersionString = %q, want %q", got, want)
+	}
+	for _, tc := range []struct {
+		version, comment string
+		want             bool
+	}{
+		{"8.0.31", "Dolt", true}, {"8.0.31-dolt", "", true}, {"8.0.36", "MySQL Community Server - GPL", false},
+		{"10.11.19-MariaDB-0+deb12u1", "Debian 12", false}, {"8.0.11-TiDB-v7.5.0", "", false},
+	} {
+		if got := mayBeDolt(tc.version, tc.comment); got != tc.want {
+			t.Errorf("mayBeDolt(%q, %q) = %v, want %v", tc.version, tc.comment, got, tc.want)
+		}
+	}
+}
+
 func TestIsolationFromServer(t *testing.T) {
 	for s, want := range map[string]driver.Isolation{
 		"REPEATABLE-READ": driver.IsolationRepeatableRead, "READ-COMMITTED": driver.IsolationReadCommitted,

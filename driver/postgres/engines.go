@@ -66,13 +66,26 @@ func engineFor(scheme string) *engine {
 // readVersion reads the server's version string. PostgreSQL's server_version is its own; CockroachDB
 // and YugabyteDB report a PostgreSQL compatibility version there ("13.0.0", "11.2-YB-..."), so for
 // them version() is read, which names the engine and its release.
+//
+// Doltgres says it is PostgreSQL 15.17 there; its own release is dolt_version()'s. It is asked only
+// of a server that did not report DateStyle and integer_datetimes at startup, which every
+// PostgreSQL since 8.0 does and Doltgres does not, so that PostgreSQL is never asked.
 func (db *DB) readVersion(ctx context.Context, c *Conn) (string, error) {
 	if db.engine == enginePostgres {
-		v := c.pc.PgConn().ParameterStatus("server_version")
+		pc := c.pc.PgConn()
+		v := pc.ParameterStatus("server_version")
 		if v == "" {
 			c.viaPgx()
 			if err := c.pc.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
 				return "", err
+			}
+		}
+		if mayBeDoltgres(pc.ParameterStatus) {
+			var dv string
+			c.viaPgx()
+			if err := c.pc.QueryRow(ctx, "SELECT dolt_version()").Scan(&dv); err == nil && dv != "" {
+				db.doltgres = dv
+				return doltgresVersionString(dv, v), nil
 			}
 		}
 		return "PostgreSQL " + v, nil
@@ -84,6 +97,21 @@ func (db *DB) readVersion(ctx context.Context, c *Conn) (string, error) {
 	}
 	return v, nil
 }
+
+// mayBeDoltgres: the server's startup parameters (param, pgconn's ParameterStatus) lack DateStyle
+// and integer_datetimes, which PostgreSQL always reports and Doltgres does not.
+func mayBeDoltgres(param func(string) string) bool {
+	return param("DateStyle") == "" && param("integer_datetimes") == ""
+}
+
+// doltgresVersionString names a Doltgres server: "Doltgres 0.55.0 (PostgreSQL 15.17 compatible)".
+func doltgresVersionString(doltgres, pgVersion string) string {
+	return "Doltgres " + doltgres + " (PostgreSQL " + pgVersion + " compatible)"
+}
+
+// DoltgresVersion is Doltgres's own release as dolt_version() said it when Open connected, or ""
+// when the server is not Doltgres.
+func (db *DB) DoltgresVersion() string { return db.doltgres }
 
 // EffectiveIsolation runs an empty read-only transaction at iso and reads the level the server
 // reports for it (SHOW transaction_isolation). On CockroachDB that is the level it really runs

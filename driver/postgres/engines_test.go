@@ -89,3 +89,29 @@ func TestEffectiveIsolation(t *testing.T) {
 		t.Error("parseLevel accepted an unknown level")
 	}
 }
+
+// TestDoltgresProbe: Doltgres (which says it is PostgreSQL 15.17) is asked dolt_version() only
+// when the server's startup parameters lack DateStyle and integer_datetimes, as Doltgres's do (it
+// reports server_version, client_encoding, standard_conforming_strings and in_hot_standby); the
+// real PostgreSQL reports both, is never asked, and keeps its name.
+func TestDoltgresProbe(t *testing.T) {
+	doltgres := map[string]string{"server_version": "15.17", "client_encoding": "UTF8", "standard_conforming_strings": "on", "in_hot_standby": "off"}
+	if !mayBeDoltgres(func(k string) string { return doltgres[k] }) {
+		t.Error("Doltgres's startup parameters are not taken for Doltgres's")
+	}
+	if got, want := doltgresVersionString("0.55.0", "15.17"), "Doltgres 0.55.0 (PostgreSQL 15.17 compatible)"; got != want {
+		t.Errorf("doltgresVersionString = %q, want %q", got, want)
+	}
+	db := openDB(t).(*DB)
+	c, err := db.connect(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if mayBeDoltgres(c.pc.PgConn().ParameterStatus) {
+		t.Error("PostgreSQL's startup parameters are taken for Doltgres's: it would be asked dolt_version()")
+	}
+	if v, _ := db.Version(testCtx(t)); !strings.HasPrefix(v, "PostgreSQL ") || db.DoltgresVersion() != "" {
+		t.Errorf("PostgreSQL: Version %q, DoltgresVersion %q", v, db.DoltgresVersion())
+	}
+}

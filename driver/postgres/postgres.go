@@ -49,6 +49,7 @@ type DB struct {
 	redacted string
 	raw      string          // the URL as given: a library's message that echoes it whole shows redacted instead
 	version  string          // "PostgreSQL 15.18 (Debian ...)", read when Open connected
+	doltgres string          // Doltgres's own release (dolt_version()); "" on other servers
 	cancels  *driver.Cancels // statements stopped on the server when their context ended (Conn.cancelOnServer)
 	// stmtCap bounds the statements the direct path prepares per connection (statement_cache_capacity
 	// in the URL, else statementCacheSize); 0 turns the direct path off: every statement goes

@@ -20,6 +20,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"reflect"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +31,7 @@ import (
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/sirupsen/logrus"
 
 	_ "github.com/candor-bench/candor/driver/mysql" // the dolt:// scheme
@@ -54,6 +58,10 @@ func start() {
 	pro := memory.NewDBProvider(home)
 	logrus.SetLevel(logrus.ErrorLevel) // the engine logs each connection, and each failed statement as a warning
 	engine := sqle.NewDefault(pro)
+	// Dolt's dolt_version(), which go-mysql-server alone lacks: candor asks it to name a Dolt
+	// server by its own release (driver/mysql).
+	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), sql.FunctionN{Name: "dolt_version",
+		Fn: func(...sql.Expression) (sql.Expression, error) { return doltVersion{}, nil }})
 	cfg := server.Config{Protocol: "tcp", Listener: l, Version: "8.0.33-go-mysql-server-standin"}
 	s, err := server.NewServer(cfg, engine, sql.NewContext, memory.NewSessionBuilder(pro), nil)
 	if err != nil {
@@ -76,6 +84,40 @@ func start() {
 		started = fmt.Errorf("go-mysql-server on %s does not answer: %w", addr, err)
 	}
 }
+
+// StandinVersion is what the stand-in's dolt_version() answers: go-mysql-server's module version,
+// marked as the stand-in's ("gms-v0.20.0-standin"). A test binary carries no module list in its
+// build information, so the version is read from the path of go-mysql-server's source file, which
+// the module cache names with it (".../go-mysql-server@v0.20.0/engine.go", with -trimpath too).
+var StandinVersion = func() string {
+	v := "unknown"
+	file, _ := runtime.FuncForPC(reflect.ValueOf(sqle.NewDefault).Pointer()).FileLine(0)
+	if _, after, ok := strings.Cut(file, "/go-mysql-server@"); ok {
+		v, _, _ = strings.Cut(after, "/")
+	}
+	return "gms-" + v + "-standin"
+}()
+
+// doltVersion is the stand-in's dolt_version(): StandinVersion.
+type doltVersion struct{}
+
+func (doltVersion) FunctionName() string { return "dolt_version" }
+func (doltVersion) Description() string {
+	return "the stand-in's version, as Dolt's dolt_version() gives Dolt's"
+}
+func (doltVersion) Type() sql.Type             { return types.LongText }
+func (doltVersion) IsNullable() bool           { return false }
+func (doltVersion) IsNonDeterministic() bool   { return false }
+func (doltVersion) Resolved() bool             { return true }
+func (doltVersion) Children() []sql.Expression { return nil }
+func (doltVersion) String() string             { return "dolt_version()" }
+func (f doltVersion) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 0 {
+		return nil, sql.ErrInvalidChildrenNumber.New(f, len(children), 0)
+	}
+	return f, nil
+}
+func (doltVersion) Eval(*sql.Context, sql.Row) (any, error) { return StandinVersion, nil }
 
 // homeDB is the database the server starts with.
 const homeDB = "standin"

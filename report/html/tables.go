@@ -206,6 +206,9 @@ func (pg *page) tables(d *runData) {
 	if fs := report.FailureSection(r); len(fs.Rows) > 0 {
 		pg.Sections = append(pg.Sections, sectionOf(fs))
 	}
+	if rs := report.RetrySection(r); len(rs.Rows) > 0 {
+		pg.Sections = append(pg.Sections, sectionOf(rs))
+	}
 	for _, s := range r.Sections {
 		pg.Sections = append(pg.Sections, sectionOf(s))
 	}

@@ -163,6 +163,7 @@ func (e *executor) Execute(ctx context.Context, i int, t schedule.Terminal, op i
 			}
 			if e.slots.DB(i).Classify(err) == driver.ErrRetry && (e.maxTries == 0 || tries < e.maxTries) && ctx.Err() == nil {
 				retries++
+				driver.NoteRetry(ctx, e.slots.DB(i), err)
 				continue
 			}
 			return retries, err

@@ -98,6 +98,7 @@ func (e *executor) Execute(ctx context.Context, i int, t schedule.Terminal, op i
 			total += n
 			if err != nil && duplicateKey(err) && total < sqlexec.MaxRetries && ctx.Err() == nil {
 				total++
+				driver.NoteRetry(ctx, db, err)
 				dups++
 				continue
 			}

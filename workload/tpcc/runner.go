@@ -281,6 +281,10 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 		q.auditMu.Unlock()
 	}()
 	in := DeliveryInput{}
+	// What a Delivery's retried attempts failed with (driver.Retry fills the note), as the
+	// scheduler's workers keep it for the operations they run.
+	var note driver.RetryNote
+	noteCtx := driver.WithRetryNote(q.runCtx, &note)
 	var line []byte // this worker's line of the result file, formatted outside the log's lock
 	logLine := func(l *deliveryLine) {
 		if q.log != nil {
@@ -333,7 +337,8 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 		if sim, ok := driver.Simulated(conn); ok { // the null engine: its service time, no statements
 			o.Err = sim.Simulate(q.runCtx)
 		} else {
-			o, res = client.Delivery(q.runCtx, conn, job.w, &in, q.iso)
+			note = driver.RetryNote{}
+			o, res = client.Delivery(noteCtx, conn, job.w, &in, q.iso)
 		}
 		done := time.Now()
 		if o.Err != nil && q.runCtx.Err() != nil {
@@ -348,6 +353,9 @@ func (q *deferredQueue) work(i int, conn driver.Conn) {
 		}
 		ev.Response, ev.Service, ev.Lag = done.Sub(job.queued), done.Sub(begin), begin.Sub(job.queued)
 		ev.Retries, ev.Err = o.Retries, o.Err != nil
+		if o.Retries > 0 && note.Err != nil {
+			ev.RetryFail, ev.RetryMsg = note.Class, driver.FailureMessage(note.Err)
+		}
 		if o.Err != nil {
 			ev.Fail, ev.Msg = driver.FailureOf(q.db, o.Err), driver.FailureMessage(o.Err)
 		}
