@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -199,12 +200,12 @@ dummy0:       0       0    0    0    0     0          0         0        0      
 		"host.softirq.net_rx_per_s": 400, "host.softirq.net_tx_per_s": 0, "host.softirq.block_per_s": 0,
 		"host.softirq.timer_per_s": 100, "host.softirq.sched_per_s": 0,
 		"host.context_switches_per_s": 100,
-		"host.pgfaults_per_s": 700, "host.pgmajfaults_per_s": 3,
+		"host.pgfaults_per_s":         700, "host.pgmajfaults_per_s": 3,
 		"host.tcp.retrans_per_s": 4, "host.tcp.out_segs_per_s": 1000,
 		"host.net.errors_per_s": 1, "host.net.drops_per_s": 3,
 		"host.mem.anon_huge_bytes": 4096 * 1024, "host.hugepages.free_bytes": 6 * 2048 * 1024,
 		"host.hugepages.rsvd_bytes": 2 * 2048 * 1024,
-		"net.lo.rx_bytes_per_s": 1000, "net.lo.tx_bytes_per_s": 1000,
+		"net.lo.rx_bytes_per_s":     1000, "net.lo.tx_bytes_per_s": 1000,
 		"net.eth0.rx_bytes_per_s": 500, "net.eth0.tx_bytes_per_s": 0,
 	}
 	for k, w := range want {
@@ -247,5 +248,35 @@ func TestProcsRunningNeedsBothLines(t *testing.T) {
 	os.WriteFile(p, []byte("procs_running 4\nprocs_blocked 0\nctxt 77\n"), 0o644)
 	if s, err := readProcStat(p); err != nil || s.running != 4 || s.blocked != 0 || s.ctxt != 77 || !s.hasCtxt {
 		t.Errorf("readProcStat = %+v, %v", s, err)
+	}
+}
+
+// TestServerProcessChecks: a process counts as the server only when its command is the server's and
+// it started when the server says it did (a server in another PID namespace has other processes
+// at its PIDs here).
+func TestServerProcessChecks(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	pid := os.Getpid()
+	st, err := readPidStat("/proc", pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.comm != "sysmon.test" || st.ppid != os.Getppid() {
+		t.Fatalf("readPidStat(self) = %+v, want comm sysmon.test and parent %d", st, os.Getppid())
+	}
+	at, err := startedAt("/proc", st)
+	if err != nil || time.Since(at) < 0 || time.Since(at) > time.Hour {
+		t.Fatalf("this test started at %v (%v)", at, err)
+	}
+	if err := sameStart("/proc", pid, at, "sysmon.test"); err != nil {
+		t.Errorf("the process itself: %v", err)
+	}
+	if err := sameStart("/proc", pid, at.Add(-time.Minute), "sysmon.test"); err == nil || !strings.Contains(err.Error(), "another server's") {
+		t.Errorf("a server that started a minute before this process: %v", err)
+	}
+	if err := sameStart("/proc", pid, at, "postgres", "postmaster"); err == nil || !strings.Contains(err.Error(), "not the server") {
+		t.Errorf("a process that is not postgres: %v", err)
 	}
 }
