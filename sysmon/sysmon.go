@@ -49,6 +49,7 @@ type Sampler struct {
 	self    *selfSource
 	w       *writer
 	sum     *accumulator
+	watch   *watch
 
 	// cutAt is the monotonic offset (ns since Start) at which Cut was cancelled; 0 if it was not.
 	cutAt atomic.Int64
@@ -86,7 +87,7 @@ func New(ctx context.Context, cfg Config) *Sampler {
 	if cfg.Every <= 0 {
 		cfg.Every = time.Second
 	}
-	s := &Sampler{cfg: cfg, sum: newAccumulator(), stop: make(chan struct{}), done: make(chan struct{}), seenErr: map[string]bool{},
+	s := &Sampler{cfg: cfg, sum: newAccumulator(), watch: newWatch(), stop: make(chan struct{}), done: make(chan struct{}), seenErr: map[string]bool{},
 		ctx: context.WithoutCancel(ctx)}
 	if cfg.Path != "" {
 		w, err := createWriter(cfg.Path)
@@ -181,6 +182,7 @@ func (s *Sampler) sampleOnce(ctx context.Context) {
 	}
 	if s.inWindow(off) {
 		s.sum.add(v)
+		s.watch.add(smp.T, v)
 		s.self.addLastToWindow()
 	}
 }
@@ -233,6 +235,7 @@ func (s *Sampler) Stop() Summary {
 	sum.EverySeconds = s.cfg.Every.Seconds()
 	sum.Errors = append([]string(nil), s.errs...)
 	sum.SchedLatencyP99Ms = s.self.windowP99Ms()
+	sum.Findings = s.watch.findings()
 	return sum
 }
 
