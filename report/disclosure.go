@@ -22,6 +22,9 @@ type Resources struct {
 	Series        map[string]SeriesStat `json:"series"`
 	// Errors name the sources that could not be read (a series missing for a while, or for good).
 	Errors []string `json:"errors,omitempty"`
+	// USE is the USE table of the window (use.go), from Series; a result from before it has none
+	// (the console builds it from the series it has).
+	USE []USERow `json:"use,omitempty"`
 }
 
 // SeriesStat is one series over the measurement window (N samples had it).
@@ -82,6 +85,11 @@ func printDisclosure(w io.Writer, r *Result) {
 		for _, e := range res.Errors {
 			p("             not sampled: %s\n", e)
 		}
+		use := res.USE
+		if use == nil {
+			use = USETable(res, h.CPUs)
+		}
+		printUSE(w, use)
 	}
 }
 

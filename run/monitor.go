@@ -78,6 +78,7 @@ func (m *monitor) finish(r *report.Result) {
 	for _, e := range d.Errors {
 		res.Errors = append(res.Errors, "disclosure: "+e)
 	}
+	res.USE = report.USETable(res, r.Driver.CPUs)
 	r.Resources = res
 	if cpu, ok := sum.Series["driver.cpu_pct"]; ok && cpu.N > 0 {
 		gcMax, gcTotal := sum.Series["driver.gc_pause_max_ms"], sum.Series["driver.gc_pause_total_ms"]

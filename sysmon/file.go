@@ -42,7 +42,8 @@ const File = "resources.jsonl"
 //	disk.DEV.{reads,writes,read_merges,write_merges}_per_s, disk.DEV.{read,write}_size_bytes
 //	(mean request size), disk.DEV.{read,write}_await_ms (the size and await only in an interval
 //	with requests of that direction), disk.DEV.flushes_per_s and flush_await_ms (kernels 5.5+)
-//	net.IF.{rx,tx}_bytes_per_s, host.net.{errors,drops}_per_s (all interfaces, both directions),
+//	net.IF.{rx,tx}_bytes_per_s, host.net.{rx,tx}_bytes_per_s (all interfaces, lo included),
+//	host.net.{errors,drops}_per_s (all interfaces, both directions),
 //	host.tcp.{retrans,out_segs}_per_s (/proc/net/snmp)
 //	driver.cpu_pct (100 = one core), driver.sched_latency_p99_ms, driver.gc_pause_{max,total}_ms,
 //	driver.gc_pauses, driver.heap_bytes, driver.goroutines

@@ -194,16 +194,23 @@ func hostSeries(prev, cur *hostReading, v map[string]float64) {
 		v["host.net.errors_per_s"] = errs / dt
 		v["host.net.drops_per_s"] = drops / dt
 	}
+	var rx, tx float64
 	for i, c := range cur.nets {
 		p, ok := prevNet[c.Name]
-		if !ok || i >= maxDevices || c.BytesRecv < p.BytesRecv || c.BytesSent < p.BytesSent {
+		if !ok || c.BytesRecv < p.BytesRecv || c.BytesSent < p.BytesSent {
 			continue
 		}
-		if c.BytesRecv == 0 && c.BytesSent == 0 { // never used (a down or dummy interface)
+		rx += float64(c.BytesRecv - p.BytesRecv)
+		tx += float64(c.BytesSent - p.BytesSent)
+		if i >= maxDevices || (c.BytesRecv == 0 && c.BytesSent == 0) { // never used: a down or dummy interface
 			continue
 		}
 		v["net."+c.Name+".rx_bytes_per_s"] = float64(c.BytesRecv-p.BytesRecv) / dt
 		v["net."+c.Name+".tx_bytes_per_s"] = float64(c.BytesSent-p.BytesSent) / dt
+	}
+	if netOK {
+		v["host.net.rx_bytes_per_s"] = rx / dt
+		v["host.net.tx_bytes_per_s"] = tx / dt
 	}
 }
 

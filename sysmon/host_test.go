@@ -203,6 +203,7 @@ dummy0:       0       0    0    0    0     0          0         0        0      
 		"host.pgfaults_per_s":         700, "host.pgmajfaults_per_s": 3,
 		"host.tcp.retrans_per_s": 4, "host.tcp.out_segs_per_s": 1000,
 		"host.net.errors_per_s": 1, "host.net.drops_per_s": 3,
+		"host.net.rx_bytes_per_s": 1500, "host.net.tx_bytes_per_s": 1000,
 		"host.mem.anon_huge_bytes": 4096 * 1024, "host.hugepages.free_bytes": 6 * 2048 * 1024,
 		"host.hugepages.rsvd_bytes": 2 * 2048 * 1024,
 		"net.lo.rx_bytes_per_s":     1000, "net.lo.tx_bytes_per_s": 1000,
