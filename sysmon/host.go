@@ -51,6 +51,9 @@ type hostReading struct {
 type hostSource struct {
 	disks []string // whole disks to sample (nil: every device of /proc/diskstats but loop and ram)
 	prev  *hostReading
+	// tap, when set (tests), is called right after /proc/diskstats was read, with the sample's
+	// time and the time the reading was over.
+	tap func(now, read time.Time)
 }
 
 func newHostSource(ctx context.Context) *hostSource {
@@ -102,6 +105,9 @@ func (h *hostSource) read(ctx context.Context, now time.Time) (hostReading, erro
 		}
 		if r.disks, err = readDiskstats(filepath.Join(proc, "diskstats"), h.keepDisk); err != nil {
 			errs = append(errs, fmt.Errorf("disks: %w", err))
+		}
+		if h.tap != nil {
+			h.tap(now, time.Now())
 		}
 		if r.retrans, r.outSegs, err = readTCPRetrans(filepath.Join(proc, "net", "snmp")); err != nil {
 			errs = append(errs, fmt.Errorf("TCP retransmissions: %w", err))
