@@ -33,7 +33,8 @@ const File = "resources.jsonl"
 //	host.cpuN.{busy,irq}_pct                       one core, 100 = that core busy
 //	host.cpuN.{irqs,softirqs}_per_s                interrupts (/proc/interrupts) and softirqs one
 //	                                               core handled; at most 64 cores (the busiest)
-//	host.{irqs,softirqs,context_switches}_per_s    all cores together
+//	host.cpuN.device_irqs_per_s                    the numbered (device) lines only
+//	host.{irqs,device_irqs,softirqs,context_switches}_per_s  all cores together
 //	host.softirq.{net_rx,net_tx,block,timer,sched}_per_s  softirqs of a kind, all cores together
 //	host.runq, host.procs_blocked                  runnable / uninterruptible tasks (/proc/stat)
 //	host.mem.{used,available,anon_huge}_bytes, host.hugepages.{free,rsvd}_bytes,

@@ -9,11 +9,15 @@ import (
 // Thresholds of the findings: conditions a sample of the window shows, which the run reports as
 // warnings with the samples' figures (each only when a sample of the window has its evidence).
 const (
-	// CPUSaturatedPct and CPUInterruptShare: a core busy past CPUSaturatedPct% in a sample while
-	// it handled more than CPUInterruptShare of the host's interrupts (IRQ_CPU_SATURATED): the
-	// interrupts of a device (a NIC, a disk) land on one core, which then limits the host.
-	CPUSaturatedPct   = 90.0
-	CPUInterruptShare = 0.8
+	// CPUSaturatedPct, CPUInterruptShare and CPUInterruptTimePct: a core busy past
+	// CPUSaturatedPct% in a sample while it handled more than CPUInterruptShare of the host's
+	// device interrupts and spent at least CPUInterruptTimePct% of its time in interrupts and
+	// softirqs (IRQ_CPU_SATURATED): the interrupts of a device (a NIC, a disk) land on one core,
+	// which then limits the host. The cores' own interrupts (local timer, IPIs) follow where work
+	// runs and do not count.
+	CPUSaturatedPct     = 90.0
+	CPUInterruptShare   = 0.8
+	CPUInterruptTimePct = 5.0
 	// DeviceUtilPct and DeviceQueue: a device with I/O in flight past DeviceUtilPct% of a sample's
 	// interval and more than DeviceQueue requests in flight on average (DEVICE_SATURATED):
 	// requests queue for it. Utilisation alone does not say it (a device serving one request at a
@@ -47,6 +51,7 @@ type irqEvidence struct {
 	n                          int
 	first                      float64
 	maxBusy, maxShare, maxIRQs float64
+	maxTime                    float64
 }
 
 type devEvidence struct {
@@ -78,15 +83,19 @@ func (w *watch) add(t float64, v map[string]float64) {
 			cpus++
 		}
 	}
-	if total := v["host.irqs_per_s"]; total > 0 && cpus >= 2 {
+	if total := v["host.device_irqs_per_s"]; total > 0 && cpus >= 2 {
 		for k, irqs := range v {
-			cpu, ok := strings.CutSuffix(k, ".irqs_per_s")
+			cpu, ok := strings.CutSuffix(k, ".device_irqs_per_s")
 			if !ok || !strings.HasPrefix(cpu, "host.cpu") {
 				continue
 			}
 			busy, ok := v[cpu+".busy_pct"]
 			share := irqs / total
 			if !ok || busy <= CPUSaturatedPct || share <= CPUInterruptShare {
+				continue
+			}
+			irqTime, ok := v[cpu+".irq_pct"]
+			if !ok || irqTime < CPUInterruptTimePct {
 				continue
 			}
 			name := strings.TrimPrefix(cpu, "host.")
@@ -97,6 +106,7 @@ func (w *watch) add(t float64, v map[string]float64) {
 			}
 			e.n++
 			e.maxBusy, e.maxShare, e.maxIRQs = max(e.maxBusy, busy), max(e.maxShare, share), max(e.maxIRQs, irqs)
+			e.maxTime = max(e.maxTime, irqTime)
 		}
 	}
 	for k, util := range v {
@@ -131,8 +141,8 @@ func (w *watch) findings() []Finding {
 	for _, name := range sortedKeys(w.irqCPU) {
 		e := w.irqCPU[name]
 		out = append(out, Finding{Code: "IRQ_CPU_SATURATED", Message: fmt.Sprintf(
-			"%s was more than %.0f%% busy while it handled more than %.0f%% of the host's interrupts in %s (the first at %.0f s): up to %.0f%% busy, %.0f%% of the interrupts (%.0f/s); the interrupts of a device land on one core, which limits the host before its other cores are busy (spread them: irqbalance, RSS, the device's smp_affinity)",
-			name, CPUSaturatedPct, 100*CPUInterruptShare, of(e.n), e.first, e.maxBusy, 100*e.maxShare, e.maxIRQs)})
+			"%s was more than %.0f%% busy while it handled more than %.0f%% of the host's device interrupts in %s (the first at %.0f s): up to %.0f%% busy, %.0f%% of the device interrupts (%.0f/s), %.0f%% of its time in interrupts and softirqs; the interrupts of a device land on one core, which limits the host before its other cores are busy (spread them: irqbalance, RSS, the device's smp_affinity)",
+			name, CPUSaturatedPct, 100*CPUInterruptShare, of(e.n), e.first, e.maxBusy, 100*e.maxShare, e.maxIRQs, e.maxTime)})
 	}
 	for _, name := range sortedKeys(w.devices) {
 		e := w.devices[name]

@@ -10,7 +10,9 @@ import (
 func calm() map[string]float64 {
 	return map[string]float64{
 		"host.cpu.busy_pct": 60, "host.cpu0.busy_pct": 95, "host.cpu1.busy_pct": 30,
-		"host.irqs_per_s": 10000, "host.cpu0.irqs_per_s": 7000, "host.cpu1.irqs_per_s": 3000,
+		"host.irqs_per_s": 30000, "host.cpu0.irqs_per_s": 29000, "host.cpu1.irqs_per_s": 1000,
+		"host.device_irqs_per_s": 10000, "host.cpu0.device_irqs_per_s": 7000, "host.cpu1.device_irqs_per_s": 3000,
+		"host.cpu0.irq_pct": 12, "host.cpu1.irq_pct": 3,
 		"host.swap.used_bytes": 1 << 30, "host.swap.in_bytes_per_s": 0, "host.swap.out_bytes_per_s": 0,
 		"disk.vda.util_pct": 99, "disk.vda.queue": 1.2, "disk.vda.await_ms": 0.9,
 		"disk.vdb.util_pct": 40, "disk.vdb.queue": 8, "disk.vdb.await_ms": 12,
@@ -38,15 +40,20 @@ func TestFindingsNeedTheirEvidence(t *testing.T) {
 	swap["host.swap.in_bytes_per_s"] = 8192
 	swap["host.swap.out_bytes_per_s"] = 3 << 20
 	irq := calm()
-	irq["host.cpu0.irqs_per_s"], irq["host.cpu1.irqs_per_s"] = 9500, 500
+	irq["host.cpu0.device_irqs_per_s"], irq["host.cpu1.device_irqs_per_s"] = 9500, 500
+	// cpu1 takes most device interrupts but is not busy; cpu0 takes them and is busy but spends
+	// little time on them: neither is a finding.
+	idle, light := calm(), calm()
+	idle["host.cpu0.device_irqs_per_s"], idle["host.cpu1.device_irqs_per_s"] = 500, 9500
+	light["host.cpu0.device_irqs_per_s"], light["host.cpu1.device_irqs_per_s"], light["host.cpu0.irq_pct"] = 9500, 500, 4
 	disk := calm()
 	disk["disk.vdb.util_pct"], disk["disk.vdb.queue"], disk["disk.vdb.await_ms"] = 100, 8.5, 31.25
 
-	fs := findingsOf(calm(), swap, calm(), irq, disk, disk)
+	fs := findingsOf(calm(), swap, idle, irq, disk, disk, light)
 	want := map[string][]string{
-		"SWAP_ACTIVE":       {"1 of the window's 6 samples", "the first at 2 s", "8.0 KiB/s swapped in", "3.0 MiB/s out"},
-		"IRQ_CPU_SATURATED": {"cpu0 was more than 90% busy", "1 of the window's 6 samples", "the first at 4 s", "up to 95% busy", "95% of the interrupts (9500/s)"},
-		"DEVICE_SATURATED":  {"disk vdb", "2 of the window's 6 samples", "the first at 5 s", "up to 100% utilised, 8.5 in flight and 31.2 ms await"},
+		"SWAP_ACTIVE":       {"1 of the window's 7 samples", "the first at 2 s", "8.0 KiB/s swapped in", "3.0 MiB/s out"},
+		"IRQ_CPU_SATURATED": {"cpu0 was more than 90% busy", "1 of the window's 7 samples", "the first at 4 s", "up to 95% busy", "95% of the device interrupts (9500/s), 12% of its time"},
+		"DEVICE_SATURATED":  {"disk vdb", "2 of the window's 7 samples", "the first at 5 s", "up to 100% utilised, 8.5 in flight and 31.2 ms await"},
 	}
 	if len(fs) != len(want) {
 		t.Errorf("findings = %v, want one each of %v", fs, want)
@@ -64,7 +71,7 @@ func TestFindingsNeedTheirEvidence(t *testing.T) {
 	}
 
 	// One core takes every interrupt of a one-core host: not a finding (there is no other core).
-	one := map[string]float64{"host.cpu0.busy_pct": 100, "host.irqs_per_s": 500, "host.cpu0.irqs_per_s": 500}
+	one := map[string]float64{"host.cpu0.busy_pct": 100, "host.device_irqs_per_s": 500, "host.cpu0.device_irqs_per_s": 500, "host.cpu0.irq_pct": 50}
 	if fs := findingsOf(one); len(fs) != 0 {
 		t.Errorf("a one-core host: %v", fs)
 	}

@@ -221,15 +221,18 @@ func hostSeries(prev, cur *hostReading, v map[string]float64) {
 }
 
 // irqSeries adds the interrupts and softirqs handled per second, per CPU and in all, and the
-// softirqs of softirqKinds summed over the CPUs. It returns the CPUs whose per-CPU series it wrote:
+// softirqs of softirqKinds summed over the CPUs. Of the interrupts, device_irqs are the numbered
+// lines of /proc/interrupts (devices and their MSI vectors), which the host's affinity settings
+// steer; the others are the cores' own (local timer, rescheduling and function-call IPIs, TLB
+// shootdowns), which follow where work runs. It returns the CPUs whose per-CPU series it wrote:
 // every CPU, or on a host of more than maxCPUs those that took the most interrupts and softirqs in
 // the interval (nil when neither file was read: then cpuSeries bounds the CPUs itself).
 func irqSeries(prev, cur *hostReading, dt float64, v map[string]float64) map[string]bool {
-	delta := func(p, c perCPU) map[string]float64 {
+	delta := func(p, c perCPU, devicesOnly bool) map[string]float64 {
 		if len(p.rows) == 0 || len(c.rows) == 0 {
 			return nil
 		}
-		pt, ct := p.totals(), c.totals()
+		pt, ct := p.totals(devicesOnly), c.totals(devicesOnly)
 		out := make(map[string]float64, len(ct))
 		for cpu, n := range ct {
 			if m, ok := pt[cpu]; ok && n >= m {
@@ -238,7 +241,8 @@ func irqSeries(prev, cur *hostReading, dt float64, v map[string]float64) map[str
 		}
 		return out
 	}
-	hard, soft := delta(prev.irqs, cur.irqs), delta(prev.softirqs, cur.softirqs)
+	hard, soft := delta(prev.irqs, cur.irqs, false), delta(prev.softirqs, cur.softirqs, false)
+	dev := delta(prev.irqs, cur.irqs, true)
 	if hard == nil && soft == nil {
 		return nil
 	}
@@ -260,16 +264,18 @@ func irqSeries(prev, cur *hostReading, dt float64, v map[string]float64) map[str
 		return cpuLess(cpus[i], cpus[j])
 	})
 	shown := map[string]bool{}
-	var hardSum, softSum float64
+	var hardSum, softSum, devSum float64
 	for i, c := range cpus {
 		hardSum += hard[c]
 		softSum += soft[c]
+		devSum += dev[c]
 		if i >= maxCPUs {
 			continue
 		}
 		shown[c] = true
 		if n, ok := hard[c]; ok {
 			v["host."+c+".irqs_per_s"] = n / dt
+			v["host."+c+".device_irqs_per_s"] = dev[c] / dt
 		}
 		if n, ok := soft[c]; ok {
 			v["host."+c+".softirqs_per_s"] = n / dt
@@ -277,6 +283,7 @@ func irqSeries(prev, cur *hostReading, dt float64, v map[string]float64) map[str
 	}
 	if hard != nil {
 		v["host.irqs_per_s"] = hardSum / dt
+		v["host.device_irqs_per_s"] = devSum / dt
 	}
 	if soft != nil {
 		v["host.softirqs_per_s"] = softSum / dt

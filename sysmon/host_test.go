@@ -109,7 +109,8 @@ procs_blocked 2
  254      16 vdb 7 0 8 9 11 0 88 14 0 14 24 0 0 0 0
    7       0 loop0 20 0 20 20 0 0 0 0 0 20 20 0 0 0 0
 `
-	// interrupts: cpu0 +900 (IRQ 24 +800, LOC +100), cpu1 +100 (LOC); ERR is left out.
+	// interrupts: cpu0 +900 (IRQ 24 +800, LOC +100), cpu1 +100 (LOC); ERR is left out. Only
+	// IRQ 24 is a device's.
 	irq1 := `           CPU0       CPU1
  24:       1000          0  IO-APIC   5-edge      virtio0
 LOC:        500        500   Local timer interrupts
@@ -196,6 +197,7 @@ dummy0:       0       0    0    0    0     0          0         0        0      
 		"disk.vdb.write_size_bytes": 4096, "disk.vdb.write_await_ms": 4,
 		"host.cpu.irq_pct": 5, "host.cpu0.irq_pct": 10, "host.cpu1.irq_pct": 0,
 		"host.cpu0.irqs_per_s": 900, "host.cpu1.irqs_per_s": 100, "host.irqs_per_s": 1000,
+		"host.cpu0.device_irqs_per_s": 800, "host.cpu1.device_irqs_per_s": 0, "host.device_irqs_per_s": 800,
 		"host.cpu0.softirqs_per_s": 350, "host.cpu1.softirqs_per_s": 160, "host.softirqs_per_s": 510,
 		"host.softirq.net_rx_per_s": 400, "host.softirq.net_tx_per_s": 0, "host.softirq.block_per_s": 0,
 		"host.softirq.timer_per_s": 100, "host.softirq.sched_per_s": 0,

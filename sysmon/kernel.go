@@ -113,10 +113,16 @@ func readPerCPU(path string) (perCPU, error) {
 	return t, nil
 }
 
-// perCPUTotals sums a table's rows per CPU.
-func (t perCPU) totals() map[string]uint64 {
+// totals sums a table's rows per CPU: every row, or only the numbered ones (the device
+// interrupts of /proc/interrupts).
+func (t perCPU) totals(numberedOnly bool) map[string]uint64 {
 	out := make(map[string]uint64, len(t.cpus))
-	for _, counts := range t.rows {
+	for name, counts := range t.rows {
+		if numberedOnly {
+			if _, err := strconv.ParseUint(name, 10, 64); err != nil {
+				continue
+			}
+		}
 		for i, n := range counts {
 			out[t.cpus[i]] += n
 		}
