@@ -2,6 +2,7 @@ package sysmon
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 )
@@ -12,8 +13,8 @@ const (
 	// CPUSaturatedPct, CPUInterruptShare and CPUInterruptTimePct: a core busy past
 	// CPUSaturatedPct% in a sample while it handled more than CPUInterruptShare of the host's
 	// device interrupts and spent at least CPUInterruptTimePct% of its time in interrupts and
-	// softirqs (IRQ_CPU_SATURATED): the interrupts of a device (a NIC, a disk) land on one core,
-	// which then limits the host. The cores' own interrupts (local timer, IPIs) follow where work
+	// softirqs, and another core was not saturated (IRQ_CPU_SATURATED): the interrupts of a device
+	// (a NIC, a disk) land on one core, which then limits the host. The cores' own interrupts (local timer, IPIs) follow where work
 	// runs and do not count.
 	CPUSaturatedPct     = 90.0
 	CPUInterruptShare   = 0.8
@@ -52,6 +53,8 @@ type irqEvidence struct {
 	first                      float64
 	maxBusy, maxShare, maxIRQs float64
 	maxTime                    float64
+	other                      string  // the idlest other core in those samples
+	room                       float64 // its busy share then
 }
 
 type devEvidence struct {
@@ -83,6 +86,16 @@ func (w *watch) add(t float64, v map[string]float64) {
 			cpus++
 		}
 	}
+	// idlest is the least busy core other than cpu: the room the host had elsewhere.
+	idlest := func(cpu string) (string, float64) {
+		name, least := "", math.Inf(1)
+		for k, b := range v {
+			if c, ok := strings.CutSuffix(k, ".busy_pct"); ok && strings.HasPrefix(c, "host.cpu") && c != "host.cpu" && c != cpu && b < least {
+				name, least = strings.TrimPrefix(c, "host."), b
+			}
+		}
+		return name, least
+	}
 	if total := v["host.device_irqs_per_s"]; total > 0 && cpus >= 2 {
 		for k, irqs := range v {
 			cpu, ok := strings.CutSuffix(k, ".device_irqs_per_s")
@@ -98,6 +111,10 @@ func (w *watch) add(t float64, v map[string]float64) {
 			if !ok || irqTime < CPUInterruptTimePct {
 				continue
 			}
+			other, room := idlest(cpu)
+			if room >= CPUSaturatedPct { // every core was busy: the interrupts' core is not the limit
+				continue
+			}
 			name := strings.TrimPrefix(cpu, "host.")
 			e := w.irqCPU[name]
 			if e == nil {
@@ -107,6 +124,9 @@ func (w *watch) add(t float64, v map[string]float64) {
 			e.n++
 			e.maxBusy, e.maxShare, e.maxIRQs = max(e.maxBusy, busy), max(e.maxShare, share), max(e.maxIRQs, irqs)
 			e.maxTime = max(e.maxTime, irqTime)
+			if e.other == "" || room < e.room {
+				e.other, e.room = other, room
+			}
 		}
 	}
 	for k, util := range v {
@@ -141,8 +161,8 @@ func (w *watch) findings() []Finding {
 	for _, name := range sortedKeys(w.irqCPU) {
 		e := w.irqCPU[name]
 		out = append(out, Finding{Code: "IRQ_CPU_SATURATED", Message: fmt.Sprintf(
-			"%s was more than %.0f%% busy while it handled more than %.0f%% of the host's device interrupts in %s (the first at %.0f s): up to %.0f%% busy, %.0f%% of the device interrupts (%.0f/s), %.0f%% of its time in interrupts and softirqs; the interrupts of a device land on one core, which limits the host before its other cores are busy (spread them: irqbalance, RSS, the device's smp_affinity)",
-			name, CPUSaturatedPct, 100*CPUInterruptShare, of(e.n), e.first, e.maxBusy, 100*e.maxShare, e.maxIRQs, e.maxTime)})
+			"%s was more than %.0f%% busy while it handled more than %.0f%% of the host's device interrupts in %s (the first at %.0f s): up to %.0f%% busy, %.0f%% of the device interrupts (%.0f/s), %.0f%% of its time in interrupts and softirqs, while %s was as little as %.0f%% busy; the interrupts of a device land on one core, which limits the host before its other cores are busy (spread them: irqbalance, RSS, the device's smp_affinity)",
+			name, CPUSaturatedPct, 100*CPUInterruptShare, of(e.n), e.first, e.maxBusy, 100*e.maxShare, e.maxIRQs, e.maxTime, e.other, e.room)})
 	}
 	for _, name := range sortedKeys(w.devices) {
 		e := w.devices[name]

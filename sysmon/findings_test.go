@@ -42,18 +42,20 @@ func TestFindingsNeedTheirEvidence(t *testing.T) {
 	irq := calm()
 	irq["host.cpu0.device_irqs_per_s"], irq["host.cpu1.device_irqs_per_s"] = 9500, 500
 	// cpu1 takes most device interrupts but is not busy; cpu0 takes them and is busy but spends
-	// little time on them: neither is a finding.
-	idle, light := calm(), calm()
+	// little time on them; cpu0 takes them while every core is busy (it is not the limit): none
+	// is a finding.
+	idle, light, allBusy := calm(), calm(), calm()
+	allBusy["host.cpu0.device_irqs_per_s"], allBusy["host.cpu1.device_irqs_per_s"], allBusy["host.cpu1.busy_pct"] = 9500, 500, 99
 	idle["host.cpu0.device_irqs_per_s"], idle["host.cpu1.device_irqs_per_s"] = 500, 9500
 	light["host.cpu0.device_irqs_per_s"], light["host.cpu1.device_irqs_per_s"], light["host.cpu0.irq_pct"] = 9500, 500, 4
 	disk := calm()
 	disk["disk.vdb.util_pct"], disk["disk.vdb.queue"], disk["disk.vdb.await_ms"] = 100, 8.5, 31.25
 
-	fs := findingsOf(calm(), swap, idle, irq, disk, disk, light)
+	fs := findingsOf(calm(), swap, idle, irq, disk, disk, light, allBusy)
 	want := map[string][]string{
-		"SWAP_ACTIVE":       {"1 of the window's 7 samples", "the first at 2 s", "8.0 KiB/s swapped in", "3.0 MiB/s out"},
-		"IRQ_CPU_SATURATED": {"cpu0 was more than 90% busy", "1 of the window's 7 samples", "the first at 4 s", "up to 95% busy", "95% of the device interrupts (9500/s), 12% of its time"},
-		"DEVICE_SATURATED":  {"disk vdb", "2 of the window's 7 samples", "the first at 5 s", "up to 100% utilised, 8.5 in flight and 31.2 ms await"},
+		"SWAP_ACTIVE":       {"1 of the window's 8 samples", "the first at 2 s", "8.0 KiB/s swapped in", "3.0 MiB/s out"},
+		"IRQ_CPU_SATURATED": {"cpu0 was more than 90% busy", "1 of the window's 8 samples", "the first at 4 s", "up to 95% busy", "95% of the device interrupts (9500/s), 12% of its time", "cpu1 was as little as 30% busy"},
+		"DEVICE_SATURATED":  {"disk vdb", "2 of the window's 8 samples", "the first at 5 s", "up to 100% utilised, 8.5 in flight and 31.2 ms await"},
 	}
 	if len(fs) != len(want) {
 		t.Errorf("findings = %v, want one each of %v", fs, want)
