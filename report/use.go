@@ -102,13 +102,20 @@ func printUSE(w io.Writer, rows []USERow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  USE        resource\tutilisation (mean/peak)\tsaturation\terrors\n")
 	for _, r := range rows {
-		errs := useFigures(r.Errors)
-		if r.ErrorsNotKept {
-			errs = "not kept"
-		}
-		fmt.Fprintf(tw, "             %s\t%s\t%s\t%s\n", r.Resource, orDash(useFigures(r.Utilisation)), orDash(useFigures(r.Saturation)), errs)
+		u, s, e := r.Cells()
+		fmt.Fprintf(tw, "             %s\t%s\t%s\t%s\n", r.Resource, u, s, e)
 	}
 	tw.Flush()
+}
+
+// Cells formats a row's three figures as the summary prints them: "busy 55/80%", "queue
+// 0.90/4.50, await 8.00/21.5 ms", "not kept" ("-" for a figure the run did not sample).
+func (r USERow) Cells() (utilisation, saturation, errors string) {
+	errors = orDash(useFigures(r.Errors))
+	if r.ErrorsNotKept {
+		errors = "not kept"
+	}
+	return orDash(useFigures(r.Utilisation)), orDash(useFigures(r.Saturation)), errors
 }
 
 func orDash(s string) string {

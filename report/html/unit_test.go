@@ -185,3 +185,30 @@ func TestResourceSections(t *testing.T) {
 		t.Errorf("sections and charts:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestUSETableOnThePage: the page shows the USE table, built from the series of a result from
+// before the table (the seed result), as the console summary does.
+func TestUSETableOnThePage(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../testdata/results/kv.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, report.ResultFile), b, 0o644)
+	var sb strings.Builder
+	if err := Render(&sb, dir); err != nil {
+		t.Fatal(err)
+	}
+	page := sb.String()
+	i := strings.Index(page, "data-use")
+	if i < 0 {
+		t.Fatal("the page has no USE table")
+	}
+	table := page[i:]
+	table = table[:strings.Index(table, "</table>")]
+	for _, want := range []string{"<td class=\"text\">CPU</td>", "busy ", "run queue/CPU", "disk vda", "utilised ", "not kept"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the USE table has no %q:\n%s", want, table)
+		}
+	}
+}
