@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -281,5 +282,40 @@ func TestServerProcessChecks(t *testing.T) {
 	}
 	if err := sameStart("/proc", pid, at, "postgres", "postmaster"); err == nil || !strings.Contains(err.Error(), "not the server") {
 		t.Errorf("a process that is not postgres: %v", err)
+	}
+}
+
+// TestInterruptSeriesBounded: on a host of more than maxCPUs cores, the per-core interrupt series
+// are those of the maxCPUs cores that took the most in the interval; the totals count every core.
+func TestInterruptSeriesBounded(t *testing.T) {
+	const cores = maxCPUs + 6
+	table := func(scale uint64) perCPU {
+		p := perCPU{rows: map[string][]uint64{"30": make([]uint64, cores), "LOC": make([]uint64, cores)}}
+		for i := range cores {
+			p.cpus = append(p.cpus, "cpu"+strconv.Itoa(i))
+			p.rows["30"][i] = scale * uint64(i) // core i takes i device interrupts a second
+			p.rows["LOC"][i] = scale
+		}
+		return p
+	}
+	prev := &hostReading{at: time.Unix(0, 0), irqs: table(0), softirqs: table(0)}
+	cur := &hostReading{at: time.Unix(1, 0), irqs: table(1), softirqs: table(1)}
+	v := map[string]float64{}
+	shown := irqSeries(prev, cur, 1, v)
+	perCore := 0
+	for k := range v {
+		if strings.HasPrefix(k, "host.cpu") && strings.HasSuffix(k, ".irqs_per_s") {
+			perCore++
+		}
+	}
+	if perCore != maxCPUs || len(shown) != maxCPUs {
+		t.Errorf("%d cores with an irqs_per_s series (%d shown), want %d", perCore, len(shown), maxCPUs)
+	}
+	if _, ok := v["host.cpu5.irqs_per_s"]; ok || !shown["cpu6"] || shown["cpu5"] {
+		t.Errorf("the cores shown are not the %d that took the most: cpu5 %v, cpu6 %v", maxCPUs, shown["cpu5"], shown["cpu6"])
+	}
+	// every core: sum of i over 0..cores-1 device interrupts, plus one LOC each
+	if want := float64(cores*(cores-1)/2 + cores); v["host.irqs_per_s"] != want || v["host.device_irqs_per_s"] != want-cores {
+		t.Errorf("host.irqs_per_s = %v, host.device_irqs_per_s = %v, want %v and %v", v["host.irqs_per_s"], v["host.device_irqs_per_s"], want, want-cores)
 	}
 }
