@@ -373,6 +373,7 @@ func shardRun(s *Shard) report.ShardRun {
 // engine's settings it read) that a merge cannot recompute and keeps, naming the shard.
 var carried = map[string]bool{
 	"DRIVER_SATURATED": true, "DURABILITY_OFF": true, "FITS_IN_MEMORY": true, "CPU_STOLEN": true, "DRIVER_LATE": true,
+	"SWAP_ACTIVE": true, "IRQ_CPU_SATURATED": true, "DEVICE_SATURATED": true,
 	"SCHEDULE_BEHIND": true, "DATABASE_OUTAGE": true, "LOG_WRITE_FAILED": true,
 	"DELIVERIES_WRITE_FAILED": true, "ISOLATION_UPGRADED": true, "ISOLATION_UNVERIFIED": true,
 	"DIALECT_MISMATCH": true, "CHECK_FAILED_TO_RUN": true, "RESULTS_INCOMPLETE": true, "NULL_ENGINE": true,

@@ -26,6 +26,9 @@ type Resources struct {
 	// on Dolt, has but never counts): absent from the samples, and said to be not kept rather
 	// than shown as 0.
 	NotKept []string `json:"not_kept,omitempty"`
+	// USE is the USE table of the window (use.go), from Series; a result from before it has none
+	// (the console builds it from the series it has).
+	USE []USERow `json:"use,omitempty"`
 }
 
 // SeriesStat is one series over the measurement window (N samples had it).
@@ -86,6 +89,11 @@ func printDisclosure(w io.Writer, r *Result) {
 		for _, e := range res.Errors {
 			p("             not sampled: %s\n", e)
 		}
+		use := res.USE
+		if use == nil {
+			use = USETable(res, h.CPUs)
+		}
+		printUSE(w, use)
 	}
 	if res := r.Resources; res != nil && len(res.NotKept) > 0 {
 		p("  not kept   %s: %s has no such counter or never counts it\n", notKeptLine(res.NotKept), r.Database.Kind)

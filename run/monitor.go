@@ -49,7 +49,8 @@ func (m *monitor) begin(started time.Time) { m.sampler.Begin(started) }
 func (m *monitor) stop() { m.sampler.Stop() }
 
 // finish stops sampling and records the disclosure, the resource summary, the driver's self-watch
-// and the warnings DURABILITY_OFF, FITS_IN_MEMORY, DRIVER_SATURATED and CPU_STOLEN in r.
+// and the warnings DURABILITY_OFF, FITS_IN_MEMORY, DRIVER_SATURATED, CPU_STOLEN, SWAP_ACTIVE,
+// IRQ_CPU_SATURATED and DEVICE_SATURATED in r.
 func (m *monitor) finish(r *report.Result) {
 	sum := m.sampler.Stop()
 	d := m.disc
@@ -78,6 +79,7 @@ func (m *monitor) finish(r *report.Result) {
 		res.Errors = append(res.Errors, "disclosure: "+e)
 	}
 	res.NotKept = d.NotKept
+	res.USE = report.USETable(res, r.Driver.CPUs)
 	r.Resources = res
 	if cpu, ok := sum.Series["driver.cpu_pct"]; ok && cpu.N > 0 {
 		gcMax, gcTotal := sum.Series["driver.gc_pause_max_ms"], sum.Series["driver.gc_pause_total_ms"]
@@ -86,4 +88,9 @@ func (m *monitor) finish(r *report.Result) {
 			HostCPUBusyPct: sum.Series["host.cpu.busy_pct"].Mean}
 	}
 	r.Warnings = append(r.Warnings, conditionWarnings(r)...)
+	// SWAP_ACTIVE, IRQ_CPU_SATURATED, DEVICE_SATURATED: what the window's samples showed, one sample
+	// at a time (sysmon/findings.go)
+	for _, f := range sum.Findings {
+		r.Warnings = append(r.Warnings, report.Warning{Code: f.Code, Message: f.Message})
+	}
 }

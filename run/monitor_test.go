@@ -73,7 +73,8 @@ func checkResources(t *testing.T, r *report.Result, dir string, dbSeries []strin
 	}
 	want := append([]string{"host.cpu.busy_pct", "host.cpu0.busy_pct", "host.runq", "host.mem.used_bytes",
 		"host.mem.available_bytes", "net.lo.rx_bytes_per_s", "driver.cpu_pct", "driver.sched_latency_p99_ms",
-		"driver.gc_pause_max_ms", "driver.heap_bytes"}, dbSeries...)
+		"driver.gc_pause_max_ms", "driver.heap_bytes", "host.cpu.irq_pct", "host.irqs_per_s", "host.softirqs_per_s",
+		"host.context_switches_per_s", "host.net.rx_bytes_per_s", "host.tcp.retrans_per_s"}, dbSeries...)
 	last := samples[len(samples)-1]
 	for _, k := range want {
 		if _, ok := last.V[k]; !ok {
@@ -91,6 +92,14 @@ func checkResources(t *testing.T, r *report.Result, dir string, dbSeries []strin
 	}
 	if len(res.Errors) > 0 {
 		t.Errorf("resource sampling errors: %v", res.Errors)
+	}
+	// The USE table: CPU, memory and the network at least (a disk only when it did I/O).
+	var use []string
+	for _, row := range res.USE {
+		use = append(use, row.Resource)
+	}
+	if len(use) < 3 || use[0] != "CPU" || use[1] != "memory" || use[len(use)-1] != "network" {
+		t.Errorf("result.json resources.use has %v, want CPU, memory, the disks that did I/O, network", use)
 	}
 	if w := r.Driver.Watch; w == nil || w.CPUPct <= 0 {
 		t.Errorf("driver self-watch = %+v", w)
@@ -125,7 +134,8 @@ func TestDisclosureSQLite(t *testing.T) {
 	if w, ok := warning(r, "FITS_IN_MEMORY"); !ok || r.Database.SizeBytes < 50<<20 || !r.Database.OnDriverHost {
 		t.Errorf("one warehouse (%d bytes) on this host: FITS_IN_MEMORY %v (%q), on the driver's host %v", r.Database.SizeBytes, ok, w.Message, r.Database.OnDriverHost)
 	}
-	for _, s := range []string{"disclosure:", "synchronous full", "resources  host CPU", report.ResourcesFile, "[FITS_IN_MEMORY]"} {
+	for _, s := range []string{"disclosure:", "synchronous full", "resources  host CPU", report.ResourcesFile, "[FITS_IN_MEMORY]",
+		"USE        resource", "run queue/CPU"} {
 		if !strings.Contains(summary, s) {
 			t.Errorf("the summary does not say %q", s)
 		}
@@ -147,7 +157,7 @@ func TestDisclosurePostgres(t *testing.T) {
 	loadOne(t, url)
 	r, dir, summary := shortRun(t, url, 4*time.Second)
 	checkResources(t, r, dir, []string{"db.commits_per_s", "db.blks_hit_per_s", "db.wal_bytes_per_s",
-		"db.wait.Lock", "db.sessions_active", "db.checkpoints_req"})
+		"db.wait.Lock", "db.sessions_active", "db.checkpoints_req", "db.pgfaults_per_s"})
 	for _, k := range sysmon.PGSettings {
 		if r.Database.Settings[k] == "" {
 			t.Errorf("setting %s not disclosed: %v", k, r.Database.Settings)

@@ -43,6 +43,7 @@ type pgSource struct {
 	prev         *pgCounters
 	prevAt       time.Time
 	noActivity   bool // pg_stat_activity could not be read (reported once, then skipped)
+	faults       serverFaults
 }
 
 // statsSession is the dedicated connection a statistics source reads the server on, opened again
@@ -117,7 +118,7 @@ type pgCounters struct {
 }
 
 func newPGSource(ctx context.Context, db driver.DB) (*pgSource, error) {
-	s := &pgSource{statsSession: statsSession{db: db}}
+	s := &pgSource{statsSession: statsSession{db: db}, faults: serverFaults{find: findPostgres}}
 	s.setup = func(ctx context.Context, c driver.Conn) error {
 		var num float64
 		if err := c.QueryRow(ctx, "SELECT current_setting('server_version_num')::float8").Scan(&num); err != nil {
@@ -186,10 +187,14 @@ func (s *pgSource) sample(ctx context.Context, now time.Time, v map[string]float
 		}
 	}
 	s.prev, s.prevAt = &c, now
-	if s.noActivity {
-		return nil
+	var actErr error
+	if !s.noActivity {
+		actErr = s.activity(ctx, v)
 	}
-	return s.activity(ctx, v)
+	if s.conn == nil {
+		return actErr
+	}
+	return errors.Join(actErr, s.faults.sample(ctx, s.conn, now, v))
 }
 
 func (s *pgSource) activity(ctx context.Context, v map[string]float64) error {

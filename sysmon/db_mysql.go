@@ -23,6 +23,7 @@ type mysqlSource struct {
 	prev    myStatus
 	havePrv bool // prev holds a reading
 	prevAt  time.Time
+	faults  serverFaults
 }
 
 // The status variables read, by index into myStatus.
@@ -101,7 +102,7 @@ type myStatus struct {
 }
 
 func newMySQLSource(ctx context.Context, db driver.DB) (*mysqlSource, error) {
-	s := &mysqlSource{statsSession: statsSession{db: db}, dolt: isDolt(db)}
+	s := &mysqlSource{statsSession: statsSession{db: db}, dolt: isDolt(db), faults: serverFaults{find: findMySQL}}
 	if err := s.connect(ctx, 3*dbTimeout); err != nil {
 		return s, err // keep trying on later samples
 	}
@@ -127,7 +128,7 @@ func (s *mysqlSource) sample(ctx context.Context, now time.Time, v map[string]fl
 	s.cur.series(&s.prev, dt, v)
 	s.prev, s.cur = s.cur, s.prev
 	s.havePrv, s.prevAt = true, now
-	return nil
+	return s.faults.sample(ctx, s.conn, now, v)
 }
 
 // series adds the gauges of reading c to v and, when dt > 0, the rates (and counts) since reading

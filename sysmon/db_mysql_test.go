@@ -136,6 +136,10 @@ func TestMySQLSeries(t *testing.T) {
 	if m, _ := maxOf("db.threads_connected"); m < 2 { // setup and loop, the sampler not counted
 		t.Errorf("db.threads_connected peaked at %v with two sessions open, want at least 2", m)
 	}
+	// The server is a process of this host (the test's servers are): its page faults are followed.
+	if _, n := maxOf("db.pgfaults_per_s"); n < len(samples)-2 {
+		t.Errorf("db.pgfaults_per_s is in %d of %d samples, want all but the first", n, len(samples))
+	}
 	if m, _ := maxOf("db.redo_log_bytes_per_s"); m <= 0 {
 		t.Errorf("db.redo_log_bytes_per_s peaked at %v while a loop wrote, want > 0", m)
 	}

@@ -109,6 +109,11 @@ func TestPostgresSeries(t *testing.T) {
 	if m, _ := maxOf("db.wait.Lock"); m < 1 {
 		t.Errorf("db.wait.Lock peaked at %v while a session waited on a row lock for a second, want 1", m)
 	}
+	// The server is a process of this host (the test's servers are): its page faults are followed;
+	// the sessions opened during the run are new processes, which fault their pages in.
+	if m, n := maxOf("db.pgfaults_per_s"); n < len(samples)-2 || m <= 0 {
+		t.Errorf("db.pgfaults_per_s is in %d of %d samples, peaking at %v, want all but the first and > 0", n, len(samples), m)
+	}
 	if m, _ := maxOf("db.sessions_active"); m < 1 {
 		t.Errorf("db.sessions_active peaked at %v, want at least 1", m)
 	}

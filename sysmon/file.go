@@ -28,12 +28,24 @@ const File = "resources.jsonl"
 //
 // Series names are dotted: source.object.metric, with the unit in the suffix (see Unit):
 //
-//	host.cpu.{busy,user,system,iowait,steal}_pct   all cores together, 100 = every core busy
-//	host.cpuN.busy_pct                             one core, 100 = that core busy
+//	host.cpu.{busy,user,system,iowait,steal,irq}_pct  all cores together, 100 = every core busy
+//	                                               (irq: interrupts and softirqs, inside system)
+//	host.cpuN.{busy,irq}_pct                       one core, 100 = that core busy
+//	host.cpuN.{irqs,softirqs}_per_s                interrupts (/proc/interrupts) and softirqs one
+//	                                               core handled; at most 64 cores (the busiest)
+//	host.cpuN.device_irqs_per_s                    the numbered (device) lines only
+//	host.{irqs,device_irqs,softirqs,context_switches}_per_s  all cores together
+//	host.softirq.{net_rx,net_tx,block,timer,sched}_per_s  softirqs of a kind, all cores together
 //	host.runq, host.procs_blocked                  runnable / uninterruptible tasks (/proc/stat)
-//	host.mem.{used,available}_bytes, host.swap.used_bytes, host.swap.{in,out}_bytes_per_s
-//	disk.DEV.{util_pct,await_ms,queue,iops,read_bytes_per_s,write_bytes_per_s}
-//	net.IF.{rx,tx}_bytes_per_s
+//	host.mem.{used,available,anon_huge}_bytes, host.hugepages.{free,rsvd}_bytes,
+//	host.swap.used_bytes, host.swap.{in,out}_bytes_per_s, host.{pgfaults,pgmajfaults}_per_s
+//	disk.DEV.{util_pct,await_ms,queue,iops,read_bytes_per_s,write_bytes_per_s}, as iostat -x:
+//	disk.DEV.{reads,writes,read_merges,write_merges}_per_s, disk.DEV.{read,write}_size_bytes
+//	(mean request size), disk.DEV.{read,write}_await_ms (the size and await only in an interval
+//	with requests of that direction), disk.DEV.flushes_per_s and flush_await_ms (kernels 5.5+)
+//	net.IF.{rx,tx}_bytes_per_s, host.net.{rx,tx}_bytes_per_s (all interfaces, lo included),
+//	host.net.{errors,drops}_per_s (all interfaces, both directions),
+//	host.tcp.{retrans,out_segs}_per_s (/proc/net/snmp)
 //	driver.cpu_pct (100 = one core), driver.sched_latency_p99_ms, driver.gc_pause_{max,total}_ms,
 //	driver.gc_pauses, driver.heap_bytes, driver.goroutines
 //	db.{commits,rollbacks}_per_s, db.deadlocks (PostgreSQL; MySQL's Com_commit, Com_rollback and,
@@ -42,7 +54,8 @@ const File = "resources.jsonl"
 //	"running" for none), db.file_bytes and db.wal_bytes (SQLite),
 //	db.{row_lock_waits,row_lock_time_ms,buffer_pool_read_requests,buffer_pool_reads,data_fsyncs,
 //	redo_log_bytes,tmp_disk_tables}_per_s, db.buffer_pool_hit_pct, db.threads_{running,connected},
-//	db.buffer_pool_dirty_pages (MySQL family: SHOW GLOBAL STATUS, see db_mysql.go)
+//	db.buffer_pool_dirty_pages (MySQL family: SHOW GLOBAL STATUS, see db_mysql.go),
+//	db.{pgfaults,pgmajfaults}_per_s (the server's processes on this host: procfaults.go)
 type Sample struct {
 	T float64            `json:"t"`
 	V map[string]float64 `json:"v"`

@@ -15,6 +15,8 @@ type Summary struct {
 	SchedLatencyP99Ms float64 `json:"sched_latency_p99_ms"`
 	// Errors name the sources that could not be read (once per distinct error).
 	Errors []string `json:"errors,omitempty"`
+	// Findings are the conditions the window's samples showed (findings.go), with their evidence.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // Stat is one series over the window: N samples had it.

@@ -1,14 +1,17 @@
 // Package sysmon samples the resources a run uses, once a second, on the same clock as the latency
 // intervals, so that a tail spike can be lined up with the resource that saturated (issue 3, §4):
-// the host (CPU per core, run queue, memory and swap, disks, network), the driver process itself
+// the host (CPU per core, run queue, interrupts and softirqs per core, memory, swap and page
+// faults, disks as iostat -x sees them, network), the driver process itself
 // (CPU, Go scheduler latency, GC pauses, heap) and the database (PostgreSQL's statistics views;
 // MySQL's server status; the size of a SQLite file and its WAL). It also gathers the disclosure of a run (Disclose): the
 // database's durability and memory settings, its size, and the driver's host.
 //
 // Samples are generic named series: each is a map from a series name to a value (see file.go for
-// the names and the resources.jsonl format). Reading a sample costs well under a millisecond of
-// CPU: a few small files of /proc, getrusage, runtime/metrics and, for PostgreSQL, two cheap
-// queries on a dedicated connection (for MySQL, one).
+// the names and the resources.jsonl format). Reading a sample costs about a millisecond of CPU
+// (docs/performance/sampler.md): a few small files of /proc, getrusage, runtime/metrics and, for
+// PostgreSQL, two cheap queries on a dedicated connection (for MySQL, one). The window's samples
+// are also watched for the conditions findings.go reports (swapping, a core saturated by the
+// interrupts it takes, a device queueing).
 package sysmon
 
 import (
@@ -49,6 +52,7 @@ type Sampler struct {
 	self    *selfSource
 	w       *writer
 	sum     *accumulator
+	watch   *watch
 
 	// cutAt is the monotonic offset (ns since Start) at which Cut was cancelled; 0 if it was not.
 	cutAt atomic.Int64
@@ -86,7 +90,7 @@ func New(ctx context.Context, cfg Config) *Sampler {
 	if cfg.Every <= 0 {
 		cfg.Every = time.Second
 	}
-	s := &Sampler{cfg: cfg, sum: newAccumulator(), stop: make(chan struct{}), done: make(chan struct{}), seenErr: map[string]bool{},
+	s := &Sampler{cfg: cfg, sum: newAccumulator(), watch: newWatch(), stop: make(chan struct{}), done: make(chan struct{}), seenErr: map[string]bool{},
 		ctx: context.WithoutCancel(ctx)}
 	if cfg.Path != "" {
 		w, err := createWriter(cfg.Path)
@@ -181,6 +185,7 @@ func (s *Sampler) sampleOnce(ctx context.Context) {
 	}
 	if s.inWindow(off) {
 		s.sum.add(v)
+		s.watch.add(smp.T, v)
 		s.self.addLastToWindow()
 	}
 }
@@ -233,6 +238,7 @@ func (s *Sampler) Stop() Summary {
 	sum.EverySeconds = s.cfg.Every.Seconds()
 	sum.Errors = append([]string(nil), s.errs...)
 	sum.SchedLatencyP99Ms = s.self.windowP99Ms()
+	sum.Findings = s.watch.findings()
 	return sum
 }
 

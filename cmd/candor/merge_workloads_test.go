@@ -108,7 +108,7 @@ func TestMergeWorkloadsShards(t *testing.T) {
 // carriedCode: the shard's own conditions a merge keeps, naming the shard (merge.carried).
 func carriedCode(code string) bool {
 	switch code {
-	case "DRIVER_SATURATED", "DURABILITY_OFF", "FITS_IN_MEMORY", "CPU_STOLEN", "DRIVER_LATE", "SCHEDULE_BEHIND", "DATABASE_OUTAGE",
+	case "DRIVER_SATURATED", "DURABILITY_OFF", "FITS_IN_MEMORY", "CPU_STOLEN", "DRIVER_LATE", "SWAP_ACTIVE", "IRQ_CPU_SATURATED", "DEVICE_SATURATED", "SCHEDULE_BEHIND", "DATABASE_OUTAGE",
 		"ISOLATION_UPGRADED", "ISOLATION_UNVERIFIED", "DIALECT_MISMATCH", "NULL_ENGINE":
 		return true
 	}

@@ -265,6 +265,7 @@ type resourceGroup struct {
 // under their own name.
 var resourceSections = []struct{ prefix, title string }{
 	{"host", "host: CPU, run queue, memory, swap"},
+	{"interrupts", "host: interrupts, softirqs, context switches"},
 	{"disk", "disks"},
 	{"net", "network"},
 	{"db", "database"},
@@ -294,14 +295,22 @@ func chartKeys(names []string) []resourceChart {
 		byKey[k] = append(byKey[k], n)
 	}
 	family := map[string]int{} // series per prefix and unit
+	numbered := map[string]int{}
 	for _, n := range names {
+		numbered[digits.ReplaceAllString(n, "*")]++
+	}
+	for _, n := range names {
+		if norm := digits.ReplaceAllString(n, "*"); norm != n && numbered[norm] >= 2 {
+			continue
+		}
 		if i := strings.LastIndexByte(n, '.'); strings.Count(n, ".") >= 2 {
 			family[n[:i]+" "+sysmon.Unit(n)]++
 		}
 	}
 	for _, n := range names {
-		norm := digits.ReplaceAllString(n, "*")
-		if norm != n {
+		// series that differ only by a number (cpu0, cpu1) share a chart; a lone numbered one
+		// (a disk zram0) is charted as any other
+		if norm := digits.ReplaceAllString(n, "*"); norm != n && numbered[norm] >= 2 {
 			add(norm, n)
 			continue
 		}
@@ -364,9 +373,13 @@ func (d *runData) resourceCharts() []resourceGroup {
 		return nil
 	}
 	bySection := map[string][]string{}
+	idle := idleDisks(r)
 	for _, n := range r.names {
-		first, _, _ := strings.Cut(n, ".")
-		bySection[first] = append(bySection[first], n)
+		if parts := strings.SplitN(n, ".", 3); len(parts) == 3 && parts[0] == "disk" && idle[parts[1]] {
+			continue
+		}
+		sec := resourceSectionOf(n)
+		bySection[sec] = append(bySection[sec], n)
 	}
 	var sections []string
 	var titles []string
@@ -391,6 +404,39 @@ func (d *runData) resourceCharts() []resourceGroup {
 			g.Charts = append(g.Charts, d.resourceChart(c))
 		}
 		out = append(out, g)
+	}
+	return out
+}
+
+// resourceSectionOf is the section a series is drawn in: its first part, but for the host's interrupts
+// (their own section) and its network totals (with the interfaces').
+func resourceSectionOf(n string) string {
+	switch {
+	case strings.HasPrefix(n, "host.net.") || strings.HasPrefix(n, "host.tcp."):
+		return "net"
+	case strings.HasPrefix(n, "host.") && (strings.Contains(n, "irq") || strings.HasPrefix(n, "host.context_switches")):
+		return "interrupts"
+	}
+	first, _, _ := strings.Cut(n, ".")
+	return first
+}
+
+// idleDisks are the disks that did no I/O in any sample (a zram or an unused volume): their
+// charts would be flat at zero.
+func idleDisks(r *resources) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range r.names {
+		dev, ok := strings.CutSuffix(strings.TrimPrefix(n, "disk."), ".iops")
+		if !ok || !strings.HasPrefix(n, "disk.") {
+			continue
+		}
+		busy := false
+		for _, q := range r.series[n] {
+			busy = busy || q.y != 0
+		}
+		if !busy {
+			out[dev] = true
+		}
 	}
 	return out
 }

@@ -104,6 +104,7 @@ type page struct {
 	// over the measurement window.
 	ResourceErrors        []string
 	ResourceRows          []resourceRow
+	USE                   []useRow
 	ResourceWindowSamples int
 	LogNote               string
 	HasWarmup             bool

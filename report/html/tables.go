@@ -471,6 +471,11 @@ type resourceSummary struct {
 	Errors []string `json:"errors"`
 }
 
+// useRow is a row of the USE table (report.USETable), formatted as the summary prints it.
+type useRow struct {
+	Resource, Utilisation, Saturation, Errors string
+}
+
 type resourceRow struct {
 	Name, Unit, Mean, Max string
 }
@@ -486,6 +491,16 @@ func (pg *page) resourceSummary(d *runData) {
 	}
 	pg.ResourceErrors = rs.Errors
 	pg.ResourceWindowSamples = rs.WindowSamples
+	if res := d.res.Resources; res != nil {
+		use := res.USE
+		if use == nil { // a result from before the table: built from the series it has
+			use = report.USETable(res, d.res.Driver.CPUs)
+		}
+		for _, r := range use {
+			u, s, e := r.Cells()
+			pg.USE = append(pg.USE, useRow{Resource: r.Resource, Utilisation: u, Saturation: s, Errors: e})
+		}
+	}
 	names := make([]string, 0, len(rs.Series))
 	for n := range rs.Series {
 		names = append(names, n)

@@ -60,6 +60,7 @@ func TestChartKeys(t *testing.T) {
 		"db.commits_per_s", "db.rollbacks_per_s", "db.wait.IO", "db.wait.Lock", "db.wait.running",
 		"disk.vda.iops", "disk.vda.queue", "disk.vda.read_bytes_per_s", "disk.vda.write_bytes_per_s",
 		"host.cpu.busy_pct", "host.cpu.user_pct", "host.cpu0.busy_pct", "host.cpu1.busy_pct", "host.runq",
+		"disk.nvme0n1.reads_per_s", "disk.nvme0n1.writes_per_s", "disk.nvme0n1.await_ms",
 	}
 	got := map[string][]string{}
 	for _, c := range chartKeys(names) {
@@ -75,6 +76,9 @@ func TestChartKeys(t *testing.T) {
 		"host.cpu.* (%)":       {"host.cpu.busy_pct", "host.cpu.user_pct"},
 		"host.cpu*.busy_pct":   {"host.cpu0.busy_pct", "host.cpu1.busy_pct"},
 		"host.runq":            {"host.runq"},
+		// a lone device with a number in its name groups as any other
+		"disk.nvme0n1.* (/s)":   {"disk.nvme0n1.reads_per_s", "disk.nvme0n1.writes_per_s"},
+		"disk.nvme0n1.await_ms": {"disk.nvme0n1.await_ms"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("chartKeys:\n got %v\nwant %v", got, want)
@@ -149,5 +153,62 @@ func TestResourcesFile(t *testing.T) {
 	}
 	if _, err := readResources(filepath.Join(dir, "absent.jsonl")); !os.IsNotExist(err) {
 		t.Errorf("absent file: err %v, want not-exist", err)
+	}
+}
+
+// TestResourceSections: the interrupts have a section of their own, the host's network totals go
+// with the interfaces, a disk's request figures share charts by unit, and a disk that did no I/O
+// in any sample has no chart.
+func TestResourceSections(t *testing.T) {
+	dir := t.TempDir()
+	lines := `{"t":1,"v":{"host.cpu.busy_pct":50,"host.cpu0.irqs_per_s":900,"host.cpu1.irqs_per_s":100,"host.softirq.net_rx_per_s":40,"host.context_switches_per_s":5000,"host.tcp.retrans_per_s":0,"net.lo.rx_bytes_per_s":10,"disk.vda.iops":100,"disk.vda.reads_per_s":40,"disk.vda.writes_per_s":60,"disk.vda.write_size_bytes":4096,"disk.zram0.iops":0,"disk.zram0.reads_per_s":0}}
+{"t":2,"v":{"host.cpu.busy_pct":60,"host.cpu0.irqs_per_s":800,"host.cpu1.irqs_per_s":200,"host.softirq.net_rx_per_s":30,"host.context_switches_per_s":4000,"host.tcp.retrans_per_s":1,"net.lo.rx_bytes_per_s":20,"disk.vda.iops":0,"disk.vda.reads_per_s":0,"disk.vda.writes_per_s":0,"disk.zram0.iops":0,"disk.zram0.reads_per_s":0}}
+`
+	os.WriteFile(filepath.Join(dir, "resources.jsonl"), []byte(lines), 0o644)
+	r, err := readResources(filepath.Join(dir, "resources.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, g := range (&runData{samples: r}).resourceCharts() {
+		for _, c := range g.Charts {
+			got[g.Name] = append(got[g.Name], c.Title)
+		}
+	}
+	want := map[string][]string{
+		"host: CPU, run queue, memory, swap":           {"host.cpu.busy_pct"},
+		"host: interrupts, softirqs, context switches": {"host.context_switches_per_s", "host.cpu*.irqs_per_s", "host.softirq.net_rx_per_s"},
+		"disks":   {"disk.vda.* (/s)", "disk.vda.write_size_bytes"},
+		"network": {"host.tcp.retrans_per_s", "net.lo.rx_bytes_per_s"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sections and charts:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestUSETableOnThePage: the page shows the USE table, built from the series of a result from
+// before the table (the seed result), as the console summary does.
+func TestUSETableOnThePage(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../testdata/results/kv.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, report.ResultFile), b, 0o644)
+	var sb strings.Builder
+	if err := Render(&sb, dir); err != nil {
+		t.Fatal(err)
+	}
+	page := sb.String()
+	i := strings.Index(page, "data-use")
+	if i < 0 {
+		t.Fatal("the page has no USE table")
+	}
+	table := page[i:]
+	table = table[:strings.Index(table, "</table>")]
+	for _, want := range []string{"<td class=\"text\">CPU</td>", "busy ", "run queue/CPU", "disk vda", "utilised ", "not kept"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the USE table has no %q:\n%s", want, table)
+		}
 	}
 }
