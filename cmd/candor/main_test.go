@@ -66,11 +66,12 @@ func parallelIn(t *testing.T, dir string) {
 // test takes it shared. They still run beside other packages' tests, as they did serially.
 var quiet sync.RWMutex
 
-// quietTests holds the names of the top-level tests whose every call takes quiet exclusively.
+// quietTests holds the names of the top-level tests whose every run takes quiet exclusively.
 var quietTests sync.Map
 
 // quietRuns marks t's runs as ones that must not overlap other runs of this package (see quiet):
-// for a test whose assertions depend on timing, as a failure rate under contention does.
+// for a test whose assertions depend on timing, as a failure rate under contention does. Its
+// loads, checks and readings of saved results take quiet shared, as other tests' do (measures).
 func quietRuns(t *testing.T) {
 	quietTests.Store(t.Name(), true)
 	t.Cleanup(func() { quietTests.Delete(t.Name()) })
@@ -99,6 +100,25 @@ func openLoopRun(args []string) bool {
 		}
 	}
 	return false
+}
+
+// measures says whether candor args measures something (a run, a search, the one-shot, the
+// selftest), as a load, a check, a drop or reading saved results do not.
+func measures(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "report", "compare", "merge", "capture":
+		return false
+	}
+	if len(args) > 1 {
+		switch args[1] {
+		case "load", "check", "drop":
+			return false
+		}
+	}
+	return true
 }
 
 // capacityBound says whether candor args runs an open loop, a search, the one-shot or the
@@ -136,7 +156,7 @@ func runChild(t *testing.T, dir string, args ...string) (int, string) {
 	asked := time.Now()
 	exclusive := false
 	_, shared := sharedRateTests.Load(top)
-	if _, q := quietTests.Load(top); q || capacityBound(args) && !(shared && openLoopRun(args)) {
+	if _, q := quietTests.Load(top); q && measures(args) || capacityBound(args) && !(shared && openLoopRun(args)) {
 		exclusive = true
 		quiet.Lock()
 		defer quiet.Unlock()

@@ -30,7 +30,7 @@ func TestMySQLEndToEnd(t *testing.T) {
 	endToEnd(t, db, dir)
 
 	// The load says which bulk path it took (the test server has local_infile on).
-	code, out := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "2", "--loaders", "2", "--drop")
+	code, out := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1", "--loaders", "2", "--drop")
 	if code != 0 || !strings.Contains(out, "via LOAD DATA LOCAL INFILE (streamed)") {
 		t.Fatalf("load --drop: exit %d, or no bulk path in the output", code)
 	}
