@@ -14,6 +14,7 @@ import (
 	"github.com/shirou/gopsutil/v4/mem"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/sysinfo"
 )
 
 // Disclosure is what a result must say about the conditions of a run (issue 3, §5): the engine's
@@ -32,6 +33,9 @@ type Disclosure struct {
 	// the database, where it has one).
 	Client string
 	Host   HostInfo
+	// System is the system under test: the devices holding the database's files and their I/O
+	// settings, memory, CPUs, interrupts (package sysinfo; disclose_system.go).
+	System *sysinfo.System
 	// Errors say what could not be read.
 	Errors []string
 }
@@ -105,6 +109,7 @@ func Disclose(ctx context.Context, db driver.DB) Disclosure {
 			}
 		}
 	}
+	discloseSystem(ctx, db, kind, &d)
 	return d
 }
 
