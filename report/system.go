@@ -1,0 +1,186 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/candor-bench/candor/sysinfo"
+)
+
+// SystemRow is one line of the system under test, as the console and report.html show it.
+type SystemRow struct{ Label, Value string }
+
+// SystemRows says the system under test in a few lines: where the database's files are and their
+// devices' settings, memory, CPUs, interrupts. Nil for a result without it.
+func SystemRows(s *sysinfo.System) []SystemRow {
+	if s == nil {
+		return nil
+	}
+	rows := []SystemRow{}
+	if st := storageLine(s); st != "" {
+		rows = append(rows, SystemRow{"storage", st})
+	}
+	m := s.Memory
+	mem := []string{"THP " + shown(m.THP)}
+	if !sysinfo.IsUnknown(m.THP) {
+		mem[0] += " (defrag " + shown(m.THPDefrag) + ")"
+	}
+	hp := "huge pages " + shown(m.HugePagesTotal)
+	if !sysinfo.IsUnknown(m.HugePagesTotal) {
+		hp = fmt.Sprintf("huge pages %s of %s free", shown(m.HugePagesFree), m.HugePagesTotal)
+		if n, err := strconv.ParseFloat(m.HugePageBytes, 64); err == nil {
+			hp += ", " + BytesIEC(n) + " each"
+		}
+	}
+	mem = append(mem, hp, "swap "+bytesShown(m.SwapTotalBytes), "swappiness "+shown(m.Swappiness))
+	dirty := "dirty_ratio " + shown(m.DirtyRatio) + ", dirty_background_ratio " + shown(m.DirtyBackground)
+	if m.DirtyBytes != "" {
+		dirty += ", dirty_bytes " + bytesShown(m.DirtyBytes)
+	}
+	if m.DirtyBackgroundBytes != "" {
+		dirty += ", dirty_background_bytes " + bytesShown(m.DirtyBackgroundBytes)
+	}
+	rows = append(rows, SystemRow{"memory", strings.Join(append(mem, dirty), " · ")})
+
+	c := s.CPU
+	cpu := []string{shown(c.Model), fmt.Sprintf("%s threads on %s cores, SMT %s", shown(c.Threads), shown(c.Cores), shown(c.SMT))}
+	if len(c.NUMA) > 0 {
+		var nodes []string
+		for _, n := range c.NUMA {
+			nodes = append(nodes, fmt.Sprintf("node%d %s", n.Node, n.CPUs))
+		}
+		cpu = append(cpu, "NUMA "+strings.Join(nodes, ", "))
+	}
+	gov := "governor " + shown(c.Governor)
+	if c.Driver != "" {
+		gov += " (" + c.Driver + ")"
+	}
+	cpu = append(cpu, gov, shown(s.Virtualization)) // the kernel is on the driver's line
+	rows = append(rows, SystemRow{"cpu", strings.Join(cpu, " · ")})
+
+	var irqs []string
+	for _, d := range s.Devices {
+		irqs = append(irqs, irqText(d.Name, d.IRQs, d.IRQsUnknown))
+	}
+	for _, n := range s.NICs {
+		irqs = append(irqs, irqText(n.Name, n.IRQs, n.IRQsUnknown))
+	}
+	irqs = append(irqs, "irqbalance "+shown(s.IRQBalance))
+	rows = append(rows, SystemRow{"irqs", strings.Join(irqs, " · ")})
+	return rows
+}
+
+// storageLine places each of the database's files on its device, the device's settings said once.
+func storageLine(s *sysinfo.System) string {
+	devs := map[string]sysinfo.Device{}
+	for _, d := range s.Devices {
+		devs[d.Name] = d
+	}
+	var parts []string
+	said := map[string]bool{}
+	var first string // the first file's device (partition)
+	for i, p := range s.Storage {
+		where := p.Role
+		if p.Path != "" {
+			where += " " + p.Path
+		}
+		if sysinfo.IsUnknown(p.Device) {
+			parts = append(parts, where+": device "+shown(p.Device))
+			continue
+		}
+		if i > 0 && p.Device == first {
+			parts = append(parts, p.Role+" on the same device")
+			continue
+		}
+		if i == 0 {
+			first = p.Device
+		}
+		text := where + " on " + p.Device
+		var info []string
+		if p.FS != "" {
+			info = append(info, strings.TrimSpace(shown(p.FS)+" "+p.MountOptions))
+		}
+		if d, ok := devs[p.Disk]; ok && !said[p.Disk] {
+			said[p.Disk] = true
+			dt := deviceText(d)
+			if p.Device != d.Name { // a partition: its disk's settings
+				dt = d.Name + ": " + dt
+			}
+			info = append(info, dt)
+		}
+		if len(info) > 0 {
+			text += " (" + strings.Join(info, "; ") + ")"
+		}
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func deviceText(d sysinfo.Device) string {
+	var f []string
+	if d.Kind != "disk" {
+		f = append(f, d.Kind)
+	}
+	if !sysinfo.IsUnknown(d.Model) {
+		f = append(f, d.Model)
+	} else if !sysinfo.IsUnknown(d.Driver) {
+		f = append(f, d.Driver)
+	}
+	switch d.Rotational {
+	case "yes":
+		f = append(f, "rotational")
+	case "no":
+		f = append(f, "not rotational")
+	default:
+		f = append(f, "rotational "+shown(d.Rotational))
+	}
+	f = append(f, "scheduler "+shown(d.Scheduler), "nr_requests "+shown(d.NrRequests))
+	if kb, err := strconv.ParseFloat(d.ReadAheadKB, 64); err == nil {
+		f = append(f, "read-ahead "+BytesIEC(kb*1024))
+	} else {
+		f = append(f, "read-ahead "+shown(d.ReadAheadKB))
+	}
+	return strings.Join(f, ", ")
+}
+
+// irqText: "vda 35,36 on CPUs 0-1 (delivered to 1)".
+func irqText(name string, irqs []sysinfo.IRQ, unknown string) string {
+	if len(irqs) == 0 {
+		return name + " IRQs " + shown(unknown)
+	}
+	var nums []string
+	cpus, eff := map[string]bool{}, map[string]bool{}
+	var cpuList, effList []string
+	for _, q := range irqs {
+		nums = append(nums, strconv.Itoa(q.N))
+		if !cpus[q.CPUs] {
+			cpus[q.CPUs] = true
+			cpuList = append(cpuList, shown(q.CPUs))
+		}
+		if q.Effective != "" && !eff[q.Effective] {
+			eff[q.Effective] = true
+			effList = append(effList, q.Effective)
+		}
+	}
+	text := fmt.Sprintf("%s IRQ %s on CPUs %s", name, strings.Join(nums, ","), strings.Join(cpuList, " / "))
+	if len(effList) > 0 {
+		text += " (delivered to " + strings.Join(effList, " / ") + ")"
+	}
+	return text
+}
+
+// shown is a value as a reader reads it ("unknown: REASON" as it is).
+func shown(v string) string {
+	if v == "" {
+		return "unknown"
+	}
+	return v
+}
+
+func bytesShown(v string) string {
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		return BytesIEC(n)
+	}
+	return shown(v)
+}
