@@ -372,7 +372,7 @@ var carried = map[string]bool{
 	"SCHEDULE_BEHIND": true, "DATABASE_OUTAGE": true, "LOG_WRITE_FAILED": true,
 	"DELIVERIES_WRITE_FAILED": true, "ISOLATION_UPGRADED": true, "ISOLATION_UNVERIFIED": true,
 	"DIALECT_MISMATCH": true, "CHECK_FAILED_TO_RUN": true, "RESULTS_INCOMPLETE": true, "NULL_ENGINE": true,
-	"STATEMENTS_CANCELLED": true,
+	"STATEMENTS_CANCELLED": true, "ROTATIONAL_SCHEDULER": true, "THP_ALWAYS": true, "CPU_POWERSAVE": true,
 }
 
 // recomputed are the warnings every workload shares, which the merge computes again from the
