@@ -86,7 +86,7 @@ func bracketed(s string) string {
 // System is what a result discloses about the system under test.
 type System struct {
 	// Host says whose host the values describe: the database's and the driver's, or only the
-	// driver's (a server elsewhere, whose devices cannot be seen from here).
+	// driver's (a server elsewhere or not known to be here, whose devices cannot be seen).
 	Host           string `json:"host"`
 	Kernel         string `json:"kernel"`
 	Virtualization string `json:"virtualization"`
@@ -117,7 +117,7 @@ type Place struct {
 func Read(r Root, places []Place, local bool) System {
 	s := System{Host: "the database's and the driver's"}
 	if !local {
-		s.Host = "the driver's (the database runs on another host)"
+		s.Host = "the driver's only (the database is not known to run on it)"
 	}
 	s.Kernel = r.value("/proc/sys/kernel/osrelease")
 	s.Virtualization = readVirtualization(r)
