@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,8 +80,10 @@ func storageLine(s *sysinfo.System) string {
 	}
 	var parts []string
 	said := map[string]bool{}
-	var first string // the first file's device (partition)
-	for i, p := range s.Storage {
+	var first string  // the first file's device (partition)
+	var same []string // the roles of the other files on it
+	firstAt := 0
+	for _, p := range s.Storage {
 		where := p.Role
 		if p.Path != "" {
 			where += " " + p.Path
@@ -89,12 +92,12 @@ func storageLine(s *sysinfo.System) string {
 			parts = append(parts, where+": device "+shown(p.Device))
 			continue
 		}
-		if i > 0 && p.Device == first {
-			parts = append(parts, p.Role+" on the same device")
+		if p.Device == first {
+			same = append(same, p.Role)
 			continue
 		}
-		if i == 0 {
-			first = p.Device
+		if first == "" {
+			first, firstAt = p.Device, len(parts)
 		}
 		text := where + " on " + p.Device
 		var info []string
@@ -113,6 +116,9 @@ func storageLine(s *sysinfo.System) string {
 			text += " (" + strings.Join(info, "; ") + ")"
 		}
 		parts = append(parts, text)
+	}
+	if len(same) > 0 && len(parts) > 0 {
+		parts = slices.Insert(parts, firstAt+1, strings.Join(same, ", ")+" on the same device")
 	}
 	return strings.Join(parts, "; ")
 }

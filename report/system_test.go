@@ -93,3 +93,17 @@ func TestSystemInResult(t *testing.T) {
 		}
 	}
 }
+
+// TestStorageLineSameDevice: the files on the first known device's partition are said together
+// after it, after an unknown one too.
+func TestStorageLineSameDevice(t *testing.T) {
+	on := func(role, dev string) sysinfo.Placement {
+		return sysinfo.Placement{Role: role, Path: "/" + role, Device: dev, Disk: dev, FS: "ext4", MountOptions: "rw"}
+	}
+	s := &sysinfo.System{Storage: []sysinfo.Placement{{Role: "data", Device: "unknown: refused"}, on("wal", "vda"), on("redo", "vdb"), on("tablespace t", "vda"), on("tablespace u", "vda")},
+		Devices: []sysinfo.Device{{Name: "vda", Kind: "disk", Model: "M", Rotational: "no", Scheduler: "none", NrRequests: "64", ReadAheadKB: "128"}}}
+	want := "data: device unknown: refused; wal /wal on vda (ext4 rw; M, not rotational, scheduler none, nr_requests 64, read-ahead 128.0 KiB); tablespace t, tablespace u on the same device; redo /redo on vdb (ext4 rw)"
+	if got := storageLine(s); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
