@@ -22,6 +22,8 @@ type Placement struct {
 	FS           string `json:"fs,omitempty"`
 	MountOptions string `json:"mount_options,omitempty"`
 	SuperOptions string `json:"super_options,omitempty"`
+	// Via says how Device was found when not by the path's st_dev.
+	Via string `json:"via,omitempty"`
 }
 
 // Device is a whole disk holding database files, with its I/O settings.
@@ -65,14 +67,24 @@ func readStorage(r Root, places []Place, local bool) ([]Placement, []Device) {
 				pl.Device = Unknown("%v", err)
 				break
 			}
+			var m mount
+			var found bool
 			if merr != nil {
 				pl.FS = unknownErr("/proc/self/mountinfo", merr)
-			} else if m, ok := mountOf(mounts, resolved, majMin); ok {
+			} else if m, found = mountOf(mounts, resolved, majMin); found {
 				pl.MountPoint, pl.FS, pl.MountOptions, pl.SuperOptions = m.point, m.fs, m.opts, m.super
 			} else {
 				pl.FS = Unknown("no mount in /proc/self/mountinfo holds %s", resolved)
 			}
 			dev, err := readDevice(r, majMin)
+			if err != nil && found && strings.HasPrefix(m.source, "/dev/") {
+				// btrfs gives its files an anonymous device number: the mount's source names the
+				// block device (one of them, for a file system over several)
+				if d, serr := sourceDevice(r, m.source); serr == nil {
+					dev, err = d, nil
+					pl.Via = "the mount's source " + m.source + " (st_dev " + majMin + " is anonymous)"
+				}
+			}
 			if err != nil {
 				pl.Device = Unknown("%v", err)
 				break
@@ -89,7 +101,7 @@ func readStorage(r Root, places []Place, local bool) ([]Placement, []Device) {
 }
 
 type mount struct {
-	majMin, point, fs, opts, super string
+	majMin, point, fs, opts, source, super string
 }
 
 // readMountinfo reads /proc/self/mountinfo: "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3
@@ -112,7 +124,7 @@ func readMountinfo(r Root) ([]mount, error) {
 		if sep < 0 || len(f) < sep+3 {
 			continue
 		}
-		m := mount{majMin: f[2], point: unescape(f[4]), opts: f[5], fs: f[sep+1]}
+		m := mount{majMin: f[2], point: unescape(f[4]), opts: f[5], fs: f[sep+1], source: unescape(f[sep+2])}
 		if len(f) > sep+3 {
 			m.super = f[sep+3]
 		}
@@ -167,6 +179,20 @@ func under(path, dir string) bool {
 type device struct {
 	Device
 	part string // the partition (or the disk itself)
+}
+
+// sourceDevice reads the block device a mount's source names (/dev/nvme0n1p2, or a link to it
+// such as /dev/mapper/NAME or /dev/disk/by-uuid/...) through /sys/class/block.
+func sourceDevice(r Root, source string) (device, error) {
+	name := filepath.Base(source)
+	if real, err := filepath.EvalSymlinks(r.path(source)); err == nil {
+		name = filepath.Base(real)
+	}
+	b, err := os.ReadFile(r.path("/sys/class/block/" + name + "/dev"))
+	if err != nil {
+		return device{}, err
+	}
+	return readDevice(r, strings.TrimSpace(string(b)))
 }
 
 // readDevice reads the block device MAJ:MIN (/sys/dev/block/MAJ:MIN): a partition's settings are

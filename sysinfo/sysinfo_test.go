@@ -36,12 +36,13 @@ func metal(t *testing.T) Root {
 		"/srv/pg/data":        "253:0",
 		"/srv/pg/data/pg_wal": "259:2 -> /wal",
 		"/var/tmp x/db":       "0:45",
+		"/btr/db":             "0:50",
 	})
 }
 
 func TestStorageMetal(t *testing.T) {
 	s := Read(metal(t), []Place{{Role: "data", Path: "/srv/pg/data"}, {Role: "wal", Path: "/srv/pg/data/pg_wal"},
-		{Role: "tablespace tmp", Path: "/var/tmp x/db"}, {Role: "missing", Path: "/nowhere"},
+		{Role: "tablespace tmp", Path: "/var/tmp x/db"}, {Role: "tablespace btr", Path: "/btr/db"}, {Role: "missing", Path: "/nowhere"},
 		{Role: "refused", Unknown: Unknown("data_directory was refused")}}, true)
 	want := []Placement{
 		{Role: "data", Path: "/srv/pg/data", Device: "dm-0", Disk: "dm-0", MountPoint: "/srv/pg", FS: "xfs", MountOptions: "rw,noatime", SuperOptions: "rw,attr2,inode64,noquota"},
@@ -49,6 +50,9 @@ func TestStorageMetal(t *testing.T) {
 		{Role: "wal", Path: "/srv/pg/data/pg_wal", Device: "nvme0n1p2", Disk: "nvme0n1", MountPoint: "/", FS: "ext4", MountOptions: "rw,relatime", SuperOptions: "rw,errors=remount-ro"},
 		{Role: "tablespace tmp", Path: "/var/tmp x/db", Device: "unknown: device 0:45 is not a block device (a tmpfs, overlay, network file system or btrfs subvolume has an anonymous one)",
 			MountPoint: "/var/tmp x", FS: "tmpfs", MountOptions: "rw,nosuid", SuperOptions: "rw,size=1024k"},
+		// btrfs: an anonymous st_dev, the device from the mount's source
+		{Role: "tablespace btr", Path: "/btr/db", Device: "nvme0n1p2", Disk: "nvme0n1", MountPoint: "/btr", FS: "btrfs", MountOptions: "rw,relatime",
+			SuperOptions: "rw,ssd,space_cache=v2,subvol=/@data", Via: "the mount's source /dev/nvme0n1p2 (st_dev 0:50 is anonymous)"},
 		{Role: "missing", Path: "/nowhere", Device: "unknown: stat /nowhere: no such file or directory"},
 		{Role: "refused", Device: "unknown: data_directory was refused"},
 	}
