@@ -111,6 +111,12 @@ func storageLine(s *sysinfo.System) string {
 				dt = d.Name + ": " + dt
 			}
 			info = append(info, dt)
+			for _, u := range d.Under { // a device-mapper device's disks
+				if ud, ok := devs[u]; ok && !said[u] {
+					said[u] = true
+					info = append(info, "beneath it "+u+": "+deviceText(ud))
+				}
+			}
 		}
 		if len(info) > 0 {
 			text += " (" + strings.Join(info, "; ") + ")"

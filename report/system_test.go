@@ -107,3 +107,16 @@ func TestStorageLineSameDevice(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestStorageLineDeviceMapper: a device-mapper volume's disks beneath it are said with it.
+func TestStorageLineDeviceMapper(t *testing.T) {
+	s := &sysinfo.System{Storage: []sysinfo.Placement{{Role: "data", Path: "/srv", Device: "dm-0", Disk: "dm-0", FS: "xfs", MountOptions: "rw"}},
+		Devices: []sysinfo.Device{
+			{Name: "dm-0", Kind: "device-mapper vg-data over nvme0n1p2", Model: "unknown: no model", Driver: "unknown: no driver", Rotational: "no", Scheduler: "none", NrRequests: "256", ReadAheadKB: "4096", Under: []string{"nvme0n1"}},
+			{Name: "nvme0n1", Kind: "disk", Model: "SSD", Rotational: "no", Scheduler: "bfq", NrRequests: "1023", ReadAheadKB: "128"}}}
+	want := "data /srv on dm-0 (xfs rw; device-mapper vg-data over nvme0n1p2, not rotational, scheduler none, nr_requests 256, read-ahead 4.0 MiB; " +
+		"beneath it nvme0n1: SSD, not rotational, scheduler bfq, nr_requests 1023, read-ahead 128.0 KiB)"
+	if got := storageLine(s); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

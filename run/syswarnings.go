@@ -27,7 +27,14 @@ func systemWarnings(r *report.Result) []report.Warning {
 	roles := map[string][]string{} // disk: what it holds
 	for _, p := range s.Storage {
 		if p.Disk != "" {
-			roles[p.Disk] = append(roles[p.Disk], p.Role+" "+p.Path)
+			roles[p.Disk] = append(roles[p.Disk], strings.TrimSpace(p.Role+" "+p.Path))
+		}
+	}
+	for _, d := range s.Devices { // the disks beneath a device-mapper device hold its files too
+		for _, u := range d.Under {
+			for _, role := range roles[d.Name] {
+				roles[u] = append(roles[u], role+" (through "+d.Name+")")
+			}
 		}
 	}
 	for _, d := range s.Devices {
@@ -49,8 +56,8 @@ func systemWarnings(r *report.Result) []report.Warning {
 		if d := s.CPU.Driver; strings.HasPrefix(d, "intel_pstate") || strings.HasPrefix(d, "amd-pstate") {
 			why = "under " + d + " powersave scales the frequency with the load but favours energy, raising it late under bursts, so latencies are longer and noisier than under performance"
 		}
-		add("CPU_POWERSAVE", "the CPU frequency governor of %s is %s (scaling_driver %s): %s; set it to performance (cpupower frequency-set -g performance)",
-			whose, g, orUnknown(s.CPU.Driver), why)
+		add("CPU_POWERSAVE", "the CPU frequency governor is %s (scaling_driver %s) on %s: %s; set it to performance (cpupower frequency-set -g performance)",
+			g, orUnknown(s.CPU.Driver), whose, why)
 	}
 	return ws
 }

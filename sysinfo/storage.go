@@ -38,7 +38,10 @@ type Device struct {
 	Scheduler   string `json:"scheduler"`  // the selected one of queue/scheduler
 	NrRequests  string `json:"nr_requests"`
 	ReadAheadKB string `json:"read_ahead_kb"`
-	IRQs        []IRQ  `json:"irqs,omitempty"`
+	// Under are the whole disks beneath a device-mapper device (each also among the devices): their
+	// queues and interrupts are the ones the I/O reaches.
+	Under []string `json:"under,omitempty"`
+	IRQs  []IRQ    `json:"irqs,omitempty"`
 	// IRQsUnknown says why IRQs is empty.
 	IRQsUnknown string `json:"irqs_unknown,omitempty"`
 }
@@ -90,14 +93,30 @@ func readStorage(r Root, places []Place, local bool) ([]Placement, []Device) {
 				break
 			}
 			pl.Device, pl.Disk = dev.part, dev.Name
-			if !seen[dev.Name] {
-				seen[dev.Name] = true
-				devs = append(devs, dev.Device)
-			}
+			devs = addDevice(r, devs, seen, dev)
 		}
 		out = append(out, pl)
 	}
 	return out, devs
+}
+
+// addDevice adds dev to devs once, and the disks beneath it (device-mapper's slaves).
+func addDevice(r Root, devs []Device, seen map[string]bool, dev device) []Device {
+	if seen[dev.Name] {
+		return devs
+	}
+	seen[dev.Name] = true
+	at := len(devs)
+	devs = append(devs, dev.Device)
+	for _, mm := range dev.slaves {
+		under, err := readDevice(r, mm)
+		if err != nil {
+			continue
+		}
+		devs[at].Under = append(devs[at].Under, under.Name)
+		devs = addDevice(r, devs, seen, under)
+	}
+	return devs
 }
 
 type mount struct {
@@ -178,7 +197,8 @@ func under(path, dir string) bool {
 
 type device struct {
 	Device
-	part string // the partition (or the disk itself)
+	part   string   // the partition (or the disk itself)
+	slaves []string // a device-mapper device's: MAJ:MIN
 }
 
 // sourceDevice reads the block device a mount's source names (/dev/nvme0n1p2, or a link to it
@@ -236,6 +256,12 @@ func readDevice(r Root, majMin string) (device, error) {
 		if len(names) > 0 {
 			d.Kind += " over " + strings.Join(names, ",")
 		}
+		for _, sl := range slaves {
+			b, err := os.ReadFile(filepath.Join(sl, "dev"))
+			if err == nil {
+				d.slaves = append(d.slaves, strings.TrimSpace(string(b)))
+			}
+		}
 	}
 	d.Driver = Unknown("no driver link at %s", rel("device/driver"))
 	// an NVMe namespace's device is its controller, whose device (the PCI function) has the driver
@@ -264,6 +290,9 @@ func readDevice(r Root, majMin string) (device, error) {
 	d.NrRequests = val("queue/nr_requests")
 	d.ReadAheadKB = val("queue/read_ahead_kb")
 	d.IRQs, d.IRQsUnknown = deviceIRQs(r, filepath.Join(disk, "device"))
+	if strings.HasPrefix(d.Kind, "device-mapper") && len(d.IRQs) == 0 {
+		d.IRQsUnknown = Unknown("a device-mapper device has none: its I/O reaches the disks beneath it")
+	}
 	return d, nil
 }
 

@@ -64,7 +64,8 @@ func TestStorageMetal(t *testing.T) {
 	}
 	dm, nvme := s.Devices[0], s.Devices[1]
 	if dm.Name != "dm-0" || dm.Kind != "device-mapper vg-data over nvme0n1p2" || dm.Scheduler != "none" || dm.Rotational != "no" ||
-		dm.NrRequests != "256" || dm.ReadAheadKB != "4096" || dm.Model != "unknown: no /sys/block/dm-0/device/model" || len(dm.IRQs) != 0 || !IsUnknown(dm.IRQsUnknown) {
+		dm.NrRequests != "256" || dm.ReadAheadKB != "4096" || dm.Model != "unknown: no /sys/block/dm-0/device/model" || len(dm.IRQs) != 0 ||
+		dm.IRQsUnknown != "unknown: a device-mapper device has none: its I/O reaches the disks beneath it" || len(dm.Under) != 1 || dm.Under[0] != "nvme0n1" {
 		t.Errorf("dm-0: %s", js(dm))
 	}
 	wantNVMe := Device{Name: "nvme0n1", Kind: "disk", Model: "Samsung SSD 980 PRO 1TB", Driver: "nvme", Rotational: "no",
