@@ -287,6 +287,7 @@ func envelope(shards []*Shard, ops []string, tot *measure.Totals, lm *logMerge, 
 		d := r0.Driver
 		res.Driver.OS, res.Driver.Kernel, res.Driver.GoVersion, res.Driver.GOMAXPROCS = d.OS, d.Kernel, d.GoVersion, d.GOMAXPROCS
 		res.Driver.MemTotalBytes, res.Driver.MemAvailableBytes = d.MemTotalBytes, d.MemAvailableBytes
+		res.System = r0.System // the system under test, as shard 0 read it
 	}
 	if tripOps > 0 {
 		res.Driver.RoundTripsPerTx = trips / tripOps
