@@ -126,16 +126,23 @@ func readNICs(r Root) []NIC {
 	return nics
 }
 
-// readIRQBalance says whether a process named irqbalance runs (/proc/PID/comm).
+// readIRQBalance says whether a process named irqbalance runs (/proc/PID/comm), when /proc shows
+// every process (process 1's among them).
 func readIRQBalance(r Root) string {
 	comms, err := filepath.Glob(r.path("/proc/[0-9]*/comm"))
 	if err != nil || len(comms) == 0 {
 		return Unknown("no process is listed in /proc")
+	}
+	if _, err := os.Stat(r.path("/proc/1/comm")); err != nil {
+		return Unknown("/proc shows no process 1: it hides other users' processes (hidepid) or is another namespace's")
 	}
 	for _, c := range comms {
 		if b, err := os.ReadFile(c); err == nil && strings.TrimSpace(string(b)) == "irqbalance" {
 			return "running"
 		}
 	}
-	return "not running"
+	return NoIRQBalance
 }
+
+// NoIRQBalance is IRQBalance when no process of that name runs.
+const NoIRQBalance = "not running (no process named irqbalance in /proc)"

@@ -98,7 +98,7 @@ type System struct {
 	CPU     CPU         `json:"cpu"`
 	// NICs are the network cards (not the virtual interfaces) and their interrupts.
 	NICs []NIC `json:"nics,omitempty"`
-	// IRQBalance: "running", "not running", or unknown.
+	// IRQBalance: "running", NoIRQBalance, or unknown.
 	IRQBalance string `json:"irqbalance"`
 }
 

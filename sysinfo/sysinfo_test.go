@@ -126,7 +126,7 @@ func TestVM(t *testing.T) {
 	if s.Memory.THP != "unknown: no /sys/kernel/mm/transparent_hugepage/enabled" || s.Memory.SwapTotalBytes != "0" || s.Memory.DirtyBytes != "" {
 		t.Errorf("memory: %s", js(s.Memory))
 	}
-	if s.Virtualization != "virtual machine (the CPU's hypervisor flag; no DMI identity in /sys/class/dmi/id)" || s.IRQBalance != "not running" || len(s.NICs) != 0 {
+	if s.Virtualization != "virtual machine (the CPU's hypervisor flag; no DMI identity in /sys/class/dmi/id)" || s.IRQBalance != NoIRQBalance || len(s.NICs) != 0 {
 		t.Errorf("virtualization %q, irqbalance %q, NICs %s", s.Virtualization, s.IRQBalance, js(s.NICs))
 	}
 }
@@ -192,4 +192,19 @@ func TestHost(t *testing.T) {
 func js(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestIRQBalanceHidden: a /proc that does not show process 1 (hidepid) cannot say irqbalance is not
+// running.
+func TestIRQBalanceHidden(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "proc", "4242"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "proc", "4242", "comm"), []byte("candor\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := readIRQBalance(Root{Dir: dir}); !strings.HasPrefix(got, "unknown: /proc shows no process 1") {
+		t.Errorf("irqbalance %q", got)
+	}
 }
