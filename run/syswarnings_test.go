@@ -104,3 +104,18 @@ func TestSystemWarningsPstate(t *testing.T) {
 		t.Errorf("CPU_POWERSAVE under intel_pstate: %q", m)
 	}
 }
+
+// TestSystemWarningsMD: under an md mirror of a rotating disk and an SSD, both under bfq, only the
+// SSD is warned about, as holding the data through md0.
+func TestSystemWarningsMD(t *testing.T) {
+	s := fixtureSystem(t, "metal", []sysinfo.Place{{Role: "data", Path: "/mirror/db"}}, map[string]string{"/mirror/db": "9:0"}, true)
+	var rot []string
+	for _, w := range systemWarnings(pgOn(s, "mysql", true)) {
+		if w.Code == "ROTATIONAL_SCHEDULER" {
+			rot = append(rot, w.Message)
+		}
+	}
+	if len(rot) != 1 || !strings.HasPrefix(rot[0], "sdb holds the database's data /mirror/db (through md0)") || !strings.Contains(rot[0], "scheduler is bfq") {
+		t.Errorf("ROTATIONAL_SCHEDULER %q", rot)
+	}
+}

@@ -29,8 +29,8 @@ type Placement struct {
 // Device is a whole disk holding database files, with its I/O settings.
 type Device struct {
 	Name string `json:"name"`
-	// Kind: "disk", "virtual" (under /sys/devices/virtual: loop, zram), or "device-mapper NAME
-	// over sda2,sdb2".
+	// Kind: "disk", "virtual" (under /sys/devices/virtual: loop, zram), "device-mapper NAME over
+	// sda2,sdb2" or "md raid1 over sda1,sdb1".
 	Kind        string `json:"kind"`
 	Model       string `json:"model"`
 	Driver      string `json:"driver"`
@@ -38,8 +38,8 @@ type Device struct {
 	Scheduler   string `json:"scheduler"`  // the selected one of queue/scheduler
 	NrRequests  string `json:"nr_requests"`
 	ReadAheadKB string `json:"read_ahead_kb"`
-	// Under are the whole disks beneath a device-mapper device (each also among the devices): their
-	// queues and interrupts are the ones the I/O reaches.
+	// Under are the whole disks beneath a device-mapper or md device (each also among the
+	// devices): their queues and interrupts are the ones the I/O reaches.
 	Under []string `json:"under,omitempty"`
 	IRQs  []IRQ    `json:"irqs,omitempty"`
 	// IRQsUnknown says why IRQs is empty.
@@ -198,7 +198,7 @@ func under(path, dir string) bool {
 type device struct {
 	Device
 	part   string   // the partition (or the disk itself)
-	slaves []string // a device-mapper device's: MAJ:MIN
+	slaves []string // the devices beneath a device-mapper or md device: MAJ:MIN
 }
 
 // sourceDevice reads the block device a mount's source names (/dev/nvme0n1p2, or a link to it
@@ -246,22 +246,22 @@ func readDevice(r Root, majMin string) (device, error) {
 	if strings.Contains(filepath.ToSlash(disk), "/devices/virtual/") {
 		d.Kind = "virtual"
 	}
+	// a device over others (device-mapper, md RAID): its kind and the devices beneath it
 	if name, err := os.ReadFile(filepath.Join(disk, "dm", "name")); err == nil {
-		slaves, _ := filepath.Glob(filepath.Join(disk, "slaves", "*"))
-		var names []string
-		for _, s := range slaves {
-			names = append(names, filepath.Base(s))
-		}
 		d.Kind = "device-mapper " + strings.TrimSpace(string(name))
-		if len(names) > 0 {
-			d.Kind += " over " + strings.Join(names, ",")
+	} else if level, err := os.ReadFile(filepath.Join(disk, "md", "level")); err == nil {
+		d.Kind = "md " + strings.TrimSpace(string(level))
+	}
+	slaves, _ := filepath.Glob(filepath.Join(disk, "slaves", "*"))
+	var names []string
+	for _, sl := range slaves {
+		names = append(names, filepath.Base(sl))
+		if b, err := os.ReadFile(filepath.Join(sl, "dev")); err == nil {
+			d.slaves = append(d.slaves, strings.TrimSpace(string(b)))
 		}
-		for _, sl := range slaves {
-			b, err := os.ReadFile(filepath.Join(sl, "dev"))
-			if err == nil {
-				d.slaves = append(d.slaves, strings.TrimSpace(string(b)))
-			}
-		}
+	}
+	if len(names) > 0 {
+		d.Kind += " over " + strings.Join(names, ",")
 	}
 	d.Driver = Unknown("no driver link at %s", rel("device/driver"))
 	// an NVMe namespace's device is its controller, whose device (the PCI function) has the driver
@@ -290,8 +290,8 @@ func readDevice(r Root, majMin string) (device, error) {
 	d.NrRequests = val("queue/nr_requests")
 	d.ReadAheadKB = val("queue/read_ahead_kb")
 	d.IRQs, d.IRQsUnknown = deviceIRQs(r, filepath.Join(disk, "device"))
-	if strings.HasPrefix(d.Kind, "device-mapper") && len(d.IRQs) == 0 {
-		d.IRQsUnknown = Unknown("a device-mapper device has none: its I/O reaches the disks beneath it")
+	if len(d.slaves) > 0 && len(d.IRQs) == 0 {
+		d.IRQsUnknown = Unknown("a device over others has none: its I/O reaches the disks beneath it")
 	}
 	return d, nil
 }

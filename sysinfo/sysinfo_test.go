@@ -65,7 +65,7 @@ func TestStorageMetal(t *testing.T) {
 	dm, nvme := s.Devices[0], s.Devices[1]
 	if dm.Name != "dm-0" || dm.Kind != "device-mapper vg-data over nvme0n1p2" || dm.Scheduler != "none" || dm.Rotational != "no" ||
 		dm.NrRequests != "256" || dm.ReadAheadKB != "4096" || dm.Model != "unknown: no /sys/block/dm-0/device/model" || len(dm.IRQs) != 0 ||
-		dm.IRQsUnknown != "unknown: a device-mapper device has none: its I/O reaches the disks beneath it" || len(dm.Under) != 1 || dm.Under[0] != "nvme0n1" {
+		dm.IRQsUnknown != "unknown: a device over others has none: its I/O reaches the disks beneath it" || len(dm.Under) != 1 || dm.Under[0] != "nvme0n1" {
 		t.Errorf("dm-0: %s", js(dm))
 	}
 	wantNVMe := Device{Name: "nvme0n1", Kind: "disk", Model: "Samsung SSD 980 PRO 1TB", Driver: "nvme", Rotational: "no",
@@ -206,5 +206,28 @@ func TestIRQBalanceHidden(t *testing.T) {
 	}
 	if got := readIRQBalance(Root{Dir: dir}); !strings.HasPrefix(got, "unknown: /proc shows no process 1") {
 		t.Errorf("irqbalance %q", got)
+	}
+}
+
+// TestStorageMD: an md RAID's disks beneath it are read (their partitions' whole disks), with the
+// interrupts of their controller.
+func TestStorageMD(t *testing.T) {
+	r := fixture(t, "metal", map[string]string{"/mirror/db": "9:0"})
+	s := Read(r, []Place{{Role: "data", Path: "/mirror/db"}}, true)
+	if len(s.Storage) != 1 || s.Storage[0].Device != "md0" || s.Storage[0].FS != "ext4" {
+		t.Fatalf("storage %s", js(s.Storage))
+	}
+	if len(s.Devices) != 3 {
+		t.Fatalf("devices %s", js(s.Devices))
+	}
+	md, sda, sdb := s.Devices[0], s.Devices[1], s.Devices[2]
+	if md.Kind != "md raid1 over sda1,sdb1" || strings.Join(md.Under, ",") != "sda,sdb" || md.Rotational != "yes" {
+		t.Errorf("md0 %s", js(md))
+	}
+	if sda.Model != "ST4000NM000A" || sda.Rotational != "yes" || sda.Scheduler != "bfq" || sdb.Rotational != "no" || sdb.Model != "Micron 5300" {
+		t.Errorf("sda %s, sdb %s", js(sda), js(sdb))
+	}
+	if want := []IRQ{{N: 140, Name: "ahci[0000:00:17.0]", CPUs: "0-3"}}; !reflect.DeepEqual(sdb.IRQs, want) {
+		t.Errorf("sdb's IRQs %s", js(sdb.IRQs))
 	}
 }
