@@ -41,6 +41,9 @@ func discloseSystem(ctx context.Context, db driver.DB, kind string, d *Disclosur
 		d.Errors = append(d.Errors, err.Error())
 	}
 	sys := sysinfo.Read(systemRoot, places, d.OnDriverHost)
+	if kind == "null" {
+		sys.Host = "the driver's (the null engine has no database)"
+	}
 	d.System = &sys
 }
 
