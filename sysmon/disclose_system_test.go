@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/driver"
+	_ "github.com/candor-bench/candor/driver/null"
 	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/sysinfo"
 )
@@ -240,5 +241,18 @@ func TestPGWAL(t *testing.T) {
 	}
 	if p := pgWAL(filepath.Join(dir, "missing"), true); p.Path != "" || !strings.Contains(p.Unknown, "no such file") {
 		t.Errorf("a missing data directory: %+v", p)
+	}
+}
+
+// TestDiscloseSystemNull: the null engine has no files; its system is the driver's host's.
+func TestDiscloseSystemNull(t *testing.T) {
+	db, err := driver.Open(t.Context(), "null:?service=fixed:1ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d := Disclose(t.Context(), db)
+	if d.System == nil || len(d.System.Storage) != 0 || d.System.Host != "the driver's (the null engine has no database)" || sysinfo.IsUnknown(d.System.CPU.Threads) {
+		t.Errorf("the null engine's system: %+v", d.System)
 	}
 }
