@@ -156,30 +156,51 @@ func deviceText(d sysinfo.Device) string {
 	return strings.Join(f, ", ")
 }
 
-// irqText: "vda 35,36 on CPUs 0-1 (delivered to 1)".
+// irqText: "vda IRQ 35-36 on CPUs 0-1 (delivered to CPUs 1)"; many CPU sets (a queue per CPU) are said
+// by their count and union.
 func irqText(name string, irqs []sysinfo.IRQ, unknown string) string {
 	if len(irqs) == 0 {
 		return name + " IRQs " + shown(unknown)
 	}
-	var nums []string
-	cpus, eff := map[string]bool{}, map[string]bool{}
-	var cpuList, effList []string
+	nums := make([]int, 0, len(irqs))
+	var cpus, eff []string
 	for _, q := range irqs {
-		nums = append(nums, strconv.Itoa(q.N))
-		if !cpus[q.CPUs] {
-			cpus[q.CPUs] = true
-			cpuList = append(cpuList, shown(q.CPUs))
+		nums = append(nums, q.N)
+		if !slices.Contains(cpus, q.CPUs) {
+			cpus = append(cpus, q.CPUs)
 		}
-		if q.Effective != "" && !eff[q.Effective] {
-			eff[q.Effective] = true
-			effList = append(effList, q.Effective)
+		if q.Effective != "" && !slices.Contains(eff, q.Effective) {
+			eff = append(eff, q.Effective)
 		}
 	}
-	text := fmt.Sprintf("%s IRQ %s on CPUs %s", name, strings.Join(nums, ","), strings.Join(cpuList, " / "))
-	if len(effList) > 0 {
-		text += " (delivered to " + strings.Join(effList, " / ") + ")"
+	slices.Sort(nums)
+	text := fmt.Sprintf("%s IRQ %s on %s", name, sysinfo.FormatList(nums), cpuSets(cpus))
+	if len(eff) > 0 {
+		text += " (delivered to " + cpuSets(eff) + ")"
 	}
 	return text
+}
+
+// cpuSets says a few CPU lists one by one ("CPUs 0-3 / 0"), more by their count and union ("8 CPU
+// sets over 0-7").
+func cpuSets(sets []string) string {
+	if len(sets) <= 3 {
+		return "CPUs " + strings.Join(sets, " / ")
+	}
+	var all []int
+	for _, s := range sets {
+		l, err := sysinfo.ParseList(s)
+		if err != nil {
+			return "CPUs " + strings.Join(sets, " / ")
+		}
+		for _, c := range l {
+			if !slices.Contains(all, c) {
+				all = append(all, c)
+			}
+		}
+	}
+	slices.Sort(all)
+	return fmt.Sprintf("%d CPU sets over %s", len(sets), sysinfo.FormatList(all))
 }
 
 // shown is a value as a reader reads it ("unknown: REASON" as it is).

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestSystemRows(t *testing.T) {
 			"tablespace tmp /tmp/t: device unknown: device 0:45 is not a block device"},
 		{"memory", "THP always (defrag madvise) · huge pages 100 of 512 free, 2.0 MiB each · swap 8.0 GiB · swappiness 10 · dirty_ratio 20, dirty_background_ratio 10, dirty_background_bytes 256.0 MiB"},
 		{"cpu", "Xeon · 4 threads on 2 cores, SMT on · NUMA node0 0-1, node1 2-3 · governor powersave (acpi-cpufreq) · none seen (no hypervisor flag in /proc/cpuinfo; DMI Dell Inc. PowerEdge R650)"},
-		{"irqs", "nvme0n1 IRQ 120,121 on CPUs 0-3 / 0 (delivered to 0) · sda IRQs unknown: neither the device nor a parent has msi_irqs or an irq · eno1 IRQ 130 on CPUs 2 · irqbalance running"},
+		{"irqs", "nvme0n1 IRQ 120-121 on CPUs 0-3 / 0 (delivered to CPUs 0) · sda IRQs unknown: neither the device nor a parent has msi_irqs or an irq · eno1 IRQ 130 on CPUs 2 · irqbalance running"},
 	}
 	got := SystemRows(metalSystem())
 	if len(got) != len(want) {
@@ -117,6 +118,18 @@ func TestStorageLineDeviceMapper(t *testing.T) {
 	want := "data /srv on dm-0 (xfs rw; device-mapper vg-data over nvme0n1p2, not rotational, scheduler none, nr_requests 256, read-ahead 4.0 MiB; " +
 		"beneath it nvme0n1: SSD, not rotational, scheduler bfq, nr_requests 1023, read-ahead 128.0 KiB)"
 	if got := storageLine(s); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestIRQTextManyQueues: a queue per CPU is said by its count and union, not one by one.
+func TestIRQTextManyQueues(t *testing.T) {
+	var irqs []sysinfo.IRQ
+	for c := range 8 {
+		irqs = append(irqs, sysinfo.IRQ{N: 200 + c, CPUs: fmt.Sprint(c), Effective: fmt.Sprint(c)})
+	}
+	irqs = append(irqs, sysinfo.IRQ{N: 199, CPUs: "0-7", Effective: "3"})
+	if got, want := irqText("nvme0n1", irqs, ""), "nvme0n1 IRQ 199-207 on 9 CPU sets over 0-7 (delivered to 8 CPU sets over 0-7)"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -51,7 +51,7 @@ func readCPU(r Root) CPU {
 	}
 	const sysCPU = "/sys/devices/system/cpu/"
 	online := r.value(sysCPU + "online")
-	cpus, err := parseList(online)
+	cpus, err := ParseList(online)
 	if IsUnknown(online) {
 		c.Threads, c.Cores = online, online
 	} else if err != nil {
@@ -69,7 +69,7 @@ func readCPU(r Root) CPU {
 				break
 			}
 			sib[s] = true
-			if l, err := parseList(s); err == nil && len(l) > 1 {
+			if l, err := ParseList(s); err == nil && len(l) > 1 {
 				smt = true
 			}
 		}
@@ -144,13 +144,13 @@ func readGovernors(r Root, cpus []int) (string, string) {
 		if g == "unknown" {
 			name = Unknown("no cpufreq")
 		}
-		parts = append(parts, name+" on "+formatList(byGov[g]))
+		parts = append(parts, name+" on "+FormatList(byGov[g]))
 	}
 	return strings.Join(parts, "; "), driver
 }
 
-// parseList reads a kernel CPU list ("0-3,8,10-11").
-func parseList(s string) ([]int, error) {
+// ParseList reads a kernel CPU list ("0-3,8,10-11").
+func ParseList(s string) ([]int, error) {
 	var out []int
 	if s == "" {
 		return nil, nil
@@ -174,8 +174,8 @@ func parseList(s string) ([]int, error) {
 	return out, nil
 }
 
-// formatList writes sorted CPUs as a kernel CPU list.
-func formatList(l []int) string {
+// FormatList writes sorted numbers as a kernel CPU list ("0-3,8").
+func FormatList(l []int) string {
 	var parts []string
 	for i := 0; i < len(l); {
 		j := i
