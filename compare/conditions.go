@@ -56,7 +56,7 @@ func newDifference(name, a, b string) Difference {
 // first lists the conditions shown first, in this order; the others follow alphabetically.
 var first = []string{
 	"workload", "mode", "setup", "terminals", "connections", "isolation", "seed", "warmup_seconds",
-	"measure_seconds", "partial", "warnings", "tool", "database", "driver_host", "plan",
+	"measure_seconds", "partial", "warnings", "tool", "database", "driver_host", "system", "plan",
 }
 
 // results are the parts of result.json's envelope that are what a run measured, not how it was
@@ -68,6 +68,8 @@ var results = map[string]bool{
 	"format_version": true, "disclaimer": true, "started_at": true, "operations": true, "op_order": true,
 	"key_op": true, "headline": true, "sections": true, "details": true, "verdicts": true, "checks": true,
 	"resources": true, "rate": true, "partial_reason": true, "warnings": true,
+	// The system under test, compared as a reader acts on it (system.go).
+	"system": true,
 	// A merged run's shards and their own figures (the conditions differing are in plan.shard).
 	"shards": true,
 	// Figures of the driver host measured during the run (host CPU is compared apart below).
@@ -130,6 +132,7 @@ func Conditions(a, b map[string]any) []Difference {
 	if wa, wb := warningCodes(a), warningCodes(b); wa != wb {
 		out = append(out, newDifference("warnings", wa, wb))
 	}
+	out = append(out, systemDifferences(a["system"], b["system"])...)
 	if ea, eb := endpointURLs(a), endpointURLs(b); ea != eb {
 		out = append(out, newDifference("endpoints", ea, eb))
 	}

@@ -290,6 +290,7 @@ func envelope(shards []*Shard, ops []string, tot *measure.Totals, lm *logMerge, 
 		d := r0.Driver
 		res.Driver.OS, res.Driver.Kernel, res.Driver.GoVersion, res.Driver.GOMAXPROCS = d.OS, d.Kernel, d.GoVersion, d.GOMAXPROCS
 		res.Driver.MemTotalBytes, res.Driver.MemAvailableBytes = d.MemTotalBytes, d.MemAvailableBytes
+		res.System = r0.System // the system under test, as shard 0 read it
 	}
 	if tripOps > 0 {
 		res.Driver.RoundTripsPerTx = trips / tripOps
@@ -377,7 +378,7 @@ var carried = map[string]bool{
 	"SCHEDULE_BEHIND": true, "DATABASE_OUTAGE": true, "LOG_WRITE_FAILED": true,
 	"DELIVERIES_WRITE_FAILED": true, "ISOLATION_UPGRADED": true, "ISOLATION_UNVERIFIED": true,
 	"DIALECT_MISMATCH": true, "CHECK_FAILED_TO_RUN": true, "RESULTS_INCOMPLETE": true, "NULL_ENGINE": true,
-	"STATEMENTS_CANCELLED": true,
+	"STATEMENTS_CANCELLED": true, "ROTATIONAL_SCHEDULER": true, "THP_ALWAYS": true, "CPU_POWERSAVE": true,
 }
 
 // recomputed are the warnings every workload shares, which the merge computes again from the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/sysinfo"
 )
 
 // fakeShard writes a shard's directory as a run would: an interval log (intervals of one second,
@@ -65,8 +66,8 @@ func fakeShard(t testing.TB, dir string, i, n int, from time.Time, secs int, rng
 		StartedAt: started, WarmupSeconds: 2, MeasureSeconds: float64(secs), OpOrder: ops, KeyOp: "read",
 		Operations: map[string]*report.TxResult{}, Warnings: []report.Warning{},
 		Headline: []report.Figure{{Name: "throughput", Value: float64(10 * (i + 1)), Unit: "operations per second"}, {Name: "hit ratio", Value: 50, Unit: "%"}},
-		Shard:    &report.Shard{Index: i, Count: n, RootSeed: 7},
-		Plan:     map[string]any{"workload": "synthetic", "mode": "rate", "interval": "1s", "seed": 100 + i, "shard": map[string]any{"index": i, "count": n, "root_seed": 7}}}
+		Shard:    &report.Shard{Index: i, Count: n, RootSeed: 7}, System: &sysinfo.System{Kernel: "6.8.0", IRQBalance: "running"},
+		Plan: map[string]any{"workload": "synthetic", "mode": "rate", "interval": "1s", "seed": 100 + i, "shard": map[string]any{"index": i, "count": n, "root_seed": 7}}}
 	for op, name := range ops {
 		c := tot.Hist[op][measure.Response].TotalCount()
 		r.Operations[name] = &report.TxResult{Count: c, Errors: int64(op), Failures: &report.Failures{ByClass: map[string]int64{"timeout": int64(op)}},
@@ -118,6 +119,9 @@ func TestMergeSyntheticShards(t *testing.T) {
 	}
 	if len(res.Headline) != 1 || res.Headline[0].Name != "throughput" || res.Headline[0].Value != 60 {
 		t.Errorf("headline %+v, want the shards' throughputs summed (10+20+30) and the percentage left out", res.Headline)
+	}
+	if res.System == nil || res.System.Kernel != "6.8.0" {
+		t.Errorf("the system of shards on one host: %+v", res.System)
 	}
 	if len(res.Shards) != 3 || res.Shards[2].Index != 2 {
 		t.Errorf("shards %+v", res.Shards)

@@ -56,7 +56,7 @@ type DriverWatch struct {
 // resources that peaked.
 func printDisclosure(w io.Writer, r *Result) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	if len(r.Database.Settings) == 0 && r.Database.SizeBytes == 0 && r.Driver.OS == "" && r.Resources == nil {
+	if len(r.Database.Settings) == 0 && r.Database.SizeBytes == 0 && r.Driver.OS == "" && r.Resources == nil && r.System == nil {
 		return // a result from before the disclosure existed
 	}
 	p("\ndisclosure:\n")
@@ -76,6 +76,9 @@ func printDisclosure(w io.Writer, r *Result) {
 	h := r.Driver
 	if h.OS != "" {
 		p("  driver     %s · %s · kernel %s · %d CPUs, GOMAXPROCS %d · %s · %s %s\n", h.Hostname, h.OS, h.Kernel, h.CPUs, h.GOMAXPROCS, h.GoVersion, r.Tool.Name, r.Tool.Version)
+	}
+	for _, row := range SystemRows(r.System) {
+		p("  %-10s %s\n", row.Label, row.Value)
 	}
 	if wt := h.Watch; wt != nil {
 		p("  self-watch driver CPU %.0f%% of a core (max %.0f%%) · Go scheduler latency p99 %s ms · GC pauses max %s ms, %s ms in all · host CPU %.0f%% busy\n",

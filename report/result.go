@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/measure"
+	"github.com/candor-bench/candor/sysinfo"
 	"github.com/candor-bench/candor/userr"
 )
 
@@ -68,6 +69,10 @@ type Result struct {
 
 	Database Database `json:"database"`
 	Driver   Host     `json:"driver_host"`
+	// System is the system under test: the devices holding the database's files and their I/O
+	// settings, memory, CPUs, interrupts, kernel and virtualisation (package sysinfo); absent from
+	// results made before it was disclosed.
+	System *sysinfo.System `json:"system,omitempty"`
 
 	// Operations are the figures per operation over the measurement interval, by the workload's
 	// operation names; OpOrder is the workload's order of them (for display).

@@ -53,6 +53,7 @@ func conditionWarnings(r *report.Result) []report.Warning {
 	if msg := cpuStolen(r); msg != "" {
 		ws = append(ws, report.Warning{Code: "CPU_STOLEN", Message: msg})
 	}
+	ws = append(ws, systemWarnings(r)...) // syswarnings.go
 	return ws
 }
 

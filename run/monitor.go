@@ -58,6 +58,7 @@ func (m *monitor) finish(r *report.Result) {
 	r.Database.SizeBytes = d.SizeBytes
 	r.Database.OnDriverHost = d.OnDriverHost
 	r.Database.Client = d.Client
+	r.System = d.System
 	if m.client != nil {
 		r.Database.Client = m.client()
 	}

@@ -178,6 +178,15 @@ func TestDisclosurePostgres(t *testing.T) {
 	if !strings.Contains(summary, "fsync on") || !strings.Contains(summary, "commits/s") {
 		t.Error("the summary's disclosure does not show fsync or the commit rate")
 	}
+	// the system under test: the server's data directory is on this host, on a device
+	if s := r.System; s == nil || len(s.Storage) == 0 || s.Storage[0].Role != "data" || s.Storage[0].Path == "" {
+		t.Errorf("system %+v", r.System)
+	}
+	for _, line := range []string{"\n  storage    data /", "\n  memory     THP ", "\n  cpu        ", "\n  irqs       "} {
+		if !strings.Contains(summary, line) {
+			t.Errorf("the summary's disclosure lacks %q", line)
+		}
+	}
 }
 
 // TestDurabilityOffPostgres: a server started with fsync=off (the second throwaway server of

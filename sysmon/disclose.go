@@ -14,6 +14,7 @@ import (
 	"github.com/shirou/gopsutil/v4/mem"
 
 	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/sysinfo"
 )
 
 // Disclosure is what a result must say about the conditions of a run (issue 3, §5): the engine's
@@ -35,6 +36,9 @@ type Disclosure struct {
 	// NotKept are the db.* series the engine does not keep (MySQL family: a status counter it
 	// lacks, or on Dolt has but never counts), left out of the samples: not kept, rather than 0.
 	NotKept []string
+	// System is the system under test: the devices holding the database's files and their I/O
+	// settings, memory, CPUs, interrupts (package sysinfo; disclose_system.go).
+	System *sysinfo.System
 	// Errors say what could not be read.
 	Errors []string
 }
@@ -108,6 +112,7 @@ func Disclose(ctx context.Context, db driver.DB) Disclosure {
 			}
 		}
 	}
+	discloseSystem(ctx, db, kind, &d)
 	return d
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/candor-bench/candor/measure"
 	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/sysinfo"
 	"github.com/candor-bench/candor/sysmon"
 )
 
@@ -306,7 +307,7 @@ func (d *runData) disclosure() []kvSection {
 	}
 	runKeys := []string{"tool", "workload", "mode", "setup", "started_at", "warmup_seconds", "measure_seconds", "partial", "partial_reason",
 		"terminals", "connections", "isolation", "isolation_effective", "endpoints"}
-	known := slices.Concat(envelopeShown, runKeys, []string{"database", "driver_host", "seed", "plan"})
+	known := slices.Concat(envelopeShown, runKeys, []string{"database", "driver_host", "system", "seed", "plan"})
 	var own []string
 	for _, k := range report.FormatOneKeys() {
 		known = append(known, k)
@@ -318,6 +319,8 @@ func (d *runData) disclosure() []kvSection {
 		sec("Run", false, runKeys...),
 		sec("Database and its settings", true, "database"),
 		sec("Driver host", true, "driver_host"),
+		systemSection(d.res.System),
+		sec("System under test, every value read", true, "system"),
 		sec("Seed", true, "seed"),
 		sec("Resolved plan", true, "plan"),
 		sec("Workload details", true, "details"),
@@ -340,6 +343,18 @@ func (d *runData) disclosure() []kvSection {
 		}
 	}
 	return kept
+}
+
+// systemSection is the system under test as the console says it: storage, memory, cpu, irqs.
+func systemSection(s *sysinfo.System) kvSection {
+	sec := kvSection{Title: "System under test"}
+	if s != nil {
+		sec.Rows = append(sec.Rows, kv{"host", s.Host})
+	}
+	for _, r := range report.SystemRows(s) {
+		sec.Rows = append(sec.Rows, kv{r.Label, r.Value})
+	}
+	return sec
 }
 
 // flatten adds raw's scalar leaves to s as "a.b[2].c" = value; strip is removed from the keys' front
