@@ -117,8 +117,8 @@ func readNICs(r Root) []NIC {
 			continue
 		}
 		n := NIC{Name: filepath.Base(l), Driver: Unknown("no driver link")}
-		if drv, err := filepath.EvalSymlinks(filepath.Join(dir, "device", "driver")); err == nil {
-			n.Driver = filepath.Base(drv)
+		if drv, err := os.Readlink(filepath.Join(dir, "device", "driver")); err == nil {
+			n.Driver = filepath.Base(drv) // the link's own target names the driver (.../drivers/NAME)
 		}
 		n.IRQs, n.IRQsUnknown = deviceIRQs(r, filepath.Join(dir, "device"))
 		nics = append(nics, n)

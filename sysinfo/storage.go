@@ -266,7 +266,7 @@ func readDevice(r Root, majMin string) (device, error) {
 	d.Driver = Unknown("no driver link at %s", rel("device/driver"))
 	// an NVMe namespace's device is its controller, whose device (the PCI function) has the driver
 	for _, p := range []string{"device/driver", "device/device/driver"} {
-		if drv, err := filepath.EvalSymlinks(filepath.Join(disk, p)); err == nil {
+		if drv, err := os.Readlink(filepath.Join(disk, p)); err == nil { // .../drivers/NAME
 			d.Driver = filepath.Base(drv)
 			break
 		}
