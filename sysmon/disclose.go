@@ -17,7 +17,7 @@ import (
 	"github.com/candor-bench/candor/sysinfo"
 )
 
-// Disclosure is what a result must say about the conditions of a run (issue 3, §5): the engine's
+// Disclosure is what a result must say about the conditions of a run: the engine's
 // settings that decide durability and memory, the database's size, whether it shares the driver's
 // host (and so its memory), and the driver's host.
 type Disclosure struct {

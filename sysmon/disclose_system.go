@@ -130,7 +130,7 @@ func mysqlPlaces(ctx context.Context, db driver.DB, d *Disclosure) ([]sysinfo.Pl
 	if err != nil {
 		return nil, err
 	}
-	if lp, ok := v["large_pages"]; ok {
+	if lp, ok := v["large_pages"]; ok && !isDolt(db) { // Dolt has the variable but not InnoDB's buffer pool
 		if d.Settings == nil {
 			d.Settings = map[string]string{}
 		}

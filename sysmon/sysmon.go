@@ -1,5 +1,5 @@
 // Package sysmon samples the resources a run uses, once a second, on the same clock as the latency
-// intervals, so that a tail spike can be lined up with the resource that saturated (issue 3, §4):
+// intervals, so that a tail spike can be lined up with the resource that saturated:
 // the host (CPU per core, run queue, interrupts and softirqs per core, memory, swap and page
 // faults, disks as iostat -x sees them, network), the driver process itself
 // (CPU, Go scheduler latency, GC pauses, heap) and the database (PostgreSQL's statistics views;
