@@ -38,6 +38,16 @@ type Engine struct {
 	Label   string `json:"label"`
 	DB      string `json:"db"`
 	Dialect string `json:"dialect"`
+	// Server is the engine and version its first run read from it ("" when none ran).
+	Server string `json:"server,omitempty"`
+}
+
+// name is the engine's server, or its dialect when no run read it.
+func (e Engine) name() string {
+	if e.Server != "" {
+		return e.Server
+	}
+	return e.Dialect
 }
 
 // EngineTest is one test on both engines.
@@ -140,7 +150,7 @@ func fmtX(v float64) string {
 func (c *EngineComparison) WriteText(w io.Writer) {
 	a, b := c.Engines[0], c.Engines[1]
 	fmt.Fprintf(w, "%s on two engines: A = %s (%s), B = %s (%s); %s latency in ms; B/A = B's latency as a multiple of A's\n",
-		c.Workload, a.DB, a.Dialect, b.DB, b.Dialect, c.KeyOp)
+		c.Workload, a.DB, a.name(), b.DB, b.name(), c.KeyOp)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "test\tA p50\tB p50\tB/A p50\tA p95\tB p95\tB/A p95\tA mean\tB mean\tB/A mean\t")
 	for _, t := range c.Tests {

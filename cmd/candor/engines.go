@@ -79,8 +79,12 @@ write them to %s and %s. Each database is loaded first unless it holds a load th
 			if wfs.Lookup(es.testFlag).Changed {
 				return userr.Errorf("compare-engines runs the tests of --tests or --suite: give --tests %s instead of --%s", wfs.Lookup(es.testFlag).Value, es.testFlag)
 			}
-			var wargs []string // the workload's flags as given, for every load and run
-			wfs.Visit(func(fl *pflag.Flag) { wargs = append(wargs, "--"+fl.Name+"="+fl.Value.String()) })
+			var wargs []string                  // the workload's flags as given, for every load and run
+			wfs.VisitAll(func(fl *pflag.Flag) { // parsed on c's flags: Changed is the flag's own
+				if fl.Changed {
+					wargs = append(wargs, "--"+fl.Name+"="+fl.Value.String())
+				}
+			})
 			dir := f.plan.Out
 			if dir == "" {
 				dir = run.DefaultOut(in.Name+"-engines", time.Now())
@@ -176,6 +180,9 @@ write them to %s and %s. Each database is loaded first unless it holds a load th
 					if first == nil {
 						first = res
 					}
+					if e := &cmp.Engines[j.side]; e.Server == "" {
+						e.Server = cmpOr(res.Database.Version, res.Database.Kind) // "MariaDB 10.11.6", "PostgreSQL 16.4"
+					}
 					if op := res.Operations[in.KeyOp]; op != nil && op.Count > 0 {
 						er.Count, er.Errors = op.Count, op.Errors
 						er.Ms = report.Latency{P50: op.ResponseMs.P50, P95: op.ResponseMs.P95, Mean: op.ResponseMs.Mean}
@@ -226,6 +233,13 @@ write them to %s and %s. Each database is loaded first unless it holds a load th
 	c.Flags().BoolVar(&reload, "reload", false, "load each database again (dropping its data) even when it holds a load that fits")
 	_ = c.Flags().MarkHidden("mode") // the tests run in throughput mode, as sysbench's
 	return c
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // pick is the tests to run: --tests, else the suite's.
