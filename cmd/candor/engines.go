@@ -232,6 +232,8 @@ write them to %s and %s. Each database is loaded first unless it holds a load th
 	c.Flags().Uint64Var(&loadSeed, "load-seed", 1, "root seed of the initial data, when a database must be loaded first")
 	c.Flags().BoolVar(&reload, "reload", false, "load each database again (dropping its data) even when it holds a load that fits")
 	_ = c.Flags().MarkHidden("mode") // the tests run in throughput mode, as sysbench's
+	_ = c.Flags().MarkHidden(es.testFlag)
+	c.Flags().Lookup("db").Usage = "a database URL (" + strings.TrimPrefix(dbUsage, "database URL: ") + "): give it twice, A then B"
 	return c
 }
 
