@@ -166,7 +166,7 @@ func (s *Sysbench) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 	if cmd == workload.CmdLoad || cmd == workload.CmdOneShot {
 		fs.BoolVar(&o.DoltTables, "dolt-tables", false, "also load the tables of Dolt's tests (sbdolt1, sbdolt2, sbtypes); a --test of Dolt's loads those it needs")
 	}
-	workload.KeyFlags(fs, "test", "tables", "table-size", "preset")
+	workload.KeyFlags(fs, "test", "tables", "table-size")
 	if !run {
 		return
 	}
