@@ -224,3 +224,44 @@ func TestLuaRand(t *testing.T) {
 		t.Errorf("%%.14g: %s", got)
 	}
 }
+
+// TestPresetDolt: --preset dolt sets Dolt's settings where flags are not given, and the run's
+// duration, warm-up and terminals; without it candor's defaults stay; another name is refused.
+func TestPresetDolt(t *testing.T) {
+	s := newTest(t, workload.CmdLoad, "--preset", "dolt")
+	o := s.resolve()
+	if o.RandType != Uniform || o.TableSize != 10000 || o.Tables != 1 || !o.DoltTables || loadExtras(&o) != tablesAll {
+		t.Errorf("--preset dolt resolved to %+v", o)
+	}
+	if d, w, n, ok := newTest(t, workload.CmdRun, "--preset", "dolt").RunDefaults(); !ok || d != doltDuration || w != 0 || n != 1 {
+		t.Errorf("RunDefaults: %v %v %d %v", d, w, n, ok)
+	}
+	if o := newTest(t, workload.CmdLoad, "--preset", "dolt", "--rand-type", "special", "--table-size", "500").resolve(); o.RandType != Special || o.TableSize != 500 {
+		t.Errorf("flags given did not override the preset: %+v", o)
+	}
+	if o := newTest(t, workload.CmdLoad).resolve(); o.RandType != defaultRandType || o.DoltTables {
+		t.Errorf("without the preset: %+v", o)
+	}
+	if _, _, _, ok := newTest(t, workload.CmdRun).RunDefaults(); ok {
+		t.Error("RunDefaults without a preset")
+	}
+	if p := newTest(t, workload.CmdRun, "--preset", "mysql").Validate(workload.Validation{Cmd: workload.CmdRun}); len(p) != 1 || !strings.Contains(p[0], "give dolt") {
+		t.Errorf("--preset mysql: %v", p)
+	}
+	// compare-engines' suites: Dolt's 18 tests, its reads then its writes, each known to candor.
+	dolt := Suites()["dolt"]
+	if len(dolt) != 18 || len(Suites()["sysbench"]) != 10 || Group("index_join") != "reads" || Group("types_delete_insert") != "writes" || Group("oltp_delete") != "" {
+		t.Errorf("suites %v", Suites())
+	}
+	for _, n := range dolt {
+		if _, ok := findTest(n); !ok {
+			t.Errorf("Dolt's suite names %s, which candor has not", n)
+		}
+	}
+	if a := LoadArgs([]string{"oltp_point_select"}); a != nil {
+		t.Errorf("LoadArgs of sysbench's tests: %v", a)
+	}
+	if a := LoadArgs([]string{"oltp_point_select", "types_table_scan"}); len(a) != 1 || a[0] != "--dolt-tables" {
+		t.Errorf("LoadArgs of a Dolt test: %v", a)
+	}
+}
