@@ -1,7 +1,9 @@
 package sysbench
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/drivertest"
@@ -111,4 +113,45 @@ func TestDoltTablesRefused(t *testing.T) {
 	_, err := newTest(t, workload.CmdRun, "--test", "index_join").Open(ctx, db, workload.SessionConfig{Mode: workload.ModeThroughput, Terminals: 1, Seed: 1})
 	drivertest.CheckUserError(t, err, "", "--test index_join runs on Dolt's tables sbdolt1, sbdolt2", "--dolt-tables")
 	var _ driver.DB = db
+}
+
+// TestDoltTablesShardedLoad: a load split over two shards (10,001 rows: a chunk each) makes Dolt's tables once, in shard 0
+// after every part is in, and records them.
+func TestDoltTablesShardedLoad(t *testing.T) {
+	ctx := ctxFor(t)
+	url := testDBs[1].url(t) // PostgreSQL: the shards' connections write beside each other
+	errs := make(chan error, 2)
+	for i := range 2 {
+		go func() {
+			db, err := driver.Open(ctx, url)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer db.Close()
+			_, err = newTest(t, workload.CmdLoad, "--table-size", "10001", "--dolt-tables").Load(ctx, db,
+				workload.LoadOptions{Loaders: 1, Seed: 5, ToolVersion: "test", Shard: workload.Shard{Index: i, Count: 2}, ShardWait: time.Minute})
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := drivertest.Open(t, url)
+	checks, err := newTest(t, workload.CmdCheck).Check(ctx, db, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, ch := range checks {
+		found = found || strings.HasPrefix(ch.Name, "Dolt's tables sbdolt1, sbdolt2, sbtypes")
+		if !ch.OK {
+			t.Errorf("check %q: %v", ch.Name, ch.Violations)
+		}
+	}
+	if !found {
+		t.Errorf("the sharded load recorded no Dolt tables: %+v", checks)
+	}
 }
