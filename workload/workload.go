@@ -373,6 +373,13 @@ type Checker interface {
 	Check(ctx context.Context, db driver.DB, full bool) ([]report.Check, error)
 }
 
+// RunDefaulter is an optional ability: a workload whose options (a preset, such as sysbench's
+// --preset dolt) set the run's duration, warm-up and terminals where their flags are not given
+// (ok false: none).
+type RunDefaulter interface {
+	RunDefaults() (duration, warmup time.Duration, terminals int, ok bool)
+}
+
 // RoundTripper is an optional ability of a Session: the round trips to the database of every
 // connection of the run, and the operations to divide them by, when the engine counts them.
 type RoundTripper interface {

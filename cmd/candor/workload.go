@@ -30,8 +30,14 @@ import (
 // (Workload.Flags). extraCommands adds a workload's own subcommands (TPC-C's procedures).
 
 // extraCommands are the subcommands only one workload has, by workload name.
-var extraCommands = map[string]func(out run.Out) []*cobra.Command{
-	"tpcc": func(out run.Out) []*cobra.Command { return []*cobra.Command{newProcedures(out)} },
+var extraCommands = map[string]func(out run.Out, reg workload.Registration) []*cobra.Command{
+	"tpcc": func(out run.Out, _ workload.Registration) []*cobra.Command {
+		return []*cobra.Command{newProcedures(out)}
+	},
+	// compare-engines: engines.go (engineSuites names the workloads it knows)
+	"sysbench": func(out run.Out, reg workload.Registration) []*cobra.Command {
+		return []*cobra.Command{newCompareEngines(out, reg)}
+	},
 }
 
 // runFlags are the flags shared by `candor NAME` and `candor NAME run`.
@@ -115,6 +121,28 @@ func addRunFlags(c *cobra.Command, f *runFlags, in workload.Info, oneShot bool) 
 	fs.StringVar(&f.plan.MetricsAddr, "metrics-addr", "", "serve live Prometheus metrics at http://HOST:PORT/metrics during the run (for example 127.0.0.1:9464; default: none)")
 }
 
+// applyRunDefaults applies a workload preset's duration, warm-up and terminals (workload.RunDefaulter)
+// where their flags were not given.
+func applyRunDefaults(c *cobra.Command, w workload.Workload, p *run.RunPlan) {
+	rd, ok := w.(workload.RunDefaulter)
+	if !ok {
+		return
+	}
+	dur, warm, terms, ok := rd.RunDefaults()
+	if !ok {
+		return
+	}
+	if dur > 0 && !c.Flags().Changed("duration") {
+		p.Duration, p.DurationGiven = dur, true
+	}
+	if !c.Flags().Changed("warmup") {
+		p.Warmup = warm
+	}
+	if terms > 0 && !p.TerminalsGiven {
+		p.Terminals, p.TerminalsGiven = terms, true
+	}
+}
+
 var modeHelp = map[workload.Mode]string{
 	workload.ModeSpec:       "the standard's terminals with keying and think times",
 	workload.ModeThroughput: "no waits, closed loop",
@@ -153,6 +181,7 @@ func (f *runFlags) resolve(c *cobra.Command, w workload.Workload) run.RunPlan {
 	p.CheckFull = f.fullChk
 	p.DurationGiven = c.Flags().Changed("duration")
 	p.TerminalsGiven, p.ConnectionsGiven = c.Flags().Changed("terminals"), c.Flags().Changed("connections")
+	applyRunDefaults(c, w, &p)
 	mf := f.maxFailures
 	p.MaxFailures = &mf
 	return p
@@ -221,7 +250,7 @@ func newWorkloadCommand(out run.Out, reg workload.Registration) *cobra.Command {
 		c.AddCommand(newDrop(out, reg)) // drop.go
 	}
 	if extra := extraCommands[in.Name]; extra != nil {
-		c.AddCommand(extra(out)...)
+		c.AddCommand(extra(out, reg)...)
 	}
 	annotateWorkloadFlags(c, in.Name) // help.go: the flags in groups
 	for _, sub := range c.Commands() {

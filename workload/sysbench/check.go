@@ -3,6 +3,7 @@ package sysbench
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/report"
@@ -18,10 +19,12 @@ import (
 //  2. every table sbtest1..N exists;
 //  3. each holds exactly the ids 1..table-size (count, min and max): the delete/insert pairs put
 //     back the id they delete (skipped once oltp_insert or oltp_delete has run);
+//  4. when the load made them, Dolt's tables (sbdolt1, sbdolt2, sbtypes) exist and hold the ids
+//     1..table-size (types_delete_insert puts back the row it deletes);
 //
 // and with full:
 //
-//  4. every c is 10 groups of digits and every pad 5 (119 and 59 characters), as the load and the
+//  5. every c is 10 groups of digits and every pad 5 (119 and 59 characters), as the load and the
 //     updates write them.
 func (s *Sysbench) Check(ctx context.Context, db driver.DB, full bool) ([]report.Check, error) {
 	fam, _, err := sqlexec.Dialect(db, "sysbench")
@@ -81,8 +84,36 @@ func (s *Sysbench) Check(ctx context.Context, db driver.DB, full bool) ([]report
 			}
 		}
 		return nil
-	}); err != nil || !full {
+	}); err != nil {
 		return out, err
+	}
+	if e := rec.extras(); e != 0 {
+		if err := out.Add(fmt.Sprintf("Dolt's tables %s hold the ids 1..%s", strings.Join(e.names(), ", "), textfmt.Thousands(int64(rec.TableSize))), func(ch *report.Check) error {
+			for _, t := range e.names() {
+				has, err := loadstate.TableExists(ctx, c, fam, t)
+				if err != nil {
+					return err
+				}
+				if !has {
+					checklist.Violate(ch, "there is no table %s: reload with candor sysbench load --drop --dolt-tables", t)
+					continue
+				}
+				var n int64
+				var lo, hi *int64
+				if err := c.QueryRow(ctx, "SELECT count(*), min(id), max(id) FROM "+t).Scan(&n, &lo, &hi); err != nil {
+					return fmt.Errorf("counting the rows of %s: %w", t, err)
+				}
+				if n != int64(rec.TableSize) || deref(lo) != 1 || deref(hi) != int64(rec.TableSize) {
+					checklist.Violate(ch, "%s holds %s rows with ids %d..%d, not the ids 1..%d", t, textfmt.Thousands(n), deref(lo), deref(hi), rec.TableSize)
+				}
+			}
+			return nil
+		}); err != nil {
+			return out, err
+		}
+	}
+	if !full {
+		return out, nil
 	}
 	err = out.Add(lenName, func(ch *report.Check) error {
 		for t := 1; t <= rec.Tables; t++ {

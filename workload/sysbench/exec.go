@@ -31,9 +31,13 @@ type executor struct {
 	// readOnly: the test only reads (oltp_read_only): its transactions are read-only, which lets
 	// SQLite's readers run beside each other (sysbench sends a plain BEGIN).
 	readOnly bool
-	slots    *sqlexec.Slots
-	parts    workload.PartTimer
-	stmts    []*statements // by table number (index 0 unused)
+	// literal: the statements carry their values in the text (Dolt's oltp_delete_insert and
+	// types_delete_insert, whose scripts send them so); typesRest is sbtypes' row after its id.
+	literal   bool
+	typesRest string
+	slots     *sqlexec.Slots
+	parts     workload.PartTimer
+	stmts     []*statements // by table number (index 0 unused)
 	// rec is each operation's index in the recorder (Ops: the operations the test uses).
 	rec [numOps]int
 	per []slotState
@@ -43,6 +47,7 @@ var _ schedule.Executor = (*executor)(nil)
 
 // slotState is one worker's scratch space and tallies.
 type slotState struct {
+	buf []byte // a literal statement's text
 	sum sql.NullInt64
 	n   int64
 	t   tally
@@ -120,7 +125,23 @@ func (e *executor) Execute(ctx context.Context, i int, t schedule.Terminal, op i
 // run sends one statement and returns the rows it returned and the rows it changed.
 func (e *executor) run(ctx context.Context, c driver.Conn, s *slotState, st *stmt) (rows, affected int64, err error) {
 	q := e.stmts[st.table].byOp[st.op]
+	if e.literal {
+		switch st.op {
+		case OpTypesDelete:
+			s.buf = appendTypesDelete(s.buf[:0], st.id)
+		case OpTypesInsert:
+			s.buf = appendTypesInsert(s.buf[:0], st.id, e.typesRest)
+		case OpDelete:
+			s.buf = appendDelete(s.buf[:0], st.id)
+		case OpInsert:
+			s.buf = appendInsert(s.buf[:0], st.id, st.k, st.c, st.pad)
+		}
+		affected, err = c.Exec(ctx, string(s.buf))
+		return 0, affected, err
+	}
 	switch st.op {
+	case OpCoveringIndexScan, OpGroupbyScan, OpIndexJoin, OpIndexJoinScan, OpIndexScan, OpTableScan, OpTypesTableScan:
+		return e.query(ctx, c, s, q)
 	case OpPointSelect:
 		return e.query(ctx, c, s, q, st.id)
 	case OpSimpleRange, OpOrderRange, OpDistinctRange:

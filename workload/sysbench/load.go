@@ -13,6 +13,7 @@ import (
 	"github.com/candor-bench/candor/workload/loadstate"
 	"github.com/candor-bench/candor/workload/sqlexec"
 	"github.com/candor-bench/candor/workload/textfmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -34,10 +35,35 @@ type record struct {
 	// Changed says a run since the load deleted or inserted rows (oltp_delete, oltp_insert: the
 	// row counts may differ from the load's); the delete/insert pairs keep them.
 	Changed bool `json:"changed,omitempty"`
+	// DoltTables and TypesTable: the load made the tables of Dolt's suite (dolt.go): sbdolt1 and
+	// sbdolt2, and sbtypes.
+	DoltTables bool `json:"dolt_tables,omitempty"`
+	TypesTable bool `json:"types_table,omitempty"`
+}
+
+// extras are the tables of Dolt's suite the load holds.
+func (r record) extras() extraTables {
+	var e extraTables
+	if r.DoltTables {
+		e |= tablesDolt
+	}
+	if r.TypesTable {
+		e |= tablesTypes
+	}
+	return e
+}
+
+// newRecord is the record of a load of o.
+func newRecord(o *Options) record {
+	e := loadExtras(o)
+	return record{Tables: o.Tables, TableSize: o.TableSize, RandType: o.RandType, DoltTables: e&tablesDolt != 0, TypesTable: e&tablesTypes != 0}
 }
 
 func init() {
 	loadstate.Register(loadstate.Claim{Workload: "sysbench", Owns: func(n string) bool {
+		if slices.Contains(extraNames, n) {
+			return true
+		}
 		d, ok := strings.CutPrefix(n, "sbtest")
 		_, err := strconv.Atoi(d)
 		return ok && err == nil && d != "" && d[0] != '0'
@@ -50,6 +76,7 @@ func roomFor(n int) bulkload.Room {
 	for i := 1; i <= n; i++ {
 		r.Tables = append(r.Tables, tableName(i))
 	}
+	r.Tables = append(r.Tables, extraNames...)
 	return r
 }
 
@@ -73,6 +100,11 @@ var room = bulkload.Room{Workload: "sysbench", Table: "sbtest1", Name: "sbtest1"
 				return fmt.Errorf("dropping the old %s: %w", tableName(i), err)
 			}
 		}
+		for _, t := range extraNames { // Dolt's tables, whether or not the load made them
+			if _, err := ctl.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+				return fmt.Errorf("dropping the old %s: %w", t, err)
+			}
+		}
 		return nil
 	}}
 
@@ -86,7 +118,7 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 	if o.Shard.Sharded() {
 		return s.loadShard(ctx, db, o, opt, fam, engine)
 	}
-	ctl, _, err := roomFor(opt.Tables).Begin(ctx, db, o, record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType})
+	ctl, _, err := roomFor(opt.Tables).Begin(ctx, db, o, newRecord(&opt))
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
@@ -113,14 +145,23 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 			return workload.LoadResult{}, err
 		}
 	}
+	extra := loadExtras(&opt)
+	n, err := loadExtra(ctx, ctl, fam, extra, opt.TableSize)
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	rows += n
 	if err := tableStats(ctx, ctl, fam, engine, opt.Tables); err != nil {
+		return workload.LoadResult{}, err
+	}
+	if err := extraStats(ctx, ctl, fam, engine, extra); err != nil {
 		return workload.LoadResult{}, err
 	}
 	res, err := bulkload.Finish(ctx, db, ctl, "sysbench", tableName(opt.Tables), rows)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	res.Summary = fmt.Sprintf("%d table%s of %s rows (k: %s)", opt.Tables, plural(opt.Tables), textfmt.Thousands(int64(opt.TableSize)), opt.RandType)
+	res.Summary = fmt.Sprintf("%d table%s of %s rows (k: %s)%s", opt.Tables, plural(opt.Tables), textfmt.Thousands(int64(opt.TableSize)), opt.RandType, extraNote(extra))
 	return res, nil
 }
 
@@ -130,7 +171,7 @@ func (s *Sysbench) Load(ctx context.Context, db driver.DB, o workload.LoadOption
 // others wait for them; shard 0 builds the k indexes, moves the id sequences and runs the
 // statistics once every part is complete, then marks the load complete.
 func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadOptions, opt Options, fam, engine string) (workload.LoadResult, error) {
-	rec := record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}
+	rec := newRecord(&opt)
 	var ctl driver.Conn
 	resumed := false
 	if o.Shard.Index > 0 {
@@ -138,7 +179,7 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 		if err != nil {
 			return workload.LoadResult{}, err
 		}
-		if got != rec || st.Seed != o.Seed {
+		if got.Tables != rec.Tables || got.TableSize != rec.TableSize || got.RandType != rec.RandType || st.Seed != o.Seed {
 			return workload.LoadResult{}, userr.Errorf("shard 0 began a sysbench load of %d tables of %d rows (k: %s, seed %d): give every shard the same --tables, --table-size, --rand-type and --seed", got.Tables, got.TableSize, got.RandType, st.Seed)
 		}
 	} else {
@@ -198,14 +239,30 @@ func (s *Sysbench) loadShard(ctx context.Context, db driver.DB, o workload.LoadO
 			return workload.LoadResult{}, err
 		}
 	}
+	// Dolt's tables, small and inserted by one connection, by shard 0 once the parts are in (a
+	// resumed shard 0 makes them again).
+	extra := rec.extras()
+	for _, t := range extraNames {
+		if _, err := ctl.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return workload.LoadResult{}, err
+		}
+	}
+	n, err := loadExtra(ctx, ctl, fam, extra, opt.TableSize)
+	if err != nil {
+		return workload.LoadResult{}, err
+	}
+	rows += n
 	if err := tableStats(ctx, ctl, fam, engine, opt.Tables); err != nil {
+		return workload.LoadResult{}, err
+	}
+	if err := extraStats(ctx, ctl, fam, engine, extra); err != nil {
 		return workload.LoadResult{}, err
 	}
 	res, err := bulkload.Finish(ctx, db, ctl, "sysbench", tableName(opt.Tables), rows)
 	if err != nil {
 		return workload.LoadResult{}, err
 	}
-	res.Summary = summary + ", and the whole load completed"
+	res.Summary = summary + extraNote(extra) + ", and the whole load completed"
 	return res, nil
 }
 
@@ -316,6 +373,13 @@ func (s *Sysbench) differs(rec record) []string {
 	if s.given("table-size") && s.o.TableSize != rec.TableSize {
 		d = append(d, fmt.Sprintf("--table-size %d (loaded: %d)", s.o.TableSize, rec.TableSize))
 	}
+	if s.o.DoltTables && rec.extras() != tablesAll {
+		d = append(d, "--dolt-tables (the load did not make all of Dolt's tables)")
+	}
+	if t, ok := findTest(s.o.Test); ok && t.tables&^rec.extras() != 0 {
+		d = append(d, fmt.Sprintf("--test %s runs on Dolt's tables %s, which the load did not make (load them with --dolt-tables or --test %s)",
+			t.name, strings.Join(t.tables.names(), ", "), t.name))
+	}
 	return d
 }
 
@@ -342,6 +406,29 @@ func moveSequence(ctx context.Context, ctl driver.Conn, fam, engine string, t in
 	if fam == sqlexec.FamilyPostgres && engine == "postgres" {
 		if _, err := ctl.Exec(ctx, sequenceSQL(t)); err != nil {
 			return fmt.Errorf("moving %s's id sequence past the rows loaded: %w", tableName(t), err)
+		}
+	}
+	return nil
+}
+
+// extraNote is the load summary's words on Dolt's tables.
+func extraNote(e extraTables) string {
+	if e == 0 {
+		return ""
+	}
+	return ", and Dolt's tables " + strings.Join(e.names(), ", ")
+}
+
+// extraStats gathers the statistics of Dolt's tables (none on SQLite, as tableStats).
+func extraStats(ctx context.Context, ctl driver.Conn, fam, engine string, e extraTables) error {
+	for _, t := range e.names() {
+		if fam == sqlexec.FamilySQLite {
+			break
+		}
+		for _, q := range bulkload.StatsSQL(fam, engine, t) {
+			if _, err := ctl.Exec(ctx, q); err != nil {
+				return fmt.Errorf("after the load (%s): %w", q, err)
+			}
 		}
 	}
 	return nil

@@ -43,7 +43,7 @@ func (s *Sysbench) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 	// on the null engine, the tables a load with the run's flags would have written
 	given := func() (record, error) {
 		opt := s.resolve()
-		return record{Tables: opt.Tables, TableSize: opt.TableSize, RandType: opt.RandType}, nil
+		return newRecord(&opt), nil
 	}
 	st, rec, err := loadstate.ForRunOrGiven(ctx, db, "sysbench", readRecord, given, c.GivenLoadSeed())
 	if err != nil {
@@ -112,12 +112,16 @@ func (s *session) Start(ctx context.Context, env workload.Env) (*workload.Work, 
 	for t := 1; t <= s.o.Tables; t++ {
 		stmts[t] = newStatements(s.Family, t, &s.o)
 	}
-	s.ex = &executor{iso: s.Session.Isolation, trx: s.trx(), readOnly: s.o.Test == "oltp_read_only", slots: slots, parts: workload.NewPartTimer(env.Rec),
+	s.ex = &executor{iso: s.Session.Isolation, trx: s.trx(), readOnly: s.o.Test == "oltp_read_only" || s.t.readOnly, slots: slots, parts: workload.NewPartTimer(env.Rec),
 		stmts: stmts, per: make([]slotState, slots.Len())}
+	if s.t.literal {
+		s.ex.literal = true
+		s.ex.typesRest = typesRest(s.Family != sqlexec.FamilyMySQL)
+	}
 	for i, op := range usedOps(&s.o) {
 		s.ex.rec[op] = i
 	}
-	p := &plan{o: &s.o, steps: s.t.steps(&s.o), d: newDist(&s.o), threads: s.Terms}
+	p := &plan{o: &s.o, steps: s.t.steps(&s.o), d: newDist(&s.o), threads: s.Terms, oneTable: s.t.oneTable && s.t.dolt}
 	terms := make([]*terminal, s.Terms)
 	for i := range terms {
 		terms[i] = &terminal{p: p, r: gen.New(gen.Derive(s.Session.Seed, "sysbench", "terminal", i)), tid: i}

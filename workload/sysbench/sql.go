@@ -71,6 +71,9 @@ func newStatements(family string, table int, o *Options) *statements {
 			fmt.Fprintf(&b, "k BETWEEN $%d AND $%d", 2*i+1, 2*i+2)
 		}
 		set(OpRandomRanges, b.String())
+		for op, q := range doltStatements(family) {
+			s.byOp[op] = q
+		}
 	}
 	return s
 }

@@ -59,6 +59,10 @@ type Options struct {
 	RandSpecRes    int      `json:"rand_spec_res"`
 	RandParetoH    float64  `json:"rand_pareto_h"`
 	RandZipfianExp float64  `json:"rand_zipfian_exp"`
+	// Preset is --preset: "dolt" for Dolt's published settings (preset.go), or "".
+	Preset string `json:"preset,omitempty"`
+	// DoltTables: the load makes the tables of Dolt's suite (dolt.go) besides sbtest1..N.
+	DoltTables bool `json:"dolt_tables,omitempty"`
 }
 
 // sysbench's defaults.
@@ -158,6 +162,10 @@ func (s *Sysbench) Flags(fs *pflag.FlagSet, cmd workload.Command) {
 	fs.IntVar(&o.RandSpecRes, "rand-spec-res", defaultSpecRes, "special: percent of the draws that pick a 'special' id")
 	fs.Float64Var(&o.RandParetoH, "rand-pareto-h", defaultParetoH, "pareto: the parameter h")
 	fs.Float64Var(&o.RandZipfianExp, "rand-zipfian-exp", defaultZipfExp, "zipfian: the exponent (sysbench 1.1's; 1.0.20 has no zipfian)")
+	fs.StringVar(&o.Preset, "preset", "", "dolt: Dolt's published settings (uniform ids, 10,000 rows, 1 table, 1 terminal, 2 minutes without warm-up, Dolt's tables loaded); flags given override it")
+	if cmd == workload.CmdLoad || cmd == workload.CmdOneShot {
+		fs.BoolVar(&o.DoltTables, "dolt-tables", false, "also load the tables of Dolt's tests (sbdolt1, sbdolt2, sbtypes); a --test of Dolt's loads those it needs")
+	}
 	workload.KeyFlags(fs, "test", "tables", "table-size")
 	if !run {
 		return
@@ -201,6 +209,9 @@ func (s *Sysbench) given(name string) bool {
 func (s *Sysbench) resolve() Options {
 	o := s.o
 	o.RandType = RandType(s.randType)
+	if o.Preset == presetDolt {
+		applyDolt(&o, s.given)
+	}
 	return o
 }
 
@@ -216,6 +227,9 @@ func (s *Sysbench) Validate(v workload.Validation) []string {
 	if !ok {
 		add("--test %q is not a sysbench test candor has: give one of %s", o.Test, testNames())
 	}
+	if o.Preset != "" && o.Preset != presetDolt {
+		add("--preset %q is not a preset: give dolt (Dolt's published settings) or leave it out", o.Preset)
+	}
 	if o.Tables < 1 || o.Tables > maxTables {
 		add("--tables %d is outside 1..%d: give the number of tables sbtest1..N", o.Tables, maxTables)
 	}
@@ -223,7 +237,11 @@ func (s *Sysbench) Validate(v workload.Validation) []string {
 		add("--table-size %d is outside 1..%d: give the rows per table", o.TableSize, maxTableSize)
 	}
 	if ok && t.oneTable && o.Tables > 1 && (v.Cmd == workload.CmdLoad || s.given("tables")) {
-		add("%s works on sbtest1 alone, as sysbench's does (it refuses --tables > 1): give --tables 1", o.Test)
+		if t.dolt {
+			add("%s works on sbtest1 alone, the one table its script prepares: give --tables 1", o.Test)
+		} else {
+			add("%s works on sbtest1 alone, as sysbench's does (it refuses --tables > 1): give --tables 1", o.Test)
+		}
 	}
 	if !slices.Contains(randTypes, o.RandType) {
 		add("--rand-type %q is not a distribution: give special, uniform, gaussian, pareto or zipfian", o.RandType)
@@ -278,7 +296,10 @@ func (s *Sysbench) Validate(v workload.Validation) []string {
 }
 
 // ExpectedRows is the rows a load writes.
-func (s *Sysbench) ExpectedRows() int64 { return int64(s.o.Tables) * int64(s.o.TableSize) }
+func (s *Sysbench) ExpectedRows() int64 {
+	o := s.resolve()
+	return int64(o.Tables+len(loadExtras(&o).names())) * int64(o.TableSize)
+}
 
 // rowBytes is a sysbench row's values: id and k (4 bytes each), c (120 characters), pad (60).
 const rowBytes = 4 + 4 + 120 + 60
@@ -286,10 +307,17 @@ const rowBytes = 4 + 4 + 120 + 60
 // EstimateLoad is the load's size (workload.LoadEstimator): every table's rows of rowBytes; in
 // memory, the chunks held at once.
 func (s *Sysbench) EstimateLoad(loaders int) workload.LoadEstimate {
-	rows := workload.Product(int64(s.o.Tables), int64(s.o.TableSize))
+	o := s.resolve()
+	rows := workload.Product(int64(o.Tables), int64(o.TableSize))
+	bytes := workload.Product(rows, rowBytes)
+	extra := loadExtras(&o)
+	for _, n := range extra.names() {
+		rows += int64(o.TableSize)
+		bytes += workload.Product(int64(o.TableSize), extraRowBytes[n])
+	}
 	return workload.LoadEstimate{
 		Rows:       rows,
-		Bytes:      workload.Product(rows, rowBytes),
+		Bytes:      bytes,
 		PeakMemory: workload.Product(bulkload.ChunksHeld(loaders), min(int64(max(0, s.o.TableSize)), loadChunk), rowBytes+96),
 	}
 }

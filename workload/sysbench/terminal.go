@@ -30,6 +30,8 @@ type plan struct {
 	steps   []step
 	d       *dist
 	threads int
+	// oneTable: the test works on sbtest1 alone without drawing a table (oltp_delete_insert).
+	oneTable bool
 }
 
 // terminal is one of sysbench's threads: its random stream (derived from the run's seed and its
@@ -93,13 +95,23 @@ func (t *terminal) draw(in *inputs) int {
 			}
 			in.stmts = append(in.stmts, st)
 			continue
+		case OpCoveringIndexScan, OpGroupbyScan, OpIndexJoin, OpIndexJoinScan, OpIndexScan, OpTableScan, OpTypesTableScan:
+			in.stmts = append(in.stmts, stmt{op: s.op, table: 1}) // Dolt's scans: no parameters
+			continue
+		case OpTypesDelete: // types_delete_insert.lua: sysbench.rand.default for the id
+			id := t.id()
+			in.stmts = append(in.stmts, stmt{op: OpTypesDelete, table: 1, id: id}, stmt{op: OpTypesInsert, table: 1, id: id})
+			continue
 		case OpInsert: // oltp_insert: uniform table, k, c, pad
 			tb := t.table()
 			k := t.id()
 			in.stmts = append(in.stmts, stmt{op: OpInsert, table: tb, k: k, c: t.randStr(cGroups), pad: t.randStr(padGroups)})
 			continue
 		}
-		tb := t.table()
+		tb := 1 // oltp_delete_insert: the script's one table, none drawn
+		if !p.oneTable {
+			tb = t.table()
+		}
 		for range s.count {
 			switch s.op {
 			case OpSimpleRange, OpSumRange, OpOrderRange, OpDistinctRange:

@@ -18,6 +18,16 @@ const (
 	OpInsert
 	OpRandomPoints
 	OpRandomRanges
+	// Dolt's tests (dolt.go): each event one statement, or types_delete_insert's pair.
+	OpCoveringIndexScan
+	OpGroupbyScan
+	OpIndexJoin
+	OpIndexJoinScan
+	OpIndexScan
+	OpTableScan
+	OpTypesTableScan
+	OpTypesDelete
+	OpTypesInsert
 	OpCommit
 	numOps
 )
@@ -25,7 +35,8 @@ const (
 // OpNames are the recorder's operation names.
 var OpNames = []string{"transaction", "point_select", "simple_range", "sum_range", "order_range",
 	"distinct_range", "index_update", "non_index_update", "delete", "insert", "random_points",
-	"random_ranges", "commit"}
+	"random_ranges", "covering_index_scan", "groupby_scan", "index_join", "index_join_scan", "index_scan",
+	"table_scan", "types_table_scan", "types_delete", "types_insert", "commit"}
 
 // step is one group of a test's event: count statements of kind op, on one table drawn uniformly
 // for the group (oltp_common.lua draws get_table_num() once per execute_* call).
@@ -40,9 +51,17 @@ type test struct {
 	name        string
 	description string
 	trx         bool
-	// oneTable: sysbench refuses --tables > 1 (select_random_*).
+	// oneTable: sysbench refuses --tables > 1 (select_random_*), or the script has one table of
+	// its own (Dolt's oltp_delete_insert).
 	oneTable bool
 	steps    func(o *Options) []step
+	// dolt: the test is Dolt's (DoltHub's sysbench-lua-scripts), not sysbench's; tables the extra
+	// tables it runs on (dolt.go: tablesDolt, tablesTypes); literal: its statements carry their
+	// values in the text (the script's con:query), not as parameters; readOnly: it only reads.
+	dolt     bool
+	tables   extraTables
+	literal  bool
+	readOnly bool
 }
 
 // readSteps are oltp_read_only's (and oltp_read_write's first) groups: execute_point_selects, then
@@ -83,6 +102,40 @@ var tests = []test{
 		steps: func(*Options) []step { return []step{{OpRandomPoints, 1}} }},
 	{name: "select_random_ranges", description: "one count over --number-of-ranges k ranges", oneTable: true,
 		steps: func(*Options) []step { return []step{{OpRandomRanges, 1}} }},
+	// Dolt's suite (DoltHub's sysbench-lua-scripts; dolt.go has their tables and statements).
+	doltScan("covering_index_scan", "a count over the big_int_col index", OpCoveringIndexScan, tablesDolt),
+	doltScan("groupby_scan", "a GROUP BY over the rows of big_int_col > 0", OpGroupbyScan, tablesDolt),
+	doltScan("index_join", "a join of 500 rows on sbdolt2.int_col = sbdolt1.id", OpIndexJoin, tablesDolt),
+	doltScan("index_join_scan", "a self-join of 500 rows on the primary key", OpIndexJoinScan, tablesDolt),
+	doltScan("index_scan", "every column of the rows of big_int_col > 0", OpIndexScan, tablesDolt),
+	doltScan("table_scan", "every column of the rows of small_int_col > 0 (no index)", OpTableScan, tablesDolt),
+	doltScan("types_table_scan", "table_scan on the table of every common type", OpTypesTableScan, tablesTypes),
+	{name: "types_delete_insert", description: "a delete by id and the same row inserted again, in the table of every common type",
+		dolt: true, tables: tablesTypes, literal: true,
+		steps: func(*Options) []step { return []step{{OpTypesDelete, 1}} }},
+	{name: "oltp_delete_insert", description: "a delete by id and a new row of that id inserted, in autocommit",
+		dolt: true, oneTable: true, literal: true,
+		steps: func(*Options) []step { return []step{{OpDelete, 1}} }},
+}
+
+// doltScan is one of Dolt's read tests: one statement without parameters per event.
+func doltScan(name, description string, op int, tables extraTables) test {
+	return test{name: name, description: description, dolt: true, tables: tables, readOnly: true,
+		steps: func(*Options) []step { return []step{{op, 1}} }}
+}
+
+// pairs reports whether a step of op sends a second statement per count: a delete/insert pair
+// (every test's delete but oltp_delete's), or types_delete_insert's.
+func pairs(t test, op int) bool {
+	return (op == OpDelete && t.name != "oltp_delete") || op == OpTypesDelete
+}
+
+// pairOf is the second statement of a pair.
+func pairOf(op int) int {
+	if op == OpTypesDelete {
+		return OpTypesInsert
+	}
+	return OpInsert
 }
 
 func findTest(name string) (test, bool) {
@@ -108,7 +161,7 @@ func statementsPerTx(t test, o *Options) int {
 	n := 0
 	for _, s := range t.steps(o) {
 		n += s.count
-		if s.op == OpDelete && t.name != "oltp_delete" {
+		if pairs(t, s.op) {
 			n += s.count // and its insert
 		}
 	}
@@ -134,8 +187,8 @@ func usedOps(o *Options) []int {
 			continue
 		}
 		used[s.op] = true
-		if s.op == OpDelete && t.name != "oltp_delete" {
-			used[OpInsert] = true
+		if pairs(t, s.op) {
+			used[pairOf(s.op)] = true
 		}
 	}
 	used[OpCommit] = t.trx && !o.SkipTrx

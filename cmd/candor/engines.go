@@ -1,0 +1,290 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/candor-bench/candor/driver"
+	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/report/html"
+	"github.com/candor-bench/candor/run"
+	"github.com/candor-bench/candor/userr"
+	"github.com/candor-bench/candor/workload"
+	"github.com/candor-bench/candor/workload/sysbench"
+)
+
+// `candor NAME compare-engines`: two engines on the same tests, each test run on A then on B, each
+// run a normal result directory under --out, then the table of their latencies and B/A multiples
+// (printed, engines.json, index.html). Workload-neutral but for engineSuites: a workload names its
+// tests' flag, its suites and what its load needs for them.
+
+// engineSuite is what compare-engines needs to know of a workload.
+type engineSuite struct {
+	// testFlag is the workload's flag that picks one test (sysbench's --test).
+	testFlag string
+	// suites are the named lists of tests; defSuite the one run when neither --tests nor --suite
+	// is given.
+	suites   map[string][]string
+	defSuite string
+	// loadArgs are the workload's load flags the tests need (sysbench's --dolt-tables).
+	loadArgs func(tests []string) []string
+	// group is a test's group in the table's means ("" for none).
+	group func(test string) string
+}
+
+var engineSuites = map[string]engineSuite{
+	"sysbench": {testFlag: "test", suites: sysbench.Suites(), defSuite: "dolt", loadArgs: sysbench.LoadArgs, group: sysbench.Group},
+}
+
+func newCompareEngines(out run.Out, reg workload.Registration) *cobra.Command {
+	tmpl := reg.New()
+	in := tmpl.Info()
+	es := engineSuites[in.Name]
+	f := &runFlags{}
+	var tests, suite string
+	var loaders int
+	var loadSeed uint64
+	var reload bool
+	wfs := pflag.NewFlagSet(in.Name, pflag.ContinueOnError)
+	c := &cobra.Command{
+		Use:   "compare-engines",
+		Short: "Run the same tests on two databases, A then B per test, and print each test's latency on both and B's as a multiple of A's",
+		Long: fmt.Sprintf(`Run each test on the first --db (A), then on the second (B), test after test, each run saved as a
+normal result directory under --out; then print per test A's and B's latency (p50, p95 and mean of
+the %s, in ms) and B's as a multiple of A's, the mean multiples per group, and the conditions, and
+write them to %s and %s. Each database is loaded first unless it holds a load that fits
+(--reload loads it again). Suites: %s.`, in.KeyOp, report.EnginesFile, report.EnginesHTML, suiteNames(es)),
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			urls, err := f.db.all()
+			if err != nil {
+				return err
+			}
+			if len(urls) != 2 {
+				return userr.Errorf("compare-engines takes two --db, A and B (got %d): give --db URL-A --db URL-B", len(urls))
+			}
+			list, name, err := es.pick(tests, suite, c.Flags().Changed("tests"))
+			if err != nil {
+				return err
+			}
+			if wfs.Lookup(es.testFlag).Changed {
+				return userr.Errorf("compare-engines runs the tests of --tests or --suite: give --tests %s instead of --%s", wfs.Lookup(es.testFlag).Value, es.testFlag)
+			}
+			var wargs []string                  // the workload's flags as given, for every load and run
+			wfs.VisitAll(func(fl *pflag.Flag) { // parsed on c's flags: Changed is the flag's own
+				if fl.Changed {
+					wargs = append(wargs, "--"+fl.Name+"="+fl.Value.String())
+				}
+			})
+			dir := f.plan.Out
+			if dir == "" {
+				dir = run.DefaultOut(in.Name+"-engines", time.Now())
+			}
+			if _, err := os.Stat(filepath.Join(dir, report.EnginesFile)); err == nil && !f.plan.Replace {
+				return userr.Errorf("%s already holds a comparison of engines: give another --out, or --replace", dir)
+			}
+			newW := func(cmd workload.Command, extra ...string) (workload.Workload, error) {
+				w := reg.New()
+				fs := pflag.NewFlagSet(in.Name, pflag.ContinueOnError)
+				w.Flags(fs, cmd)
+				var args []string
+				for _, a := range append(slices.Clone(wargs), extra...) {
+					if fs.Lookup(strings.SplitN(strings.TrimPrefix(a, "--"), "=", 2)[0]) != nil {
+						args = append(args, a)
+					}
+				}
+				if err := fs.Parse(args); err != nil {
+					return nil, userr.Errorf("%v", err)
+				}
+				return w, nil
+			}
+			// Every run's plan, validated before anything connects.
+			type job struct {
+				test string
+				side int
+				plan run.RunPlan
+			}
+			var jobs []job
+			for i, t := range list {
+				for side, url := range urls {
+					w, err := newW(workload.CmdRun, "--"+es.testFlag+"="+t)
+					if err != nil {
+						return err
+					}
+					p := f.resolve(c, w)
+					p.DB, p.ExtraDB = url, nil
+					p.Out = filepath.Join(dir, fmt.Sprintf("%02d-%s-%s", i+1, t, "AB"[side:side+1]))
+					if err := p.Validate(); err != nil {
+						return err
+					}
+					jobs = append(jobs, job{test: t, side: side, plan: p})
+				}
+			}
+			ctx := c.Context()
+			rout := out // each run's summary is in its directory; the table is the command's output
+			rout.Stdout = io.Discard
+			for _, url := range urls {
+				lw, err := newW(workload.CmdLoad, es.loadArgs(list)...)
+				if err != nil {
+					return err
+				}
+				lp := run.LoadPlan{Workload: lw, DB: url, Loaders: loaders, Seed: loadSeed, Drop: reload, Quiet: f.plan.Quiet}
+				if !reload {
+					loaded, err := run.Loaded(ctx, lw, url)
+					if err != nil {
+						return err
+					}
+					if loaded {
+						fmt.Fprintf(out.Stderr, "using the %s data already loaded in %s\n", in.Name, driver.Redact(url))
+						continue
+					}
+				}
+				if err := run.Load(ctx, lp, rout); err != nil {
+					return err
+				}
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return userr.Errorf("cannot make --out %s: %v", dir, err)
+			}
+			cmp := &report.EngineComparison{Workload: in.Name, Suite: name, KeyOp: in.KeyOp}
+			for side, url := range urls {
+				d, _ := driver.URLDialect(url)
+				cmp.Engines[side] = report.Engine{Label: "AB"[side : side+1], DB: driver.Redact(url), Dialect: d.Name}
+			}
+			var first *report.Result
+			for _, j := range jobs {
+				if j.side == 0 {
+					cmp.Tests = append(cmp.Tests, report.EngineTest{Name: j.test, Group: es.group(j.test)})
+				}
+				t := &cmp.Tests[len(cmp.Tests)-1]
+				rel, _ := filepath.Rel(dir, j.plan.Out)
+				er := report.EngineRun{Dir: filepath.ToSlash(rel)}
+				fmt.Fprintf(out.Stderr, "%s on %s (%s)\n", j.test, cmp.Engines[j.side].Label, cmp.Engines[j.side].DB)
+				res, err := run.Run(ctx, j.plan, rout)
+				if ctx.Err() != nil {
+					return err
+				}
+				switch {
+				case res == nil && err != nil:
+					er.Failed = err.Error()
+				case res != nil:
+					if first == nil {
+						first = res
+					}
+					if e := &cmp.Engines[j.side]; e.Server == "" {
+						e.Server = cmpOr(res.Database.Version, res.Database.Kind) // "MariaDB 10.11.6", "PostgreSQL 16.4"
+					}
+					if op := res.Operations[in.KeyOp]; op != nil && op.Count > 0 {
+						er.Count, er.Errors = op.Count, op.Errors
+						er.Ms = report.Latency{P50: op.ResponseMs.P50, P95: op.ResponseMs.P95, Mean: op.ResponseMs.Mean}
+					} else {
+						er.Failed = "no " + in.KeyOp + " completed"
+					}
+					if err != nil && er.Failed == "" {
+						er.Failed = err.Error()
+					}
+				}
+				t.Runs[j.side] = er
+			}
+			cmp.Finish()
+			cmp.Conditions = engineConditions(first, jobs[0].plan, list)
+			b, err := json.MarshalIndent(cmp, "", "  ")
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, report.EnginesFile), append(b, '\n'), 0o644); err != nil {
+				return fmt.Errorf("writing %s: %w", report.EnginesFile, err)
+			}
+			if err := html.WriteEngines(filepath.Join(dir, report.EnginesHTML), cmp); err != nil {
+				return fmt.Errorf("writing %s: %w", report.EnginesHTML, err)
+			}
+			cmp.WriteText(out.Stdout)
+			fmt.Fprintf(out.Stdout, "saved in %s (%s, %s, one directory per run)\n", dir, report.EnginesFile, report.EnginesHTML)
+			failed := 0
+			for _, t := range cmp.Tests {
+				for _, r := range t.Runs {
+					if r.Failed != "" {
+						failed++
+					}
+				}
+			}
+			if failed > 0 {
+				return fmt.Errorf("%d of the %d runs gave no figures or failed: see the lines above the conditions", failed, len(jobs))
+			}
+			return nil
+		},
+	}
+	addRunFlags(c, f, in, false)
+	tmpl.Flags(wfs, workload.CmdRun)
+	c.Flags().AddFlagSet(wfs)
+	c.Flags().StringVar(&tests, "tests", "", "the tests to run, comma-separated (default: --suite's)")
+	c.Flags().StringVar(&suite, "suite", es.defSuite, "a named list of tests: "+suiteNames(es))
+	c.Flags().IntVar(&loaders, "loaders", 2, "parallel loaders, when a database must be loaded first")
+	c.Flags().Uint64Var(&loadSeed, "load-seed", 1, "root seed of the initial data, when a database must be loaded first")
+	c.Flags().BoolVar(&reload, "reload", false, "load each database again (dropping its data) even when it holds a load that fits")
+	_ = c.Flags().MarkHidden("mode") // the tests run in throughput mode, as sysbench's
+	_ = c.Flags().MarkHidden(es.testFlag)
+	c.Flags().Lookup("db").Usage = "a database URL (" + strings.TrimPrefix(dbUsage, "database URL: ") + "): give it twice, A then B"
+	return c
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// pick is the tests to run: --tests, else the suite's.
+func (es engineSuite) pick(tests, suite string, given bool) ([]string, string, error) {
+	if given {
+		var list []string
+		for _, t := range strings.Split(tests, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				list = append(list, t)
+			}
+		}
+		if len(list) == 0 {
+			return nil, "", userr.Errorf("--tests is empty: give tests separated by commas, or --suite %s", es.defSuite)
+		}
+		return list, "", nil
+	}
+	list, ok := es.suites[suite]
+	if !ok {
+		return nil, "", userr.Errorf("--suite %q is not a suite: give one of %s", suite, suiteNames(es))
+	}
+	return list, suite, nil
+}
+
+func suiteNames(es engineSuite) string {
+	var n []string
+	for k, v := range es.suites {
+		n = append(n, fmt.Sprintf("%s (%d tests)", k, len(v)))
+	}
+	slices.Sort(n)
+	return strings.Join(n, ", ")
+}
+
+// engineConditions are what the runs shared, from the first run's result and plan.
+func engineConditions(r *report.Result, p run.RunPlan, tests []string) []string {
+	var c []string
+	if r != nil {
+		c = append(c, fmt.Sprintf("host %s, %d CPUs, %s/%s", r.Driver.Hostname, r.Driver.CPUs, r.Driver.GoOS, r.Driver.GoArch),
+			"started "+r.StartedAt.UTC().Format(time.DateTime)+" UTC",
+			fmt.Sprintf("each run %s measured after %s of warm-up, %d terminal(s), %s mode", p.Duration, p.Warmup, r.Terminals, r.Mode))
+		if r.Setup != "" {
+			c = append(c, "first run: "+r.Setup)
+		}
+	}
+	c = append(c, fmt.Sprintf("%d tests, each on A then on B", len(tests)))
+	return c
+}
