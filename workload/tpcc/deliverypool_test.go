@@ -124,7 +124,7 @@ func TestDeliveryPoolPerWarehouseOrder(t *testing.T) {
 
 // A run whose terminals would take more memory than the host has is refused when it opens, naming
 // the bound and what to give instead, before a terminal is made: 100,000,000 warehouses in spec
-// mode are a billion terminals, some 2 TiB.
+// mode are a billion terminals, some 477 GiB at 512 bytes each.
 func TestOpenRefusesTerminalsPastMemory(t *testing.T) {
 	ctx := context.Background()
 	db, err := driver.Open(ctx, "null:?service=fixed:1ms")

@@ -44,7 +44,7 @@ type Workload struct {
 }
 
 // terminalBytes bounds the memory one terminal takes in a run (see Open).
-const terminalBytes = 2 << 10
+const terminalBytes = 512
 
 // Defaults that bound a run's resources however many warehouses it has (a million
 // terminals in one process).
@@ -338,11 +338,11 @@ func (w *Workload) Open(ctx context.Context, db driver.DB, c workload.SessionCon
 			o.Connections = min(o.Connections, sqlexec.MaxSingleWriterConnections)
 		}
 	}
-	// A terminal and its place in the scheduler take about 120 bytes once the run is steady, and
-	// up to 1.6 KiB each seen at a million terminals in an overloaded warm-up on the null engine:
-	// 2 KiB each bounds the memory a run's terminals take, so that an absurd --warehouses is
-	// refused before it exhausts the host's memory.
-	if err := sqlexec.CheckRunMemory(o.Terminals, o.Connections, terminalBytes, "the terminals' state (up to 2 KiB each)",
+	// A terminal and its place in the scheduler take about 160 bytes of the process's resident
+	// memory (1.6 GiB at 10,000,000 terminals, 60 s into a spec-mode warm-up on the null engine;
+	// docs/performance/million-terminals.md): 512 bytes each bounds what a run's terminals take,
+	// so that an absurd --warehouses is refused before it exhausts the host's memory.
+	if err := sqlexec.CheckRunMemory(o.Terminals, o.Connections, terminalBytes, "the terminals' state (up to 512 bytes each)",
 		"give fewer --warehouses (spec mode runs 10 terminals for each), or fewer --terminals in throughput or rate mode"); err != nil {
 		return nil, err
 	}
