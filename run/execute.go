@@ -114,7 +114,11 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 	}
 	el := time.Since(start)
 	rows := bar.rows.Load()
-	via := "" // the engine's bulk path, when it has a choice (MySQL)
+	if bn, ok := db.(interface{ BulkNote() string }); ok && bn.BulkNote() != "" {
+		// the engine's bulk path changed during the load (PostgreSQL's wire: COPY refused)
+		fmt.Fprintln(out.Stderr, bn.BulkNote())
+	}
+	via := "" // the engine's bulk path, when it has a choice (MySQL; PostgreSQL's wire with INSERT)
 	if info.BulkPath != "" {
 		via = " via " + info.BulkPath
 	}
