@@ -243,6 +243,8 @@ func PrintChecks(w io.Writer, r *Result) {
 		p("\nconsistency checks:\n")
 		for _, c := range r.Checks {
 			switch {
+			case c.NotRun:
+				p("  not run %2d %-57s %s\n", c.Condition, c.Name, c.Reason)
 			case c.Skipped:
 				p("  skip %2d %-60s %s\n", c.Condition, c.Name, c.Reason)
 			default:
