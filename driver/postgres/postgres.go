@@ -140,6 +140,11 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	if db.version, err = db.readVersion(ctx, c); err != nil {
 		return nil, err
 	}
+	if db.engine == engineDoltgres && q.Get("bulk") == "" {
+		// Doltgres 1.2.0's binary COPY fails at its end ("missing file trailer"): INSERT from the
+		// start, unless the URL says otherwise
+		db.bulk = newBulkState(bulkInsert)
+	}
 	if tc, ok := c.pc.PgConn().Conn().(*tls.Conn); ok {
 		db.tls = tls.VersionName(tc.ConnectionState().Version)
 	}
@@ -149,7 +154,7 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	return db, nil
 }
 
-// Kind is the engine: "postgres", "cockroachdb" or "yugabytedb".
+// Kind is the engine: "postgres", "cockroachdb", "yugabytedb" or "doltgres".
 func (db *DB) Kind() string { return db.engine.name }
 
 // Dialect is the engine's (engines.go).
