@@ -34,9 +34,8 @@ var (
 	// (PostgreSQL's REPEATABLE READ) unless the tserver flag yb_enable_read_committed_isolation is
 	// set, so the effective default is repeatable read.
 	engineYugabyte = &engine{name: "yugabytedb", defaultIso: driver.IsolationRepeatableRead}
-	// Doltgres: Dolt's transactions are snapshots of the database at their start (REPEATABLE READ);
-	// it has no SERIALIZABLE of its own.
-	engineDoltgres = &engine{name: "doltgres", defaultIso: driver.IsolationRepeatableRead}
+	// Doltgres (1.2.0) reports every transaction as read committed, whatever BEGIN asked for.
+	engineDoltgres = &engine{name: "doltgres", defaultIso: driver.IsolationReadCommitted}
 )
 
 func init() {

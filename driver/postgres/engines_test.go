@@ -117,7 +117,7 @@ func TestDoltgresProbe(t *testing.T) {
 }
 
 // TestDoltgresScheme: doltgres:// names the Doltgres dialect (PostgreSQL's family, no array
-// parameters, repeatable read by default, multi-row INSERT for loads) from the URL alone, before
+// parameters, read committed by default, multi-row INSERT for loads) from the URL alone, before
 // and after opening; against PostgreSQL, which has no dolt_version(), it says it is Doltgres all the
 // same (the URL names the engine), with the compatibility version PostgreSQL reports.
 func TestDoltgresScheme(t *testing.T) {
@@ -134,7 +134,7 @@ func TestDoltgresScheme(t *testing.T) {
 	}
 	defer dbi.Close()
 	db := dbi.(*DB)
-	if db.Kind() != "doltgres" || db.Dialect().Arrays || db.DefaultIsolation() != driver.IsolationRepeatableRead {
+	if db.Kind() != "doltgres" || db.Dialect().Arrays || db.DefaultIsolation() != driver.IsolationReadCommitted {
 		t.Errorf("Kind %q, Dialect %+v, DefaultIsolation %q", db.Kind(), db.Dialect(), db.DefaultIsolation())
 	}
 	if v, _ := db.Version(testCtx(t)); !strings.HasPrefix(v, "Doltgres (PostgreSQL ") {

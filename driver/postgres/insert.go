@@ -131,7 +131,7 @@ func (db *DB) BulkNote() string {
 // CopyFrom loads rows with COPY ... FROM STDIN in binary format or with multi-row INSERTs (see the
 // bulk paths above), inside the current transaction if one is open. table may be schema-qualified
 // ("s.t").
-func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src driver.RowSource) (int64, error) {
+func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src driver.RowSource) (n int64, err error) {
 	if c.wire.busy {
 		return 0, errConnBusy
 	}
@@ -141,6 +141,23 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src
 	b := c.bulk
 	if b == nil {
 		b = newBulkState(bulkCopy)
+	}
+	if b.copy.Load() != copyWorks && c.begin == "" && c.txStatus() == 'I' {
+		// Without the caller's transaction, one of its own, so that a failed load leaves no rows as
+		// a failed COPY does on PostgreSQL: the INSERTs are several statements, and a refused
+		// COPY may have stored some rows (Doltgres 1.2.0's does).
+		if err := c.Begin(ctx, driver.TxOptions{}); err != nil {
+			return 0, err
+		}
+		defer func() {
+			if err != nil {
+				c.Rollback(context.WithoutCancel(ctx))
+				return
+			}
+			if err = c.Commit(ctx); err != nil {
+				n = 0
+			}
+		}()
 	}
 	switch b.copy.Load() {
 	case copyRefusedState:
@@ -159,7 +176,7 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src
 		}
 	}
 	kept := &keptRows{src: src}
-	n, err := c.copyFrom(ctx, table, columns, kept)
+	n, err = c.copyFrom(ctx, table, columns, kept)
 	if err == nil {
 		b.copy.CompareAndSwap(copyUnknown, copyWorks)
 		if inTx {
