@@ -152,10 +152,12 @@ func Check(ctx context.Context, w workload.Workload, url string, full bool, out 
 	}
 	defer unlock()
 	checks, err := ck.Check(ctx, db, full)
+	r := &report.Result{Workload: w.Info().Name, Checks: checks}
 	if err != nil {
+		// what was evaluated before the check stopped, the condition it stopped at not run
+		report.PrintChecks(out.Stdout, r)
 		return err
 	}
-	r := &report.Result{Workload: w.Info().Name, Checks: checks}
 	report.PrintChecks(out.Stdout, r)
 	if failed(checks) {
 		return ErrCheckFailed
