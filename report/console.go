@@ -243,6 +243,10 @@ func PrintChecks(w io.Writer, r *Result) {
 		p("\nconsistency checks:\n")
 		for _, c := range r.Checks {
 			switch {
+			case c.Condition == 0 && c.Skipped: // a note on the check itself, not a condition
+				p("  note    %s: %s\n", c.Name, c.Reason)
+			case c.NotRun:
+				p("  not run %2d %-57s %s\n", c.Condition, c.Name, strings.TrimPrefix(c.Reason, "not run: "))
 			case c.Skipped:
 				p("  skip %2d %-60s %s\n", c.Condition, c.Name, c.Reason)
 			default:

@@ -110,3 +110,26 @@ func TestLoadsMeanNoIdleNoDuplicate(t *testing.T) {
 		t.Errorf("a headline other than the rate of all operations lost its row:\n%s", b.String())
 	}
 }
+
+// TestPrintChecksStates: a pass, a failure with its violation, a skip, a condition not run and a
+// note on the check itself (condition 0: a refused session setting) each print as what they are.
+func TestPrintChecksStates(t *testing.T) {
+	var b strings.Builder
+	PrintChecks(&b, &Result{Checks: []Check{
+		{Name: "the check's session settings", Skipped: true, Reason: "the server refused SET work_mem = '256MB' (ERROR: x): ran without it"},
+		{Condition: 1, Name: "fine", OK: true, Seconds: 0.5},
+		{Condition: 2, Name: "broken", Violations: []string{"row 1"}},
+		{Condition: 3, Name: "expensive", Skipped: true, Reason: "runs with --full only"},
+		{Condition: 4, Name: "unmeasured", Skipped: true, NotRun: true, Reason: "not run: connection lost"},
+	}})
+	want := "\nconsistency checks:\n" +
+		"  note    the check's session settings: the server refused SET work_mem = '256MB' (ERROR: x): ran without it\n" +
+		"  pass  1 fine                                                         0.50 s\n" +
+		"  FAIL  2 broken                                                       0.00 s\n" +
+		"         row 1\n" +
+		"  skip  3 expensive                                                    runs with --full only\n" +
+		"  not run  4 unmeasured                                                connection lost\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

@@ -377,9 +377,12 @@ type AuditItem struct {
 
 // Check is one consistency condition's outcome (TPC-C clause 3.3.2).
 type Check struct {
-	Condition  int      `json:"condition"`
-	Name       string   `json:"name"`
-	Skipped    bool     `json:"skipped"`
+	Condition int    `json:"condition"`
+	Name      string `json:"name"`
+	Skipped   bool   `json:"skipped"`
+	// NotRun: the condition was never evaluated because the check failed before it could be (its
+	// statement's error, a lost connection): Skipped too, and Reason says why; never a failure.
+	NotRun     bool     `json:"not_run,omitempty"`
 	Reason     string   `json:"reason,omitempty"`
 	OK         bool     `json:"ok"`
 	Violations []string `json:"violations,omitempty"`

@@ -114,7 +114,11 @@ func Load(ctx context.Context, p LoadPlan, out Out) error {
 	}
 	el := time.Since(start)
 	rows := bar.rows.Load()
-	via := "" // the engine's bulk path, when it has a choice (MySQL)
+	if bn, ok := db.(interface{ BulkNote() string }); ok && bn.BulkNote() != "" {
+		// the engine's bulk path changed during the load (PostgreSQL's wire: COPY refused)
+		fmt.Fprintln(out.Stderr, bn.BulkNote())
+	}
+	via := "" // the engine's bulk path, when it has a choice (MySQL; PostgreSQL's wire with INSERT)
 	if info.BulkPath != "" {
 		via = " via " + info.BulkPath
 	}
@@ -148,10 +152,12 @@ func Check(ctx context.Context, w workload.Workload, url string, full bool, out 
 	}
 	defer unlock()
 	checks, err := ck.Check(ctx, db, full)
+	r := &report.Result{Workload: w.Info().Name, Checks: checks}
 	if err != nil {
+		// what was evaluated before the check stopped, the condition it stopped at not run
+		report.PrintChecks(out.Stdout, r)
 		return err
 	}
-	r := &report.Result{Workload: w.Info().Name, Checks: checks}
 	report.PrintChecks(out.Stdout, r)
 	if failed(checks) {
 		return ErrCheckFailed

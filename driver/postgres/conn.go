@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -62,6 +61,8 @@ type Conn struct {
 	// transaction status is pgconn's, and wireTurn syncs pgconn before wire's next.
 	wire    wire
 	pgxUsed bool
+	// bulk is the database's bulk path for CopyFrom (insert.go)
+	bulk *bulkState
 }
 
 // newConn wraps a connection pgx opened. pgconn's login was its exchange (a write of it that took
@@ -637,26 +638,6 @@ func (c *Conn) exec(ctx context.Context, sql string, args []any) (int64, error) 
 		return 0, err
 	}
 	return tag.RowsAffected(), nil
-}
-
-// CopyFrom loads rows with COPY ... FROM STDIN in binary format, inside the current transaction if
-// one is open. table may be schema-qualified ("s.t").
-func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, src driver.RowSource) (int64, error) {
-	if c.wire.busy {
-		return 0, errConnBusy
-	}
-	if c.begin != "" {
-		_, err := c.enter(ctx)
-		if err == nil {
-			err = c.leave(ctx, c.sendBegin())
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	c.trips++ // the stream of rows, answered once at its end
-	c.viaPgx()
-	return c.pc.CopyFrom(ctx, pgx.Identifier(strings.Split(table, ".")), columns, src)
 }
 
 func (c *Conn) Close() error {

@@ -14,6 +14,9 @@ import (
 //	postgres://, postgresql://   PostgreSQL
 //	cockroachdb://               CockroachDB (pgx connects to it as to PostgreSQL)
 //	yugabytedb://                YugabyteDB's YSQL
+//	doltgres://                  Doltgres, Dolt's PostgreSQL-compatible server; a postgres:// URL
+//	                             whose server turns out to be Doltgres (readVersion) is taken as
+//	                             doltgres:// too
 type engine struct {
 	name string // the dialect name: "postgres", "cockroachdb", "yugabytedb"
 	// defaultIso is the level candor runs at when --isolation is not given: the engine's own
@@ -31,25 +34,29 @@ var (
 	// (PostgreSQL's REPEATABLE READ) unless the tserver flag yb_enable_read_committed_isolation is
 	// set, so the effective default is repeatable read.
 	engineYugabyte = &engine{name: "yugabytedb", defaultIso: driver.IsolationRepeatableRead}
+	// Doltgres (1.2.0) reports every transaction as read committed, whatever BEGIN asked for.
+	engineDoltgres = &engine{name: "doltgres", defaultIso: driver.IsolationReadCommitted}
 )
 
 func init() {
 	driver.Register("cockroachdb", open)
 	driver.Register("yugabytedb", open)
+	driver.Register("doltgres", open)
 	driver.RegisterDialect("postgres", driver.FamilyPostgres, "postgresql")
 	driver.RegisterDialect("cockroachdb", driver.FamilyPostgres)
 	driver.RegisterDialect("yugabytedb", driver.FamilyPostgres)
-	for _, e := range []*engine{enginePostgres, engineCockroach, engineYugabyte} {
+	driver.RegisterDialect("doltgres", driver.FamilyPostgres)
+	for _, e := range []*engine{enginePostgres, engineCockroach, engineYugabyte, engineDoltgres} {
 		driver.DescribeDialect(e.dialect())
 	}
 }
 
 // dialect is the engine's Dialect: PostgreSQL's statements (its family), array parameters
-// (= ANY($1), unnest) and concurrent writers, for all three engines; the TPC-C workload applies
-// per-engine overrides by Name. Procedures (PL/pgSQL, --procedures): PostgreSQL itself; not tried
-// on the distributed engines.
+// (= ANY($1), unnest) and concurrent writers, for PostgreSQL, CockroachDB and YugabyteDB (Doltgres:
+// no array parameters); the workloads apply per-engine overrides by Name. Procedures (PL/pgSQL,
+// --procedures): PostgreSQL itself; not tried on the others.
 func (e *engine) dialect() driver.Dialect {
-	return driver.Dialect{Name: e.name, Family: driver.FamilyPostgres, Arrays: true, Procedures: e == enginePostgres}
+	return driver.Dialect{Name: e.name, Family: driver.FamilyPostgres, Arrays: e != engineDoltgres, Procedures: e == enginePostgres}
 }
 
 // engineFor returns the engine a (lower-case) URL scheme names.
@@ -59,6 +66,8 @@ func engineFor(scheme string) *engine {
 		return engineCockroach
 	case "yugabytedb":
 		return engineYugabyte
+	case "doltgres":
+		return engineDoltgres
 	}
 	return enginePostgres
 }
@@ -71,7 +80,7 @@ func engineFor(scheme string) *engine {
 // of a server that did not report DateStyle and integer_datetimes at startup, which every
 // PostgreSQL since 8.0 does and Doltgres does not, so that PostgreSQL is never asked.
 func (db *DB) readVersion(ctx context.Context, c *Conn) (string, error) {
-	if db.engine == enginePostgres {
+	if db.engine == enginePostgres || db.engine == engineDoltgres {
 		pc := c.pc.PgConn()
 		v := pc.ParameterStatus("server_version")
 		if v == "" {
@@ -80,12 +89,16 @@ func (db *DB) readVersion(ctx context.Context, c *Conn) (string, error) {
 				return "", err
 			}
 		}
-		if mayBeDoltgres(pc.ParameterStatus) {
+		if db.engine == engineDoltgres || mayBeDoltgres(pc.ParameterStatus) {
 			var dv string
 			c.viaPgx()
 			if err := c.pc.QueryRow(ctx, "SELECT dolt_version()").Scan(&dv); err == nil && dv != "" {
 				db.doltgres = dv
+				db.engine = engineDoltgres // a postgres:// URL of a Doltgres server: its dialect
 				return doltgresVersionString(dv, v), nil
+			}
+			if db.engine == engineDoltgres {
+				return "Doltgres (PostgreSQL " + v + " compatible)", nil
 			}
 		}
 		return "PostgreSQL " + v, nil

@@ -115,3 +115,40 @@ func TestDoltgresProbe(t *testing.T) {
 		t.Errorf("PostgreSQL: Version %q, DoltgresVersion %q", v, db.DoltgresVersion())
 	}
 }
+
+// TestDoltgresScheme: doltgres:// names the Doltgres dialect (PostgreSQL's family, no array
+// parameters, read committed by default, multi-row INSERT for loads) from the URL alone, before
+// and after opening; against PostgreSQL, which has no dolt_version(), it says it is Doltgres all the
+// same (the URL names the engine), with the compatibility version PostgreSQL reports.
+func TestDoltgresScheme(t *testing.T) {
+	raw, err := driver.ApplyDialect(pgURL(t), "doltgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := driver.URLDialect(raw); !ok || d.Name != "doltgres" || d.SQLFamily() != "postgres" || d.Arrays || d.Procedures {
+		t.Errorf("URLDialect(doltgres://) = %+v, %v", d, ok)
+	}
+	dbi, err := driver.Open(testCtx(t), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbi.Close()
+	db := dbi.(*DB)
+	if db.Kind() != "doltgres" || db.Dialect().Arrays || db.DefaultIsolation() != driver.IsolationReadCommitted {
+		t.Errorf("Kind %q, Dialect %+v, DefaultIsolation %q", db.Kind(), db.Dialect(), db.DefaultIsolation())
+	}
+	if v, _ := db.Version(testCtx(t)); !strings.HasPrefix(v, "Doltgres (PostgreSQL ") {
+		t.Errorf("Version %q", v)
+	}
+	if db.bulk.copy.Load() != copyRefusedState || db.BulkPath() != BulkInsert {
+		t.Errorf("Doltgres's loads: BulkPath %q", db.BulkPath())
+	}
+	withCopy, err := driver.Open(testCtx(t), raw+map[bool]string{true: "&", false: "?"}[strings.Contains(raw, "?")]+"bulk=copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer withCopy.Close()
+	if withCopy.(*DB).bulk.copy.Load() != copyWorks {
+		t.Error("doltgres:// with bulk=copy does not load with COPY")
+	}
+}

@@ -65,6 +65,8 @@ type DB struct {
 	// maxMessage bounds a message's body read from the server (max_message_size in the URL, else
 	// MaxMessageDefault), on candor's wire and pgconn's alike
 	maxMessage int
+	// bulk is CopyFrom's path (bulk= in the URL; insert.go), shared by the connections
+	bulk *bulkState
 }
 
 var _ driver.DB = (*DB)(nil)
@@ -102,6 +104,12 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 		return nil, err
 	}
 	delete(cfg.RuntimeParams, "max_message_size") // candor's, not a server setting
+	choice, ok := parseBulk(q.Get("bulk"))
+	if !ok {
+		return nil, db.userError("bulk=%s in the URL %s is not a bulk path: use bulk=auto (COPY, and multi-row INSERT if the server refuses COPY), bulk=copy or bulk=insert", q.Get("bulk"), db.redacted)
+	}
+	db.bulk = newBulkState(choice)
+	delete(cfg.RuntimeParams, "bulk") // candor's, not a server setting
 	// The socket's kind is chosen at each dial, not here: with SocketEnv=held, a run's own
 	// connections (their context marked by blockconn.ForRun) are held, no other.
 	base := cfg.DialFunc
@@ -132,6 +140,11 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	if db.version, err = db.readVersion(ctx, c); err != nil {
 		return nil, err
 	}
+	if db.engine == engineDoltgres && q.Get("bulk") == "" {
+		// Doltgres 1.2.0's binary COPY fails at its end ("missing file trailer"): INSERT from the
+		// start, unless the URL says otherwise
+		db.bulk = newBulkState(bulkInsert)
+	}
 	if tc, ok := c.pc.PgConn().Conn().(*tls.Conn); ok {
 		db.tls = tls.VersionName(tc.ConnectionState().Version)
 	}
@@ -141,7 +154,7 @@ func open(ctx context.Context, u *url.URL, raw string) (driver.DB, error) {
 	return db, nil
 }
 
-// Kind is the engine: "postgres", "cockroachdb" or "yugabytedb".
+// Kind is the engine: "postgres", "cockroachdb", "yugabytedb" or "doltgres".
 func (db *DB) Kind() string { return db.engine.name }
 
 // Dialect is the engine's (engines.go).
@@ -169,6 +182,7 @@ func (db *DB) connect(ctx context.Context) (*Conn, error) {
 	c.wire.maxBody = db.maxMessage
 	c.cancels = db.cancels
 	c.stmtCap = db.stmtCap
+	c.bulk = db.bulk
 	return c, nil
 }
 

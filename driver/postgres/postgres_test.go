@@ -457,6 +457,8 @@ func TestUserErrors(t *testing.T) {
 			Want: []string{"database candor_no_such_db does not exist on " + hostOnly, "createdb candor_no_such_db"}},
 		{Name: "bad parameter", URL: withPW(user, "", "") + "?sslmode=sometimes", PW: pw,
 			Want: []string{"is malformed", "postgres://user:pass@host:port/db"}},
+		{Name: "bad bulk path", URL: withPW(user, "", "") + "?bulk=fast", PW: pw,
+			Want: []string{"bulk=fast in the URL", "is not a bulk path: use bulk=auto"}},
 		{Name: "bad port", URL: "postgres://" + user + ":" + pw + "@127.0.0.1:port/db", PW: pw,
 			Want: []string{"is malformed"}},
 		{Name: "unknown scheme", URL: "mysqlx://" + user + ":" + pw + "@127.0.0.1/db", PW: pw,

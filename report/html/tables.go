@@ -258,6 +258,8 @@ func checkRows(checks []report.Check) []checkRow {
 	for _, c := range checks {
 		row := checkRow{Condition: c.Condition, Name: c.Name, Violations: c.Violations}
 		switch {
+		case c.NotRun:
+			row.Status, row.Detail = "not run", c.Reason
 		case c.Skipped:
 			row.Status, row.Detail = "skip", c.Reason
 		case c.OK:

@@ -256,9 +256,9 @@ func Run(ctx context.Context, db driver.DB, o workload.LoadOptions, cp Copy) (in
 		// made ahead of it on `loaders` goroutines.
 		gens, loaders = loaders, 1
 	}
-	var setup []string
+	var setup *driver.Settings // optional: a server that refuses it loads without it, and says so
 	if d.SQLFamily() == sqlexec.FamilyPostgres && d.Name != sqlexec.EngineCockroach && d.Name != sqlexec.EngineYugabyte && driver.SessionSettings(db) {
-		setup = []string{"SET synchronous_commit = off"}
+		setup = driver.NewSettings(o.Note, "SET synchronous_commit = off")
 	}
 	rows, err := copyChunks(ctx, db, cp, loaders, gens, setup, progress)
 	if err != nil && ctx.Err() != nil {
@@ -277,7 +277,7 @@ type job struct {
 // copyChunks copies the chunks on `loaders` connections, each first running setup. With gens > 1
 // (a single writer), gens goroutines make the chunks (cp.Chunk) ahead of the loaders, at most about
 // 2 x gens at a time, and the loaders copy them in order. The first error stops every loader.
-func copyChunks(ctx context.Context, db driver.DB, cp Copy, loaders, gens int, setup []string, progress func(int64)) (int64, error) {
+func copyChunks(ctx context.Context, db driver.DB, cp Copy, loaders, gens int, setup *driver.Settings, progress func(int64)) (int64, error) {
 	if cp.Chunks == 0 {
 		return 0, nil
 	}
@@ -322,11 +322,9 @@ func copyChunks(ctx context.Context, db driver.DB, cp Copy, loaders, gens int, s
 				return
 			}
 			defer c.Close()
-			for _, q := range setup {
-				if _, err := c.Exec(ctx, q); err != nil {
-					fail(err)
-					return
-				}
+			if err := setup.Apply(ctx, db, c); err != nil {
+				fail(err)
+				return
 			}
 			for j := range work {
 				var src driver.RowSource
@@ -448,10 +446,11 @@ func (c *Cursor) Row() int { return c.i - 1 }
 func (c *Cursor) Err() error { return nil }
 
 // Statements runs independent statements (index builds, statistics) on up to n connections at
-// once, each connection first running setup; a connection takes the next statement of the list
-// as it is free, so list the longest first. The first error stops the others and is returned,
+// once, each connection first running setup (optional settings: one the server refuses is left
+// out and said, see driver.Settings; nil sets none); a connection takes the next statement of the
+// list as it is free, so list the longest first. The first error stops the others and is returned,
 // naming its statement.
-func Statements(ctx context.Context, db driver.DB, n int, setup, stmts []string) error {
+func Statements(ctx context.Context, db driver.DB, n int, setup *driver.Settings, stmts []string) error {
 	if len(stmts) == 0 {
 		return nil
 	}
@@ -485,11 +484,9 @@ func Statements(ctx context.Context, db driver.DB, n int, setup, stmts []string)
 				return
 			}
 			defer c.Close()
-			for _, q := range setup {
-				if _, err := c.Exec(ctx, q); err != nil {
-					fail(fmt.Errorf("%s: %w", q, err))
-					return
-				}
+			if err := setup.Apply(ctx, db, c); err != nil {
+				fail(err)
+				return
 			}
 			for q := range work {
 				if ctx.Err() != nil {

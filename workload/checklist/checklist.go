@@ -4,6 +4,7 @@ package checklist
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/candor-bench/candor/report"
@@ -14,14 +15,19 @@ import (
 type List []report.Check
 
 // Add checks one condition: fn fills its violations (Violate), reason or skip. The condition is
-// OK when fn returned no error, did not skip it and found no violation; fn's error (the check could
-// not be made) is returned, the condition kept.
+// OK when fn returned no error, did not skip it and found no violation. fn's error (the check could
+// not be made) is returned, the condition kept: not run (Skipped and NotRun, the error its reason)
+// when fn found no violation before it, for a condition never evaluated is not a failure; failed
+// with the violations it found otherwise.
 func (l *List) Add(name string, fn func(ch *report.Check) error) error {
 	ch := report.Check{Condition: len(*l) + 1, Name: name}
 	t0 := time.Now()
 	err := fn(&ch)
 	ch.Seconds = time.Since(t0).Seconds()
 	ch.OK = err == nil && !ch.Skipped && len(ch.Violations) == 0
+	if err != nil && len(ch.Violations) == 0 {
+		ch.Skipped, ch.NotRun, ch.Reason = true, true, "not run: "+strings.Join(strings.Fields(err.Error()), " ")
+	}
 	*l = append(*l, ch)
 	return err
 }

@@ -33,7 +33,19 @@ func TestList(t *testing.T) {
 	if v := checks[0].Violations; len(v) != 1 || v[0] != "the load started 2024-01-02 03:04:05 UTC never completed: reload with candor kv load --drop" {
 		t.Errorf("half-loaded: %q", v)
 	}
-	if c := checks[3]; !c.Skipped || c.Reason != "no table" {
+	if c := checks[3]; !c.Skipped || c.NotRun || c.Reason != "no table" {
 		t.Errorf("skipped: %+v", c)
+	}
+	// A condition whose check failed before a verdict is not run, not failed; one that found
+	// violations before its error keeps them and fails.
+	if c := checks[2]; !c.Skipped || !c.NotRun || c.Reason != "not run: no answer" {
+		t.Errorf("failed to run: %+v", c)
+	}
+	l.Add("violated, then failed", func(ch *report.Check) error {
+		Violate(ch, "row 1 is wrong")
+		return failed
+	})
+	if c := l[len(l)-1]; c.Skipped || c.NotRun || c.OK || len(c.Violations) != 1 {
+		t.Errorf("violated, then failed: %+v", c)
 	}
 }

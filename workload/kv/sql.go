@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,11 @@ import (
 // candor sends the same, with each engine's upsert (CockroachDB keeps its UPSERT; PostgreSQL and
 // YugabyteDB INSERT ... ON CONFLICT (k) DO UPDATE; MySQL INSERT ... ON DUPLICATE KEY UPDATE; SQLite
 // INSERT ... ON CONFLICT (k) DO UPDATE) and a standard subquery for CockroachDB's [ ... ].
+//
+// Doltgres (1.2.0) differs where it must: it types a parameter in a list (k IN ($1)) as unknown
+// (OID 705) rather than as k's type, so each is cast ($1::BIGINT), and its ON CONFLICT ... DO UPDATE
+// has no excluded row, so the new value is the parameter itself (v = $2::BYTEA), or for several
+// rows a CASE on the conflicting row's key (v = CASE kv.k WHEN $1::BIGINT THEN $2::BYTEA ... END).
 
 const table = "kv"
 
@@ -61,7 +67,16 @@ func newStatements(family, engine string, batch, spanLimit int) *statements {
 func (s *statements) in(prefix string, n int) string {
 	var b strings.Builder
 	b.WriteString(prefix)
-	sqlexec.Params(&b, 1, n)
+	if s.engine == sqlexec.EngineDoltgres {
+		for i := 1; i <= n; i++ {
+			if i > 1 {
+				b.WriteString(", ")
+			}
+			b.WriteString("$" + strconv.Itoa(i) + "::BIGINT")
+		}
+	} else {
+		sqlexec.Params(&b, 1, n)
+	}
 	b.WriteByte(')')
 	return sqlexec.Placeholders(s.family, b.String())
 }
@@ -92,6 +107,8 @@ func (s *statements) write(n int) string {
 	}
 	switch {
 	case s.engine == sqlexec.EngineCockroach:
+	case s.engine == sqlexec.EngineDoltgres:
+		return doltgresUpsert(n)
 	case s.family == sqlexec.FamilyMySQL:
 		// VALUES(v) rather than MySQL 8's row alias, which MariaDB does not have.
 		b.WriteString(" ON DUPLICATE KEY UPDATE v = VALUES(v)")
@@ -107,4 +124,27 @@ func lengthSQL(family string) string {
 		return "length(CAST(v AS BLOB))"
 	}
 	return "length(v)"
+}
+
+// doltgresUpsert is the upsert of n rows on Doltgres, which has no excluded row: the new value is
+// named by its parameter, typed, as are the keys.
+func doltgresUpsert(n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO kv (k, v) VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "($%d::BIGINT, $%d::BYTEA)", 2*i+1, 2*i+2)
+	}
+	if n == 1 {
+		b.WriteString(" ON CONFLICT (k) DO UPDATE SET v = $2::BYTEA")
+		return b.String()
+	}
+	b.WriteString(" ON CONFLICT (k) DO UPDATE SET v = CASE kv.k")
+	for i := range n {
+		fmt.Fprintf(&b, " WHEN $%d::BIGINT THEN $%d::BYTEA", 2*i+1, 2*i+2)
+	}
+	b.WriteString(" END")
+	return b.String()
 }

@@ -30,6 +30,15 @@ func TestStatementsPerFamily(t *testing.T) {
 			scan0:  "SELECT count(v) FROM kv",
 		},
 		{
+			family: sqlexec.FamilyPostgres, engine: sqlexec.EngineDoltgres,
+			read:   "SELECT k, v FROM kv WHERE k IN ($1::BIGINT, $2::BIGINT)",
+			write2: "INSERT INTO kv (k, v) VALUES ($1::BIGINT, $2::BYTEA), ($3::BIGINT, $4::BYTEA) ON CONFLICT (k) DO UPDATE SET v = CASE kv.k WHEN $1::BIGINT THEN $2::BYTEA WHEN $3::BIGINT THEN $4::BYTEA END",
+			write1: "INSERT INTO kv (k, v) VALUES ($1::BIGINT, $2::BYTEA) ON CONFLICT (k) DO UPDATE SET v = $2::BYTEA",
+			del:    "DELETE FROM kv WHERE k IN ($1::BIGINT, $2::BIGINT)",
+			scan:   "SELECT count(v) FROM (SELECT v FROM kv WHERE k >= $1 ORDER BY k LIMIT 10) AS s",
+			scan0:  "SELECT count(v) FROM kv",
+		},
+		{
 			family: sqlexec.FamilyMySQL, engine: "mariadb",
 			read:   "SELECT k, v FROM kv WHERE k IN (?, ?)",
 			write2: "INSERT INTO kv (k, v) VALUES (?, ?), (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)",

@@ -15,6 +15,7 @@ const (
 	FamilySQLite    = "sqlite"
 	EngineCockroach = "cockroachdb"
 	EngineYugabyte  = "yugabytedb"
+	EngineDoltgres  = "doltgres"
 )
 
 // Supported reports whether the workloads have statements for the SQL family.

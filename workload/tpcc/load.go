@@ -137,7 +137,7 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	if db.Dialect().SingleWriter {
 		err = loadSingleWriter(ctx, db, g, us, o.Loaders, progress)
 	} else {
-		err = loadParallel(ctx, db, g, us, int(min(int64(o.Loaders), unitCount(o.Warehouses))), progress)
+		err = loadParallel(ctx, db, g, us, int(min(int64(o.Loaders), unitCount(o.Warehouses))), progress, o.Note)
 	}
 	if err == nil && o.Shard.Sharded() {
 		err = parts.Complete(ctx, db, o.Shard) // shard 0's part; the keys once every part is in
@@ -161,7 +161,7 @@ func finishLoad(ctx context.Context, db driver.DB, ctl driver.Conn, o LoadOption
 		err = parts.Wait(ctx, db, o.Shard.Count, o.ShardWait, o.Note)
 	}
 	if err == nil {
-		err = buildKeys(ctx, db, ctl, dialect, o.Loaders, info.Resumed, info.Placement)
+		err = buildKeys(ctx, db, ctl, dialect, o.Loaders, info.Resumed, info.Placement, o.Note)
 	}
 	if err == nil {
 		err = verifyPlacement(ctx, db, ctl, info.Placement) // tablespace.go: where the catalog says they are
@@ -339,7 +339,11 @@ func (f *firstError) get() error {
 // only with wal_level = minimal (not the default, and not the test server's), and it would put each
 // table in one transaction on one connection, losing the parallelism within stock and order_line
 // that the load's speed comes from.
-func loadParallel(ctx context.Context, db driver.DB, g *genConfig, us iter.Seq[unit], loaders int, progress func(int64)) error {
+//
+// The loaders' session settings are optional: one the server refuses is left out and said once
+// through note (driver.Settings).
+func loadParallel(ctx context.Context, db driver.DB, g *genConfig, us iter.Seq[unit], loaders int, progress func(int64), note func(string)) error {
+	note = driver.NoteOnce(note)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	fe := newFirstError(cancel)
@@ -368,11 +372,9 @@ func loadParallel(ctx context.Context, db driver.DB, g *genConfig, us iter.Seq[u
 			if !driver.SessionSettings(db) {
 				setup = nil
 			}
-			for _, q := range setup {
-				if _, err := c.Exec(ctx, q); err != nil {
-					fe.set(err)
-					return
-				}
+			if err := driver.NewSettings(note, setup...).Apply(ctx, db, c); err != nil {
+				fe.set(err)
+				return
 			}
 			for u := range work {
 				if err := load(ctx, c, u.steps(g), progress); err != nil {
@@ -411,7 +413,11 @@ var bySize = []*table{tOrderLine, tStock, tCustomer, tOrders, tHistory, tNewOrde
 // completes or leaves nothing (PostgreSQL's CREATE INDEX and ALTER TABLE are transactional; InnoDB's
 // and SQLite's DDL are atomic), so what the catalog shows is whole, and only the rest is built. The
 // statistics and VACUUM that follow are run again: they can be.
-func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect string, loaders int, resumed bool, p *Placement) error {
+//
+// The session settings of the connections that build them are optional: one the server refuses is
+// left out and said once through note (driver.Settings).
+func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect string, loaders int, resumed bool, p *Placement, note func(string)) error {
+	note = driver.NoteOnce(note)
 	var built loadstate.Keys
 	if resumed {
 		var err error
@@ -450,10 +456,10 @@ func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect strin
 	setup := []string{"SET statement_timeout = 0", "SET maintenance_work_mem = '512MB'"}
 	if distributed(engine) {
 		// Keys came with the tables; the secondary indexes, then statistics (distsql.go).
-		if err := runStatements(ctx, db, loaders, setup[:1], tasks); err != nil {
+		if err := runStatements(ctx, db, loaders, driver.NewSettings(note, setup[:1]...), tasks); err != nil {
 			return fmt.Errorf("building indexes: %w", err)
 		}
-		if err := runStatements(ctx, db, loaders, setup[:1], analyzeSQL()); err != nil {
+		if err := runStatements(ctx, db, loaders, driver.NewSettings(note, setup[:1]...), analyzeSQL()); err != nil {
 			return fmt.Errorf("collecting statistics: %w", err)
 		}
 		loadTrace("indexes and statistics", time.Since(phase))
@@ -462,7 +468,7 @@ func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect strin
 	if !driver.SessionSettings(db) {
 		setup = setup[:0]
 	}
-	if err := runStatements(ctx, db, loaders, setup, tasks); err != nil {
+	if err := runStatements(ctx, db, loaders, driver.NewSettings(note, setup...), tasks); err != nil {
 		return fmt.Errorf("building keys and indexes: %w", err)
 	}
 	for _, t := range tables {
@@ -481,7 +487,7 @@ func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect strin
 	for _, t := range bySize {
 		vacuum = append(vacuum, "VACUUM (ANALYZE) "+t.name)
 	}
-	if err := runStatements(ctx, db, loaders, setup[:min(1, len(setup))], vacuum); err != nil {
+	if err := runStatements(ctx, db, loaders, driver.NewSettings(note, setup[:min(1, len(setup))]...), vacuum); err != nil {
 		return fmt.Errorf("vacuuming the tables: %w", err)
 	}
 	loadTrace("vacuum and statistics", time.Since(phase))
@@ -489,7 +495,7 @@ func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect strin
 }
 
 // runStatements runs independent statements on up to n connections at once, in order of the list.
-func runStatements(ctx context.Context, db driver.DB, n int, setup, stmts []string) error {
+func runStatements(ctx context.Context, db driver.DB, n int, setup *driver.Settings, stmts []string) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	fe := newFirstError(cancel)
@@ -509,11 +515,9 @@ func runStatements(ctx context.Context, db driver.DB, n int, setup, stmts []stri
 				return
 			}
 			defer c.Close()
-			for _, s := range setup {
-				if _, err := c.Exec(ctx, s); err != nil {
-					fe.set(err)
-					return
-				}
+			if err := setup.Apply(ctx, db, c); err != nil {
+				fe.set(err)
+				return
 			}
 			for s := range work {
 				if ctx.Err() != nil {

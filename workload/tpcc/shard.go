@@ -145,7 +145,7 @@ func loadShardPart(ctx context.Context, db driver.DB, ctl driver.Conn, o LoadOpt
 		if db.Dialect().SingleWriter {
 			err = loadSingleWriter(ctx, db, g, us, o.Loaders, progress)
 		} else {
-			err = loadParallel(ctx, db, g, us, int(min(int64(o.Loaders), unitCount(hi-lo+1))), progress)
+			err = loadParallel(ctx, db, g, us, int(min(int64(o.Loaders), unitCount(hi-lo+1))), progress, o.Note)
 		}
 	}
 	if err != nil {

@@ -164,7 +164,7 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 		}
 		plan.build = nil
 	}
-	if err := buildKeys(ctx, db, ctl, o.Loaders, plan); err != nil {
+	if err := buildKeys(ctx, db, ctl, o.Loaders, plan, o.Note); err != nil {
 		return workload.LoadResult{}, err
 	}
 	if o.Note != nil {
@@ -208,10 +208,10 @@ func loadData(ctx context.Context, db driver.DB, o workload.LoadOptions, sf floa
 
 // buildKeys runs p: its independent builds on up to `loaders` connections at once (on PostgreSQL
 // with the session's maintenance_work_mem raised for the sorts), then the rest in order on ctl.
-func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, loaders int, p keyPlan) error {
-	var setup []string
+func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, loaders int, p keyPlan, note func(string)) error {
+	var setup *driver.Settings // optional: a server that refuses one builds without it, and says so
 	if db.Dialect().SQLFamily() == sqlexec.FamilyPostgres && driver.SessionSettings(db) {
-		setup = []string{"SET statement_timeout = 0", "SET maintenance_work_mem = '512MB'"}
+		setup = driver.NewSettings(note, "SET statement_timeout = 0", "SET maintenance_work_mem = '512MB'")
 	}
 	if err := bulkload.Statements(ctx, db, loaders, setup, p.build); err != nil {
 		return fmt.Errorf("building the keys and indexes: %w", err)
