@@ -162,7 +162,7 @@ func TestSampledIOMatchesDiskstats(t *testing.T) {
 	pre := "disk." + dev + "."
 
 	// 1. Each interval: the sampler's figures against the test's own arithmetic.
-	compared, same := 0, 0
+	compared, same, off := 0, 0, 0
 	for i := 1; i < len(samples); i++ {
 		smp, p, c := samples[i], taps[i-1], taps[i]
 		dt := c.now.Sub(p.now).Seconds() // the sampler's rates are over its sample times
@@ -176,8 +176,12 @@ func TestSampledIOMatchesDiskstats(t *testing.T) {
 				t.Errorf("sample %d (t=%v) has no %s%ss_per_s", i, smp.T, pre, d.dir)
 				continue
 			}
+			// Requests complete in bursts (a journal's flush completes many at once), so one
+			// interval may see a burst between the two readings that the interval's rate times
+			// the gap does not cover: a few such intervals are the machine's, many the sampler's.
 			if slack := 2 + d.n/dt*gap; math.Abs(got*dt-d.n) > slack {
-				t.Errorf("sample %d (t=%v): %ss_per_s × %.4f s = %.1f %s requests, the test's diskstats %v (within %.1f)", i, smp.T, d.dir, dt, got*dt, d.dir, d.n, slack)
+				off++
+				t.Logf("sample %d (t=%v): %ss_per_s × %.4f s = %.1f %s requests, the test's diskstats %v (within %.1f)", i, smp.T, d.dir, dt, got*dt, d.dir, d.n, slack)
 			}
 			compared++
 			// The same requests (none completed between the two readings): the same mean size,
@@ -193,6 +197,9 @@ func TestSampledIOMatchesDiskstats(t *testing.T) {
 				}
 			}
 		}
+	}
+	if off > compared/4 {
+		t.Errorf("%d of %d intervals and directions counted other requests than the test's diskstats, beyond the slack of their readings' gap (see above)", off, compared)
 	}
 	// The readings are tens of microseconds apart: most intervals count the very same requests.
 	if same < compared/2 {
@@ -218,13 +225,13 @@ func TestSampledIOMatchesDiskstats(t *testing.T) {
 		dev, n, block>>10, w1.at.Sub(w0.at).Seconds(), w1.writes-w0.writes, (w1.wsect-w0.wsect)/2/(w1.writes-w0.writes), ws, wb/ws/1024,
 		n, r1.at.Sub(r0.at).Seconds(), r1.reads-r0.reads, (r1.rsect-r0.rsect)/2/(r1.reads-r0.reads), rs, rb/rs/1024)
 	ws, wb, rs, rb = math.Round(ws), math.Round(wb), math.Round(rs), math.Round(rb)
-	if ws < n || wb < n*block {
+	if ws < n || wb < n*block*(1-1e-4) {
 		t.Errorf("the samples over the writes count %.0f writes and %.0f bytes, want at least %d and %d", ws, wb, n, n*block)
 	}
-	if rs < n || rs > 1.1*n+2 {
-		t.Errorf("the samples over the reads count %.0f reads, want %d (within 10%%)", rs, n)
-	}
-	if mean := rb / rs; math.Abs(mean-block) > 0.1*block {
-		t.Errorf("the samples over the reads have a mean read of %.0f bytes, want %d (within 10%%)", mean, block)
+	// Reads too only as lower bounds: the sample intervals overlapping the reads are longer than
+	// they are, and another process's reads in them (a compiler reading its cache) lowered the
+	// mean read to 58 KiB once; the sampler's own arithmetic is judged interval by interval above.
+	if rs < n || rb < n*block*(1-1e-4) { // a sample keeps 6 significant digits
+		t.Errorf("the samples over the reads count %.0f reads and %.0f bytes, want at least %d and %d", rs, rb, n, n*block)
 	}
 }
