@@ -1,8 +1,10 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,8 +113,18 @@ func (f workloadFlow) run(t *testing.T, db, dir string) {
 	f.cli(t, 0, append(append([]string{f.name, "run", "--db", db, "--mode", "rate", "--rate", runRate, "--out", rate}, short...), f.runArgs...)...)
 	rres := readResult(t, rate)
 	f.checkResult(t, rres, "rate")
-	if r, _ := rres["rate"].(map[string]any); r == nil || r["sustained"] != true {
-		t.Errorf("rate %s/s: rate %v, want sustained", runRate, rres["rate"])
+	// The driver offered the rate (its schedule kept, nothing dropped); whether the database kept
+	// up in 3 s is the host's capacity: a transaction's tail of a few hundred ms on a loaded host
+	// leaves more than 5% of the arrivals unfinished at the window's end (RATE_NOT_SUSTAINED says
+	// so), so "sustained" is not asserted here.
+	r, _ := rres["rate"].(map[string]any)
+	target, _ := strconv.ParseFloat(runRate, 64)
+	// Poisson arrivals over 3 s: the count offered within 4 standard deviations of the target's.
+	if n := 3 * target; r == nil || r["dropped"] != 0.0 || math.Abs(3*r["offered_rate"].(float64)-n) > 4*math.Sqrt(n)+2 {
+		t.Errorf("rate %s/s: rate %v, want the rate offered (a Poisson count within 4 standard deviations) and nothing dropped", runRate, rres["rate"])
+	}
+	if r != nil && r["sustained"] != true && !strings.Contains(mustRead(t, filepath.Join(rate, report.ResultFile)), "RATE_NOT_SUSTAINED") {
+		t.Errorf("rate %s/s: not sustained, and no RATE_NOT_SUSTAINED warning says so", runRate)
 	}
 	// A mode the workload has not: refused before anything connects.
 	if out := f.cli(t, 2, f.name, "run", "--db", db, "--mode", "spec", "--duration", "1s"); !strings.Contains(out, "is not a mode of "+f.name) {
