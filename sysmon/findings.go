@@ -2,6 +2,7 @@ package sysmon
 
 import (
 	"fmt"
+	"github.com/candor-bench/candor/report"
 	"math"
 	"sort"
 	"strings"
@@ -156,7 +157,7 @@ func (w *watch) findings() []Finding {
 	if s := w.swap; s.n > 0 {
 		out = append(out, Finding{Code: "SWAP_ACTIVE", Message: fmt.Sprintf(
 			"the host swapped during the window (%s, the first at %.0f s): up to %s/s swapped in and %s/s out (%s in and %s out per second on average over those samples); memory was short, so latencies include page-ins from swap",
-			of(s.n), s.first, iec(s.maxIn), iec(s.maxOut), iec(s.sumIn/float64(s.n)), iec(s.sumOut/float64(s.n)))})
+			of(s.n), s.first, report.BytesIEC(s.maxIn), report.BytesIEC(s.maxOut), report.BytesIEC(s.sumIn/float64(s.n)), report.BytesIEC(s.sumOut/float64(s.n)))})
 	}
 	for _, name := range sortedKeys(w.irqCPU) {
 		e := w.irqCPU[name]
@@ -180,18 +181,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// iec formats bytes with a binary unit (as report.BytesIEC, which this package cannot import).
-func iec(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f B", b)
-	}
-	return fmt.Sprintf("%.1f %s", b, units[i])
 }

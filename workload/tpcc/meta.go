@@ -113,20 +113,7 @@ func existingTables(ctx context.Context, c driver.Conn, d driver.Dialect) ([]str
 	if distributed(d.Name) {
 		q = tablesInSchemaSQL(names)
 	}
-	rows, err := c.Query(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return queryStrings(ctx, c, q) // tablespace.go
 }
 
 func contains(s []string, x string) bool {
