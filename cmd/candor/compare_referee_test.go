@@ -45,7 +45,7 @@ func TestCompareSelfEqualsReport(t *testing.T) {
 	parallel(t)
 	ratesShared(t) // its open-loop runs assert nothing a busy machine changes
 	dir := t.TempDir()
-	sqlite := "sqlite:" + filepath.Join(dir, "tpcc.db")
+	sqlite := tpccSQLiteCopy(t, filepath.Join(dir, "tpcc.db"))
 	cases := []struct {
 		name string
 		args []string

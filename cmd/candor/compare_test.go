@@ -12,7 +12,7 @@ import (
 func TestCompareTwoRuns(t *testing.T) {
 	parallel(t)
 	dir := t.TempDir()
-	db := "sqlite:" + filepath.Join(dir, "x.db")
+	db := tpccSQLiteCopy(t, filepath.Join(dir, "x.db"))
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	for _, out := range []string{a, b} {
 		if code, _ := runCLI(t, "tpcc", "--mode", "throughput", "--db", db, "--duration", "5s", "--warmup", "1s", "--interval", "500ms",

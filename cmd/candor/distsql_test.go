@@ -67,10 +67,7 @@ func distWarningCodes(res map[string]any) map[string]bool {
 func TestSerializableRetries(t *testing.T) {
 	parallel(t)
 	quietRuns(t) // a failure rate under a limit: contention raises it
-	u := dbtest.FreshPostgresURL(t, "candor_ser")
-	if code, _ := runCLI(t, "tpcc", "load", "--db", u, "--warehouses", "1"); code != 0 {
-		t.Fatalf("load: exit %d", code)
-	}
+	u := tpccPostgresCopy(t, "candor_ser")
 	out := filepath.Join(t.TempDir(), "ser")
 	// 8 terminals on one warehouse at serializable: a few percent of New-Orders may still fail after
 	// their retries, which the failure verdict's default 5% would fail; this test is about the

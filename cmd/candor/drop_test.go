@@ -19,10 +19,14 @@ func TestDrop(t *testing.T) {
 	engines := []struct {
 		name string
 		url  func(t *testing.T) string
+		// tpcc is a copy of the loaded TPC-C template (template_test.go), for the engines that have one.
+		tpcc func(t *testing.T) string
 	}{
-		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "drop.db") }},
-		{"postgres", func(t *testing.T) string { return dbtest.FreshPostgresURL(t, "candor_drop") }},
-		{"mysql", func(t *testing.T) string { return dbtest.FreshMySQLURL(t, "candor_drop") }},
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "drop.db") },
+			func(t *testing.T) string { return tpccSQLiteCopy(t, filepath.Join(t.TempDir(), "drop.db")) }},
+		{"postgres", func(t *testing.T) string { return dbtest.FreshPostgresURL(t, "candor_drop") },
+			func(t *testing.T) string { return tpccPostgresCopy(t, "candor_drop") }},
+		{"mysql", func(t *testing.T) string { return dbtest.FreshMySQLURL(t, "candor_drop") }, nil},
 	}
 	loads := []struct {
 		name    string
@@ -40,9 +44,14 @@ func TestDrop(t *testing.T) {
 				continue
 			}
 			t.Run(e.name+"/"+l.name, func(t *testing.T) {
-				url := e.url(t)
-				if code, _ := runCLI(t, append([]string{l.name, "load", "--db", url}, l.args...)...); code != 0 {
-					t.Fatalf("load: exit %d", code)
+				var url string
+				if l.name == "tpcc" && e.tpcc != nil {
+					url = e.tpcc(t) // the template was loaded with l.args
+				} else {
+					url = e.url(t)
+					if code, _ := runCLI(t, append([]string{l.name, "load", "--db", url}, l.args...)...); code != 0 {
+						t.Fatalf("load: exit %d", code)
+					}
 				}
 				ctx := context.Background()
 				db, err := driver.Open(ctx, url)

@@ -15,10 +15,7 @@ import (
 func TestFailuresExplainedSQLite(t *testing.T) {
 	parallel(t)
 	dir := t.TempDir()
-	db := "sqlite:" + filepath.Join(dir, "tpcc.db")
-	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 0 {
-		t.Fatalf("load: exit %d", code)
-	}
+	db := tpccSQLiteCopy(t, filepath.Join(dir, "tpcc.db"))
 	ctx := context.Background()
 	d, err := driver.Open(ctx, db)
 	if err != nil {

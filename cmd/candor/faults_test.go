@@ -94,7 +94,7 @@ func sameFiles(t *testing.T, what string, before, after map[string]string) {
 func TestOutHoldingARun(t *testing.T) {
 	parallel(t)
 	dir := t.TempDir()
-	db := "sqlite:" + filepath.Join(dir, "x.db")
+	db := tpccSQLiteCopy(t, filepath.Join(dir, "x.db"))
 	out := filepath.Join(dir, "out")
 	run := func(extra ...string) (int, string) {
 		args := append([]string{"tpcc", "--mode", "throughput", "--db", db, "--duration", "2s", "--warmup", "0s", "--interval", "500ms",
@@ -215,10 +215,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("mount -t tmpfs -o size=16k: %v: %s", err, b)
 	}
 	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
-	db := "sqlite:" + filepath.Join(dir, "x.db")
-	if code, _ := runCLI(t, "tpcc", "load", "--db", db); code != 0 {
-		t.Fatalf("load: exit %d", code)
-	}
+	db := tpccSQLiteCopy(t, filepath.Join(dir, "x.db"))
 	out := filepath.Join(mnt, "run")
 	code, text := runCLI(t, "tpcc", "run", "--mode", "throughput", "--db", db, "--duration", "3s", "--warmup", "1s", "--interval", "500ms",
 		"--terminals", "2", "--no-check", "-q", "--out", out)
@@ -356,10 +353,7 @@ func lockNewOrder(t *testing.T, db string) {
 // results.
 func TestInterruptHonoursGrace(t *testing.T) {
 	parallel(t)
-	db := dbtest.FreshPostgresURL(t, "faults_sigint")
-	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 0 {
-		t.Fatalf("load: exit %d", code)
-	}
+	db := tpccPostgresCopy(t, "faults_sigint")
 	out := filepath.Join(t.TempDir(), "out")
 	b := startCLI(t, "tpcc", "run", "--mode", "throughput", "--db", db, "--duration", "5m", "--warmup", "1s",
 		"--grace", "3s", "--interval", "500ms", "--terminals", "10", "--out", out)
@@ -389,10 +383,7 @@ func TestInterruptHonoursGrace(t *testing.T) {
 // once and still writes result.json (partial), skipping the check that the lock would block.
 func TestSecondInterruptSaves(t *testing.T) {
 	parallel(t)
-	db := dbtest.FreshPostgresURL(t, "faults_sigint2")
-	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 0 {
-		t.Fatalf("load: exit %d", code)
-	}
+	db := tpccPostgresCopy(t, "faults_sigint2")
 	out := filepath.Join(t.TempDir(), "out")
 	b := startCLI(t, "tpcc", "run", "--mode", "throughput", "--db", db, "--duration", "5m", "--warmup", "1s",
 		"--grace", "5m", "--interval", "500ms", "--terminals", "10", "--out", out)

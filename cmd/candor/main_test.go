@@ -16,6 +16,7 @@ import (
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/report"
+	"github.com/candor-bench/candor/workload"
 )
 
 // runCLI runs candor with args and returns its exit status and what it printed (stdout and stderr
@@ -77,29 +78,53 @@ func quietRuns(t *testing.T) {
 	t.Cleanup(func() { quietTests.Delete(t.Name()) })
 }
 
-// sharedRateTests holds the names of the top-level tests whose open-loop runs take quiet shared.
+// sharedRateTests holds the names of the top-level tests whose open-loop runs and one-shots take
+// quiet shared.
 var sharedRateTests sync.Map
 
-// ratesShared marks t's open-loop runs (`--mode rate`; not its searches or one-shots) as ones
+// ratesShared marks t's open-loop runs (`--mode rate`) and one-shots (not its searches) as ones
 // whose assertions a busy machine does not change (the run's own figures compared with each other,
-// a rate offered at twice another, an overload's drops), so they run beside the other parallel
-// tests' runs instead of holding the machine to themselves.
+// a rate offered at twice another, an overload's drops, the one-shot's three runs and their
+// pages), so they run beside the other parallel tests' runs instead of holding the machine to
+// themselves. A search stays exclusive: its answer rests on probes that must be sustained.
 func ratesShared(t *testing.T) {
 	sharedRateTests.Store(t.Name(), true)
 	t.Cleanup(func() { sharedRateTests.Delete(t.Name()) })
 }
 
-// openLoopRun says whether candor args is a run in mode rate (not a search or the one-shot).
+// openLoopRun says whether candor args is a run in mode rate or a one-shot (not a search).
 func openLoopRun(args []string) bool {
+	if oneShotArgs(args) {
+		return true
+	}
 	if len(args) < 2 || args[1] != "run" {
 		return false
 	}
+	return modeOf(args) == "rate"
+}
+
+// modeOf is the --mode candor args give ("" for none).
+func modeOf(args []string) string {
+	mode := ""
 	for i, a := range args {
-		if a == "--mode=rate" || a == "--mode" && i+1 < len(args) && args[i+1] == "rate" {
-			return true
+		if a == "--mode" && i+1 < len(args) {
+			mode = args[i+1]
+		} else if v, ok := strings.CutPrefix(a, "--mode="); ok {
+			mode = v
 		}
 	}
-	return false
+	return mode
+}
+
+// oneShotArgs says whether candor args is a workload's one-shot (`candor NAME --flags...`).
+func oneShotArgs(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	if _, ok := workload.Lookup(args[0]); !ok {
+		return false
+	}
+	return len(args) == 1 || strings.HasPrefix(args[1], "-")
 }
 
 // measures says whether candor args measures something (a run, a search, the one-shot, the
@@ -121,8 +146,9 @@ func measures(args []string) bool {
 	return true
 }
 
-// capacityBound says whether candor args runs an open loop, a search, the one-shot or the
-// selftest: runs whose verdicts depend on the capacity the machine gives them.
+// capacityBound says whether candor args runs an open loop, a search, the one-shot of a workload
+// with open-loop runs (its peak, then 50% and 80% of it) or the selftest: runs whose verdicts
+// depend on the capacity the machine gives them.
 func capacityBound(args []string) bool {
 	if len(args) == 0 {
 		return false
@@ -133,19 +159,17 @@ func capacityBound(args []string) bool {
 	case "report", "compare", "merge", "capture":
 		return false
 	}
-	mode := ""
-	for i, a := range args {
-		if a == "--mode" && i+1 < len(args) {
-			mode = args[i+1]
-		} else if v, ok := strings.CutPrefix(a, "--mode="); ok {
-			mode = v
-		}
-	}
+	mode := modeOf(args)
 	if mode == "rate" || len(args) > 1 && args[1] == "search" {
 		return true
 	}
-	// The one-shot: `candor NAME --flags...` without --mode.
-	return mode == "" && (len(args) == 1 || strings.HasPrefix(args[1], "-"))
+	if !oneShotArgs(args) || mode != "" {
+		return false
+	}
+	// A finite workload's one-shot (TPC-H's power and throughput tests) runs no open loop.
+	reg, _ := workload.Lookup(args[0])
+	in := reg.New().Info()
+	return !in.Finite && in.HasMode(workload.ModeRate)
 }
 
 // runChild runs candor as a child process with args in dir ("": this process's working

@@ -33,7 +33,9 @@ func TestMain(m *testing.M) {
 	if !given {
 		flag.Set("test.parallel", strconv.Itoa(max(runtime.GOMAXPROCS(0), minParallel)))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeTemplates() // template_test.go
+	os.Exit(code)
 }
 
 // minParallel is how many tests marked parallel run at once at least (TestMain).

@@ -114,14 +114,15 @@ func TestRunSLOBad(t *testing.T) {
 func TestRunSLOSQLite(t *testing.T) {
 	parallel(t)
 	dir := t.TempDir()
-	sloWorkloads(t, "sqlite:"+filepath.Join(dir, "kv.db"), "sqlite:"+filepath.Join(dir, "tpcc.db"))
+	sloWorkloads(t, "sqlite:"+filepath.Join(dir, "kv.db"), tpccSQLiteCopy(t, filepath.Join(dir, "tpcc.db")))
 }
 
 func TestRunSLOPostgres(t *testing.T) {
 	parallel(t)
-	sloWorkloads(t, dbtest.FreshPostgresURL(t, "candor_slo_kv"), dbtest.FreshPostgresURL(t, "candor_slo_tpcc"))
+	sloWorkloads(t, dbtest.FreshPostgresURL(t, "candor_slo_kv"), tpccPostgresCopy(t, "candor_slo_tpcc"))
 }
 
+// sloWorkloads: kv loaded here into kv, TPC-C already loaded in tpcc.
 func sloWorkloads(t *testing.T, kv, tpcc string) {
 	short := []string{"--mode", "throughput", "--terminals", "2", "--duration", "2s", "--warmup", "0s", "--interval", "1s", "--no-check"}
 	if code, _ := runCLI(t, "kv", "load", "--db", kv, "--insert-count", "2000"); code != 0 {
@@ -130,9 +131,6 @@ func sloWorkloads(t *testing.T, kv, tpcc string) {
 	args := append([]string{"kv", "run", "--db", kv}, short...)
 	sloRun(t, 0, args, map[string]bool{"read.p99<=1m": true})
 	sloRun(t, 1, args, map[string]bool{"read.p99<=1m": true, "read.p99<=1us": false})
-	if code, _ := runCLI(t, "tpcc", "load", "--db", tpcc, "--warehouses", "1"); code != 0 {
-		t.Fatalf("tpcc load: exit %d", code)
-	}
 	args = append([]string{"tpcc", "run", "--db", tpcc}, short...)
 	sloRun(t, 0, args, map[string]bool{"new_order.p99<=1m": true, "payment.service.p90<=1m": true})
 	sloRun(t, 1, args, map[string]bool{"new_order.p99<=1us": false, "payment.p99<=1m": true})

@@ -89,7 +89,12 @@ func (f workloadFlow) cli(t *testing.T, want int, args ...string) string {
 	return out
 }
 
+// run is the flow on db: load, check, a throughput run, an open-loop run, report and compare, and on
+// the engines the flow names a search and the one-shot. Its open-loop run and one-shot assert the
+// rate offered, nothing dropped and what the output holds, which a busy machine does not change, so
+// they run beside other tests' runs (ratesShared); its search holds the machine.
 func (f workloadFlow) run(t *testing.T, db, dir string) {
+	ratesShared(t)
 	f.cli(t, 0, append([]string{f.name, "load", "--db", db, "--loaders", "2"}, f.loadArgs...)...)
 	if out := f.cli(t, 0, f.name, "check", "--db", db, "--full"); strings.Contains(out, "FAIL") {
 		t.Fatalf("check after the load failed")

@@ -90,6 +90,14 @@ func FreshPostgresURL(t testing.TB, prefix string) string {
 	return freshOn(t, PostgresURL(t), prefix)
 }
 
+// FreshPostgresCopyURL is FreshPostgresURL with the new database a copy of the database named
+// template on the same server (CREATE DATABASE ... TEMPLATE: a file copy, which no session may
+// hold open on template meanwhile): loaded data in a second instead of a load's minute.
+func FreshPostgresCopyURL(t testing.TB, prefix, template string) string {
+	t.Helper()
+	return freshDatabaseAs(t, PostgresURL(t), prefix, " TEMPLATE "+template, " WITH (FORCE)")
+}
+
 // freshOn creates prefix_<random> on the PostgreSQL server of raw, dropped when the test ends.
 func freshOn(t testing.TB, raw, prefix string) string {
 	t.Helper()
@@ -100,12 +108,18 @@ func freshOn(t testing.TB, raw, prefix string) string {
 // URL; the database is dropped when the test ends, with dropOptions after DROP DATABASE's name.
 func freshDatabase(t testing.TB, raw, prefix, dropOptions string) string {
 	t.Helper()
+	return freshDatabaseAs(t, raw, prefix, "", dropOptions)
+}
+
+// freshDatabaseAs is freshDatabase with createOptions after CREATE DATABASE's name.
+func freshDatabaseAs(t testing.TB, raw, prefix, createOptions, dropOptions string) string {
+	t.Helper()
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
 	}
 	name := prefix + "_" + hex.EncodeToString(b[:])
-	if err := Exec(raw, "CREATE DATABASE "+name); err != nil {
+	if err := Exec(raw, "CREATE DATABASE "+name+createOptions); err != nil {
 		t.Fatalf("creating the test database %s on %s: %v", name, driver.Redact(raw), err)
 	}
 	t.Cleanup(func() {
