@@ -332,9 +332,11 @@ func TestPostgresEndToEnd(t *testing.T) {
 	endToEnd(t, dbtest.FreshPostgresURL(t, "candor_cli"), t.TempDir())
 }
 
-func endToEnd(t *testing.T, db, dir string) {
+// endToEnd is the flow on db; it returns what the load printed.
+func endToEnd(t *testing.T, db, dir string) (loaded string) {
 	// Load 2 warehouses and check the initial population, all conditions.
-	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "2", "--loaders", "2"); code != 0 {
+	code, loaded := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "2", "--loaders", "2")
+	if code != 0 {
 		t.Fatalf("load: exit %d", code)
 	}
 	if code, out := runCLI(t, "tpcc", "check", "--db", db, "--full"); code != 0 || strings.Contains(out, "FAIL") {
@@ -350,7 +352,7 @@ func endToEnd(t *testing.T, db, dir string) {
 	}
 	// A short throughput run, then a short spec run; each checks consistency (quick) afterwards.
 	thr := filepath.Join(dir, "thr")
-	code, _ := runCLI(t, "tpcc", "run", "--db", db, "--mode", "throughput", "--terminals", "4",
+	code, _ = runCLI(t, "tpcc", "run", "--db", db, "--mode", "throughput", "--terminals", "4",
 		"--duration", "8s", "--warmup", "2s", "--interval", "2s", "--out", thr, "--seed", "7")
 	if code != 0 {
 		t.Fatalf("throughput run: exit %d", code)
@@ -427,6 +429,7 @@ func endToEnd(t *testing.T, db, dir string) {
 	if code, out := runCLI(t, "tpcc", "check", "--db", db, "--full"); code != 0 || strings.Contains(out, "FAIL") {
 		t.Fatalf("check after runs: exit %d", code)
 	}
+	return loaded
 }
 
 func mustRead(t *testing.T, path string) string {

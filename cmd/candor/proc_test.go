@@ -16,16 +16,17 @@ import (
 // procedures subcommand recreates them.
 func TestProceduresPostgres(t *testing.T) {
 	parallel(t)
-	procedureCLI(t, dbtest.FreshPostgresURL(t, "candor_cli_proc"))
+	procedureCLI(t, tpccPostgresCopy(t, "candor_cli_proc"), true)
 }
 
 // TestProceduresMySQL: the same on the MySQL/MariaDB server of CANDOR_TEST_MYSQL_URL.
 func TestProceduresMySQL(t *testing.T) {
 	parallel(t)
-	procedureCLI(t, dbtest.FreshMySQLURL(t, "candor_cli_proc"))
+	procedureCLI(t, dbtest.FreshMySQLURL(t, "candor_cli_proc"), false)
 }
 
-func procedureCLI(t *testing.T, db string) {
+// procedureCLI is the flow on db, which holds 1 warehouse already if loaded.
+func procedureCLI(t *testing.T, db string, loaded bool) {
 	dir := t.TempDir()
 	// no output, and no result file, ever shows the URL's password
 	pw := ""
@@ -39,8 +40,10 @@ func procedureCLI(t *testing.T, db string) {
 		}
 		return code, out
 	}
-	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1", "--loaders", "2"); code != 0 {
-		t.Fatalf("load: exit %d", code)
+	if !loaded {
+		if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1", "--loaders", "2"); code != 0 {
+			t.Fatalf("load: exit %d", code)
+		}
 	}
 	if code, out := runCLI(t, "tpcc", "run", "--db", db, "--procedures", "--duration", "1s"); code != 2 || !strings.Contains(out, "candor tpcc procedures") {
 		t.Fatalf("run --procedures before the procedures exist: exit %d, want 2 and a hint", code)
