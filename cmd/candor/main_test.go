@@ -32,7 +32,7 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 	var buf syncBuffer
 	started := time.Now()
 	code := executeTo(args, &buf, &buf, false)
-	logCall(t, args, false, 0, time.Since(started))
+	logCall(t, args, false, 0, time.Since(started), 0)
 	t.Logf("candor %s -> exit %d\n%s", strings.Join(args, " "), code, buf.String())
 	return code, buf.String()
 }
@@ -189,13 +189,17 @@ func runChild(t *testing.T, dir string, args ...string) (int, string) {
 		defer quiet.RUnlock()
 	}
 	started := time.Now()
-	defer func() { logCall(t, args, exclusive, started.Sub(asked), time.Since(started)) }()
 	var buf syncBuffer
 	c := exec.Command(os.Args[0], args...)
 	c.Env = append(os.Environ(), envAsCLI+"=1")
 	c.Stdout, c.Stderr = &buf, &buf
 	c.Dir = dir
 	err := c.Run()
+	var cpu time.Duration
+	if c.ProcessState != nil {
+		cpu = c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	}
+	logCall(t, args, exclusive, started.Sub(asked), time.Since(started), cpu)
 	code := 0
 	if err != nil {
 		var ee *exec.ExitError
@@ -214,10 +218,11 @@ func runChild(t *testing.T, dir string, args ...string) (int, string) {
 	return code, out
 }
 
-// logCall appends one line per candor call to the file CANDOR_TEST_CALL_LOG names, if set: the test,
-// whether the call held quiet exclusively, its wait for quiet, its own wall time and its arguments.
-// scripts/test-times reads it to show where the package's time goes.
-func logCall(t *testing.T, args []string, exclusive bool, wait, took time.Duration) {
+// logCall appends one line per candor call to the file CANDOR_TEST_CALL_LOG names, if set, to show
+// where the package's time goes: the test, whether the call held quiet exclusively (exclusive,
+// shared, or serial: in-process), its wait for quiet, its own wall time, when it ended (Unix
+// seconds), the CPU time of its process (a child's; 0 in-process) and its arguments, tab-separated.
+func logCall(t *testing.T, args []string, exclusive bool, wait, took, cpu time.Duration) {
 	path := os.Getenv("CANDOR_TEST_CALL_LOG")
 	if path == "" {
 		return
@@ -236,8 +241,8 @@ func logCall(t *testing.T, args []string, exclusive bool, wait, took time.Durati
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%s\t%s\t%.2f\t%.2f\t%.3f\t%s\n", t.Name(), kind, wait.Seconds(), took.Seconds(),
-		float64(time.Now().UnixMilli())/1000, strings.Join(args, " "))
+	fmt.Fprintf(f, "%s\t%s\t%.2f\t%.2f\t%.3f\t%.2f\t%s\n", t.Name(), kind, wait.Seconds(), took.Seconds(),
+		float64(time.Now().UnixMilli())/1000, cpu.Seconds(), strings.Join(args, " "))
 }
 
 var callLogMu sync.Mutex
