@@ -28,9 +28,8 @@ func TestCIGateExample(t *testing.T) {
 	}
 	gate := func(extra ...string) (int, string) {
 		// Its runs are open-loop runs whose rates must be sustained: the machine to themselves, as
-		// runChild gives capacity-bound runs (quiet).
-		quiet.Lock()
-		defer quiet.Unlock()
+		// runChild gives capacity-bound runs (calls).
+		defer exclusively()()
 		c := exec.Command("bash", script)
 		c.Dir = dir
 		c.Env = append(os.Environ(), envAsCLI+"=1", "PATH="+bin+":"+os.Getenv("PATH"),

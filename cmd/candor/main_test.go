@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/report"
@@ -42,8 +44,8 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 var inChild sync.Map
 
 // parallel marks t (a top-level test) to run beside the other parallel tests: t.Parallel, so after
-// every serial test of the package and at most -parallel at once (TestMain's default: at least
-// minParallel), its runs that depend on the machine's capacity one at a time (see quiet). Its
+// every serial test of the package, all at once (TestMain), its candor calls taking turns for
+// the call slots and its runs that depend on the machine's capacity one at a time (see calls). Its
 // runCLI calls run candor as a child process (the test binary acting as candor,
 // envAsCLI), so that what a run sets for its whole process stays its own: a GOMAXPROCS raised
 // while held sockets are open (CANDOR_PG_SOCKET=held), the handlers of Ctrl-C. A test that sets
@@ -60,26 +62,39 @@ func parallelIn(t *testing.T, dir string) {
 	t.Cleanup(func() { inChild.Delete(t.Name()) })
 }
 
-// quiet keeps the runs whose assertions depend on the machine's capacity from overlapping other
-// runs of this package's parallel tests: an open-loop run (its rate must be sustained), a search
-// (its probes must pass), the one-shot (open-loop runs at 50% and 80% of its peak), the selftest,
-// and every run of a test marked with quietRuns take it exclusively; every other call of a parallel
-// test takes it shared. They still run beside other packages' tests, as they did serially.
-var quiet sync.RWMutex
+// calls are the slots of the candor calls of parallel tests: every call takes one (shared), so at
+// most callSlots run at once whatever the number of tests started (TestMain starts them all), in
+// the order they asked; the runs whose assertions depend on the machine's capacity take them all
+// (exclusive), so they overlap no other call of this package: an open-loop run (its rate must be
+// sustained), a search (its probes must pass), the one-shot (open-loop runs at 50% and 80% of its
+// peak), the selftest, and every run of a test marked with quietRuns. A call waiting for all the
+// slots holds back the calls that ask after it (semaphore.Weighted is first come, first served).
+// Exclusive calls still run beside other packages' tests, as they did serially.
+var calls = semaphore.NewWeighted(callSlots)
 
-// quietTests holds the names of the top-level tests whose every run takes quiet exclusively.
+// callSlots is how many candor calls of parallel tests run at once: most of a call's time is a run
+// waiting out its --duration, not CPU.
+const callSlots = 6
+
+// exclusively holds every call slot until the returned function is called.
+func exclusively() func() {
+	calls.Acquire(context.Background(), callSlots)
+	return func() { calls.Release(callSlots) }
+}
+
+// quietTests holds the names of the top-level tests whose every run takes the call slots exclusively.
 var quietTests sync.Map
 
-// quietRuns marks t's runs as ones that must not overlap other runs of this package (see quiet):
+// quietRuns marks t's runs as ones that must not overlap other runs of this package (see calls):
 // for a test whose assertions depend on timing, as a failure rate under contention does. Its
-// loads, checks and readings of saved results take quiet shared, as other tests' do (measures).
+// loads, checks and readings of saved results take one slot, as other tests' do (measures).
 func quietRuns(t *testing.T) {
 	quietTests.Store(t.Name(), true)
 	t.Cleanup(func() { quietTests.Delete(t.Name()) })
 }
 
 // sharedRateTests holds the names of the top-level tests whose open-loop runs and one-shots take
-// quiet shared.
+// one call slot, as other calls do.
 var sharedRateTests sync.Map
 
 // ratesShared marks t's open-loop runs (`--mode rate`) and one-shots (not its searches) as ones
@@ -182,11 +197,10 @@ func runChild(t *testing.T, dir string, args ...string) (int, string) {
 	_, shared := sharedRateTests.Load(top)
 	if _, q := quietTests.Load(top); q && measures(args) || capacityBound(args) && !(shared && openLoopRun(args)) {
 		exclusive = true
-		quiet.Lock()
-		defer quiet.Unlock()
+		defer exclusively()()
 	} else {
-		quiet.RLock()
-		defer quiet.RUnlock()
+		calls.Acquire(context.Background(), 1)
+		defer calls.Release(1)
 	}
 	started := time.Now()
 	var buf syncBuffer
@@ -219,8 +233,8 @@ func runChild(t *testing.T, dir string, args ...string) (int, string) {
 }
 
 // logCall appends one line per candor call to the file CANDOR_TEST_CALL_LOG names, if set, to show
-// where the package's time goes: the test, whether the call held quiet exclusively (exclusive,
-// shared, or serial: in-process), its wait for quiet, its own wall time, when it ended (Unix
+// where the package's time goes: the test, whether the call held every call slot (exclusive,
+// shared, or serial: in-process), its wait for its slots, its own wall time, when it ended (Unix
 // seconds), the CPU time of its process (a child's; 0 in-process) and its arguments, tab-separated.
 func logCall(t *testing.T, args []string, exclusive bool, wait, took, cpu time.Duration) {
 	path := os.Getenv("CANDOR_TEST_CALL_LOG")

@@ -25,21 +25,22 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envAsCLI) == "1" {
 		os.Exit(execute(os.Args[1:]))
 	}
-	// Most of this package's time is runs waiting out their --duration, not CPU: the tests marked
-	// parallel run more at once than go test's default (GOMAXPROCS), unless -parallel is given.
+	// Every test marked parallel starts at once, unless -parallel is given: their candor calls take
+	// turns for the call slots (calls, main_test.go), so a test of many calls does not wait for a
+	// test slot behind tests of few, and the package ends with its longest test, not after it.
 	flag.Parse()
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 	if !given {
-		flag.Set("test.parallel", strconv.Itoa(max(runtime.GOMAXPROCS(0), minParallel)))
+		flag.Set("test.parallel", strconv.Itoa(max(runtime.GOMAXPROCS(0), maxParallel)))
 	}
 	code := m.Run()
 	removeTemplates() // template_test.go
 	os.Exit(code)
 }
 
-// minParallel is how many tests marked parallel run at once at least (TestMain).
-const minParallel = 6
+// maxParallel is how many tests marked parallel run at once (TestMain): more than this package has.
+const maxParallel = 256
 
 // startChildCLI starts candor as a child process (the test binary, envAsCLI) with args and its output in
 // the file log.

@@ -30,7 +30,7 @@ type workloadFlow struct {
 	// searchOn and oneShotOn: the engines (sqlite, postgres, mysql, dolt; "" none) whose flow runs the
 	// search and the one-shot. Both are workload-neutral orchestration (run/search.go,
 	// run/oneshot.go) over open-loop and closed-loop runs that the flow has already shown on every
-	// engine, and both hold the machine to themselves (quiet): each workload runs them on different
+	// engine, and both hold the machine to themselves (calls): each workload runs them on different
 	// engines, rotating over the workloads, so that every workload and every engine meets both once.
 	searchOn, oneShotOn string
 }
