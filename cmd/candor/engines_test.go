@@ -268,7 +268,7 @@ func TestCompareEnginesInput(t *testing.T) {
 		{[]string{"tpcc", "compare-engines", "--db", a, "--db", b, "--warehouses", "1", "--mode", "spec", "--terminals", "2"}, "--terminals 2 does not fit spec mode"},
 		{[]string{"sysbench", "compare-engines", "--db", a, "--db", b, "--rounds", "2"}, "unknown flag: --rounds"},
 	} {
-		code, got := runCLI(t, c.args...)
+		code, got := runCLI(t, append(c.args, "--out", filepath.Join(t.TempDir(), "cmp"))...)
 		if code != 2 || !strings.Contains(got, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, got)
 		}
