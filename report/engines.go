@@ -201,13 +201,27 @@ func (r EngineRun) op(i int) EngineOp {
 	return EngineOp{}
 }
 
-// failures are the run's failed operations and retried attempts over the comparison's Ops.
-func (r EngineRun) failures() (failed, retried int64) {
-	for _, o := range r.Ops {
-		failed += o.Errors
-		retried += o.Retries
+// failures are the run's failed operations and retried attempts over the comparison's Ops, as
+// cells ("-" for a run without figures).
+func (r EngineRun) failures() (failed, retried string) {
+	if r.Ops == nil {
+		return "-", "-"
 	}
-	return failed, retried
+	var f, n int64
+	for _, o := range r.Ops {
+		f += o.Errors
+		n += o.Retries
+	}
+	return fmt.Sprint(f), fmt.Sprint(n)
+}
+
+// opFailures are the cells of the run's failures and retries of its i-th operation.
+func (r EngineRun) opFailures(i int) (failed, retried string) {
+	if r.Ops == nil {
+		return "-", "-"
+	}
+	o := r.op(i)
+	return fmt.Sprint(o.Errors), fmt.Sprint(o.Retries)
 }
 
 // overall is the rounds' means (Overall), nil with fewer than two rounds or none in which both
@@ -318,7 +332,7 @@ func (c *EngineComparison) FailedRuns() []string {
 	for _, t := range c.Tests {
 		for i, r := range t.Runs {
 			if r.Failed != "" {
-				l = append(l, fmt.Sprintf("%s on %s: %s", t.Name, c.Engines[i].Label, r.Failed))
+				l = append(l, fmt.Sprintf("%s%s on %s: %s", map[bool]string{true: "round "}[len(c.Ops) > 0], t.Name, c.Engines[i].Label, r.Failed))
 			}
 		}
 	}
@@ -352,7 +366,7 @@ func (t EngineTest) HeadlineCells() []string {
 	a, b := t.Runs[0], t.Runs[1]
 	fa, ra := a.failures()
 	fb, rb := b.failures()
-	return []string{fmtFigure(a.Headline), fmtFigure(b.Headline), fmtX(t.HeadlineMultiple), fmt.Sprint(fa), fmt.Sprint(fb), fmt.Sprint(ra), fmt.Sprint(rb)}
+	return []string{fmtFigure(a.Headline), fmtFigure(b.Headline), fmtX(t.HeadlineMultiple), fa, fb, ra, rb}
 }
 
 // OpCells are a round's cells of its i-th operation: A's and B's p95, B/A, A's and B's mean,
@@ -362,8 +376,9 @@ func (t EngineTest) OpCells(i int) []string {
 	if i < len(t.OpMultiples) {
 		m = t.OpMultiples[i]
 	}
-	return []string{fmtMs(a.Ms.P95), fmtMs(b.Ms.P95), fmtX(m.P95), fmtMs(a.Ms.Mean), fmtMs(b.Ms.Mean), fmtX(m.Mean),
-		fmt.Sprint(a.Errors), fmt.Sprint(b.Errors), fmt.Sprint(a.Retries), fmt.Sprint(b.Retries)}
+	fa, ra := t.Runs[0].opFailures(i)
+	fb, rb := t.Runs[1].opFailures(i)
+	return []string{fmtMs(a.Ms.P95), fmtMs(b.Ms.P95), fmtX(m.P95), fmtMs(a.Ms.Mean), fmtMs(b.Ms.Mean), fmtX(m.Mean), fa, fb, ra, rb}
 }
 
 // fmtFigure is a headline figure's value as the run's summary writes it, "-" when missing.
