@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/candor-bench/candor/internal/dbtest"
@@ -33,19 +34,8 @@ func TestSysbenchCompareEngines(t *testing.T) {
 	if n := len(row.FindAllString(got, -1)); n != 2 {
 		t.Errorf("%d rows of figures in the table, want 2:\n%s", n, got)
 	}
-	for _, want := range []string{"A p50  B p50  B/A p50", "(MariaDB ", "(Dolt ", "1 table of 200 rows", "reads mean multiple (p50)", "conditions: host ", "each run 1s measured"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("output lacks %q:\n%s", want, got)
-		}
-	}
-	raw, err := os.ReadFile(filepath.Join(out, report.EnginesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c report.EngineComparison
-	if err := json.Unmarshal(raw, &c); err != nil {
-		t.Fatal(err)
-	}
+	says(t, got, "A p50  B p50  B/A p50", "(MariaDB ", "(Dolt ", "1 table of 200 rows", "reads mean multiple (p50)", "conditions: host ", "each run 1s measured")
+	c, raw := readEngines(t, out)
 	if len(c.Tests) != 2 || c.Engines[1].Dialect != "dolt" || c.Tests[1].Name != "index_join" || c.Tests[1].Group != "reads" {
 		t.Fatalf("engines.json: %s", raw)
 	}
@@ -69,15 +59,27 @@ func TestSysbenchCompareEngines(t *testing.T) {
 }
 
 // TestTPCCCompareEngines: SQLite (A) against MariaDB (B), two rounds of TPC-C's mix in throughput
-// mode (compare-engines' default for TPC-C), each database loaded with 1 warehouse first. Every
-// figure of the printed tables (tpmC, each transaction's p95 and mean, failures and retries, B/A)
-// is the runs' own as their result.json files give them, read here as plain JSON; the overall
-// rows are the rounds' means; engines.json and index.html lie beside a result directory per run.
+// mode (compare-engines' default for TPC-C) on the loads the databases hold (loaded here side by
+// side to save time; TestSysbenchCompareEngines has compare-engines load them). Every figure of
+// the printed tables (tpmC, each transaction's p95 and mean, failures and retries, B/A) is the
+// runs' own as their result.json files give them, read here as plain JSON; the overall rows are
+// the rounds' means; engines.json and index.html lie beside a result directory per run.
 func TestTPCCCompareEngines(t *testing.T) {
 	parallel(t)
 	a := "sqlite:" + filepath.Join(t.TempDir(), "a.db")
 	b := dbtest.FreshMySQLURL(t, "candor_engines_tpcc")
 	out := filepath.Join(t.TempDir(), "cmp")
+	var wg sync.WaitGroup
+	for _, db := range []string{a, b} {
+		wg.Go(func() {
+			if code, got := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 0 {
+				t.Errorf("loading %s: exit %d\n%s", db, code, got)
+			}
+		})
+	}
+	if wg.Wait(); t.Failed() {
+		t.FailNow()
+	}
 	code, got := runCLI(t, "tpcc", "compare-engines", "--db", a, "--db", b, "--warehouses", "1", "--terminals", "2",
 		"--rounds", "2", "--duration", "2s", "--warmup", "0", "--no-check", "--out", out, "-q")
 	if code != 0 {
@@ -208,20 +210,9 @@ func TestTPCCCompareEngines(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"(SQLite ", "(MariaDB ", "tpmC: each run's own headline figure (new-orders per minute)",
-		"delivery_deferred is its work on the database", "each run 2s measured", "throughput mode", "2 rounds of the same mix"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("output lacks %q:\n%s", want, got)
-		}
-	}
-	raw, err := os.ReadFile(filepath.Join(out, report.EnginesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c report.EngineComparison
-	if err := json.Unmarshal(raw, &c); err != nil {
-		t.Fatal(err)
-	}
+	says(t, got, "using the tpcc data already loaded in "+a, "(SQLite ", "(MariaDB ", "tpmC: each run's own headline figure (new-orders per minute)",
+		"delivery_deferred is its work on the database", "each run 2s measured", "throughput mode", "2 rounds of the same mix")
+	c, raw := readEngines(t, out)
 	if len(c.Tests) != 2 || c.Overall == nil || len(c.Ops) != len(ops) || c.Engines[0].Dialect != "sqlite" ||
 		c.Tests[1].Runs[1].Dir != "02-round-B" || c.Tests[0].Runs[0].Headline.Value != tpmC(runs[0][0]) {
 		t.Fatalf("engines.json: %s", raw)
@@ -230,6 +221,30 @@ func TestTPCCCompareEngines(t *testing.T) {
 	if err != nil || !strings.Contains(string(page), `data-test="overall/delivery_deferred"`) || !strings.Contains(string(page), "02-round-B/report.html") {
 		t.Errorf("index.html (%v) lacks the overall rows or a run's link", err)
 	}
+}
+
+// says fails t unless the output got says each of wants.
+func says(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// readEngines is the comparison saved in out (engines.json), and the file's text.
+func readEngines(t *testing.T, out string) (report.EngineComparison, []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(out, report.EnginesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c report.EngineComparison
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c, raw
 }
 
 // engineTables are the rows of compare-engines' two tables of rounds, as fields: the headline
