@@ -31,8 +31,8 @@ import (
 
 // extraCommands are the subcommands only one workload has, by workload name.
 var extraCommands = map[string]func(out run.Out, reg workload.Registration) []*cobra.Command{
-	"tpcc": func(out run.Out, _ workload.Registration) []*cobra.Command {
-		return []*cobra.Command{newProcedures(out)}
+	"tpcc": func(out run.Out, reg workload.Registration) []*cobra.Command {
+		return []*cobra.Command{newProcedures(out), newCompareEngines(out, reg)}
 	},
 	// compare-engines: engines.go (engineSuites names the workloads it knows)
 	"sysbench": func(out run.Out, reg workload.Registration) []*cobra.Command {
