@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/candor-bench/candor/internal/dbtest"
@@ -58,28 +57,19 @@ func TestSysbenchCompareEngines(t *testing.T) {
 	}
 }
 
-// TestTPCCCompareEngines: SQLite (A) against MariaDB (B), two rounds of TPC-C's mix in throughput
-// mode (compare-engines' default for TPC-C) on the loads the databases hold (loaded here side by
-// side to save time; TestSysbenchCompareEngines has compare-engines load them). Every figure of
+// TestTPCCCompareEngines: SQLite (A) against PostgreSQL (B), two rounds of TPC-C's mix in throughput
+// mode (compare-engines' default for TPC-C) on the loads the databases hold (copies of the
+// loaded template; TestSysbenchCompareEngines has compare-engines load them). Every figure of
 // the printed tables (tpmC, each transaction's p95 and mean, failures and retries, B/A) is the
 // runs' own as their result.json files give them, read here as plain JSON; the overall rows are
 // the rounds' means; engines.json and index.html lie beside a result directory per run.
 func TestTPCCCompareEngines(t *testing.T) {
 	parallel(t)
-	a := "sqlite:" + filepath.Join(t.TempDir(), "a.db")
-	b := dbtest.FreshMySQLURL(t, "candor_engines_tpcc")
+	// Two databases already loaded (copies of the TPC-C template, on SQLite and PostgreSQL):
+	// compare-engines takes them as they are, as a user's loaded databases.
+	a := tpccSQLiteCopy(t, filepath.Join(t.TempDir(), "a.db"))
+	b := tpccPostgresCopy(t, "candor_engines_tpcc")
 	out := filepath.Join(t.TempDir(), "cmp")
-	var wg sync.WaitGroup
-	for _, db := range []string{a, b} {
-		wg.Go(func() {
-			if code, got := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 0 {
-				t.Errorf("loading %s: exit %d\n%s", db, code, got)
-			}
-		})
-	}
-	if wg.Wait(); t.Failed() {
-		t.FailNow()
-	}
 	code, got := runCLI(t, "tpcc", "compare-engines", "--db", a, "--db", b, "--warehouses", "1", "--terminals", "2",
 		"--rounds", "2", "--duration", "2s", "--warmup", "0", "--no-check", "--out", out, "-q")
 	if code != 0 {
@@ -210,7 +200,7 @@ func TestTPCCCompareEngines(t *testing.T) {
 			}
 		}
 	}
-	says(t, got, "using the tpcc data already loaded in "+a, "(SQLite ", "(MariaDB ", "tpmC: each run's own headline figure (new-orders per minute)",
+	says(t, got, "using the tpcc data already loaded in "+a, "(SQLite ", "(PostgreSQL ", "tpmC: each run's own headline figure (new-orders per minute)",
 		"delivery_deferred is its work on the database", "each run 2s measured", "throughput mode", "2 rounds of the same mix")
 	c, raw := readEngines(t, out)
 	if len(c.Tests) != 2 || c.Overall == nil || len(c.Ops) != len(ops) || c.Engines[0].Dialect != "sqlite" ||
