@@ -11,7 +11,7 @@ import (
 	"github.com/candor-bench/candor/report"
 )
 
-// TestMySQLEndToEnd runs the end-to-end flow (load 2 warehouses, check --full, a throughput run
+// TestMySQLEndToEnd runs the end-to-end flow (load 1 warehouse, check --full, a throughput run
 // and a spec run, check again) against the MySQL/MariaDB server of scripts/test, then a load again
 // through multi-row INSERTs, an open-loop run at a fixed rate and a last check; the password of the
 // test server's URL must never show.
@@ -28,7 +28,7 @@ func TestMySQLEndToEnd(t *testing.T) {
 		t.Fatalf("the test server's URL has no password: this test checks that it never shows")
 	}
 	dir := t.TempDir()
-	out := endToEnd(t, db, dir)
+	out := endToEnd(t, db, dir, 1)
 
 	// The load says which bulk path it took (the test server has local_infile on).
 	if !strings.Contains(out, "via LOAD DATA LOCAL INFILE (streamed)") {
