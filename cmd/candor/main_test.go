@@ -164,7 +164,8 @@ func measures(args []string) bool {
 
 // capacityBound says whether candor args runs an open loop, a search, the one-shot of a workload
 // with open-loop runs (its peak, then 50% and 80% of it) or the selftest: runs whose verdicts
-// depend on the capacity the machine gives them.
+// depend on the capacity the machine gives them. A workload without open-loop runs (TPC-H) has
+// none: its `--mode rate` is refused at once.
 func capacityBound(args []string) bool {
 	if len(args) == 0 {
 		return false
@@ -175,17 +176,16 @@ func capacityBound(args []string) bool {
 	case "report", "compare", "merge", "capture":
 		return false
 	}
+	if reg, ok := workload.Lookup(args[0]); ok {
+		if in := reg.New().Info(); in.Finite || !in.HasMode(workload.ModeRate) {
+			return false
+		}
+	}
 	mode := modeOf(args)
 	if mode == "rate" || len(args) > 1 && args[1] == "search" {
 		return true
 	}
-	if !oneShotArgs(args) || mode != "" {
-		return false
-	}
-	// A finite workload's one-shot (TPC-H's power and throughput tests) runs no open loop.
-	reg, _ := workload.Lookup(args[0])
-	in := reg.New().Info()
-	return !in.Finite && in.HasMode(workload.ModeRate)
+	return oneShotArgs(args) && mode == ""
 }
 
 // runChild runs candor as a child process with args in dir ("": this process's working
