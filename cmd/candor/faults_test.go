@@ -258,14 +258,17 @@ type bgCLI struct {
 func startCLI(t *testing.T, args ...string) *bgCLI {
 	t.Helper()
 	b := &bgCLI{done: make(chan struct{})}
+	release := holdSlots(1) // a call of this package, until it exits; the test calls no other meanwhile
 	b.cmd = exec.Command(os.Args[0], args...)
 	b.cmd.Env = append(os.Environ(), envAsCLI+"=1")
 	b.cmd.Stdout, b.cmd.Stderr = &b.buf, &b.buf
 	if err := b.cmd.Start(); err != nil {
+		release()
 		t.Fatalf("starting candor %s: %v", strings.Join(args, " "), err)
 	}
 	go func() {
 		err := b.cmd.Wait()
+		release()
 		b.code = 0
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

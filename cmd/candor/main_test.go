@@ -78,9 +78,16 @@ var calls = semaphore.NewWeighted(callSlots)
 const callSlots = 6
 
 // exclusively holds every call slot until the returned function is called.
-func exclusively() func() {
-	calls.Acquire(context.Background(), callSlots)
-	return func() { calls.Release(callSlots) }
+func exclusively() func() { return holdSlots(callSlots) }
+
+// holdSlots takes n call slots until the returned function is called: for the candor processes a
+// test starts itself (shards that must start together, a run it signals), which count as calls.
+// A test must not call runCLI while it holds slots: a call waiting for every slot would wait for
+// them, and they for it. The function gives them back once, however often it is called.
+func holdSlots(n int64) func() {
+	calls.Acquire(context.Background(), n)
+	var once sync.Once
+	return func() { once.Do(func() { calls.Release(n) }) }
 }
 
 // quietTests holds the names of the top-level tests whose every run takes the call slots exclusively.

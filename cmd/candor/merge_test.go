@@ -103,6 +103,8 @@ func TestMergeShardsPostgres(t *testing.T) {
 	if code, _ := runCLI(t, "tpcc", "load", "--db", url, "--warehouses", "3", "--seed", "42"); code != 0 {
 		t.Fatalf("load: exit %d", code)
 	}
+	release := holdSlots(3) // the shards are calls of this package: one slot each
+	defer release()
 	startAt := time.Now().Add(15 * time.Second).UTC().Format(time.RFC3339Nano) // room for three processes to start and connect on a busy host
 	var shards []string
 	var procs []*exec.Cmd
@@ -122,6 +124,7 @@ func TestMergeShardsPostgres(t *testing.T) {
 			t.Fatalf("shard %d failed: %v", i, err)
 		}
 	}
+	release()
 	merged := filepath.Join(dir, "merged")
 	code, out := runCLI(t, append(append([]string{"merge"}, shards...), "--out", merged)...)
 	if code != 0 {

@@ -131,6 +131,7 @@ func headline(t *testing.T, m map[string]any, name string) float64 {
 // with --out DIR/shard-i, and returns the shards' directories once every one has ended well.
 func runShards(t *testing.T, dir string, n int, args ...string) []string {
 	t.Helper()
+	defer holdSlots(int64(n))() // the shards are calls of this package: one slot each
 	// 12 s ahead: on a loaded host (load average 20) starting the processes and opening their
 	// connections took more than 8.
 	startAt := time.Now().Add(12 * time.Second).UTC().Format(time.RFC3339Nano)
