@@ -19,7 +19,7 @@ func TestCIGateExample(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(os.Args[0], filepath.Join(bin, "candor")); err != nil { // the test binary is candor with envAsCLI
+	if err := os.Symlink(childCLI(t), filepath.Join(bin, "candor")); err != nil {
 		t.Fatal(err)
 	}
 	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "ci-gate.sh"))
@@ -32,7 +32,7 @@ func TestCIGateExample(t *testing.T) {
 		defer exclusively()()
 		c := exec.Command("bash", script)
 		c.Dir = dir
-		c.Env = append(os.Environ(), envAsCLI+"=1", "PATH="+bin+":"+os.Getenv("PATH"),
+		c.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"),
 			"DB=sqlite:"+filepath.Join(dir, "gate.db"), "RATE=100", "DURATION=5s", "WARMUP=1s", "INTERVAL=500ms")
 		c.Env = append(c.Env, extra...)
 		out, err := c.CombinedOutput()

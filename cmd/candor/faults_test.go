@@ -244,8 +244,7 @@ func TestDiskFull(t *testing.T) {
 	}
 }
 
-// startCLI runs candor as a child process in the background (the test binary acting as candor,
-// envAsCLI), so that its Ctrl-C is its own and the test may run beside others; wait returns its
+// startCLI runs candor as a child process in the background (childCLI), so that its Ctrl-C is its own and the test may run beside others; wait returns its
 // exit status, what it printed and how long it ran after signalled (see interrupt).
 type bgCLI struct {
 	cmd      *exec.Cmd
@@ -259,8 +258,7 @@ func startCLI(t *testing.T, args ...string) *bgCLI {
 	t.Helper()
 	b := &bgCLI{done: make(chan struct{})}
 	release := holdSlots(1) // a call of this package, until it exits; the test calls no other meanwhile
-	b.cmd = exec.Command(os.Args[0], args...)
-	b.cmd.Env = append(os.Environ(), envAsCLI+"=1")
+	b.cmd = exec.Command(childCLI(t), args...)
 	b.cmd.Stdout, b.cmd.Stderr = &b.buf, &b.buf
 	if err := b.cmd.Start(); err != nil {
 		release()

@@ -53,8 +53,7 @@ func TestLoadSafetyCLI(t *testing.T) {
 		// A load that is not refused runs until killed: 2 minutes make it a failure, not a hang.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		c := exec.CommandContext(ctx, os.Args[0], tc.args...)
-		c.Env = append(os.Environ(), envAsCLI+"=1")
+		c := exec.CommandContext(ctx, childCLI(t), tc.args...)
 		r := memcap.Run(t, 4<<30, c)
 		if r.Code != 2 || !strings.Contains(r.Output, tc.want1) || !strings.Contains(r.Output, tc.want2) ||
 			!strings.Contains(r.Output, "more than the 24 hours a load may take") || !strings.Contains(r.Output, "--allow-large") {

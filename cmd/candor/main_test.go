@@ -47,8 +47,7 @@ var inChild sync.Map
 // parallel marks t (a top-level test) to run beside the other parallel tests: t.Parallel, so after
 // every serial test of the package, all at once (TestMain), its candor calls taking turns for
 // the call slots and its runs that depend on the machine's capacity one at a time (see calls). Its
-// runCLI calls run candor as a child process (the test binary acting as candor,
-// envAsCLI), so that what a run sets for its whole process stays its own: a GOMAXPROCS raised
+// runCLI calls run candor as a child process (childCLI), so that what a run sets for its whole process stays its own: a GOMAXPROCS raised
 // while held sockets are open (CANDOR_PG_SOCKET=held), the handlers of Ctrl-C. A test that sets
 // the environment, the working directory or GOMAXPROCS, sends signals, or asserts timings a busy
 // machine would spoil stays serial (no call to parallel).
@@ -212,8 +211,7 @@ func runChild(t *testing.T, dir string, args ...string) (int, string) {
 	}
 	started := time.Now()
 	var buf syncBuffer
-	c := exec.Command(os.Args[0], args...)
-	c.Env = append(os.Environ(), envAsCLI+"=1")
+	c := exec.Command(childCLI(t), args...)
 	c.Stdout, c.Stderr = &buf, &buf
 	c.Dir = dir
 	err := c.Run()

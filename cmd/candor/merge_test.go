@@ -11,20 +11,47 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/candor-bench/candor/internal/dbtest"
 )
 
-// envAsCLI makes the test binary act as candor (TestMain): a shard runs as a process of its own,
-// as it does in a Kubernetes Indexed Job.
-const envAsCLI = "CANDOR_TEST_AS_CLI"
+// cliBin is candor built from this package's source (childCLI), the program the tests' child
+// processes run: a shard runs as a process of its own, as it does in a Kubernetes Indexed Job.
+// Not the test binary acting as candor: it also links the Dolt stand-in (go-mysql-server), whose
+// ICU regular expressions (go-icu-regex) take 0.6 s of CPU and 1.7 s at every start, which the
+// package's 700 child processes paid on a 2-CPU machine.
+var cliBin struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// childCLI returns the path of candor built from this package (once per test binary, with go
+// build: the packages are in the build cache after go test's own build).
+func childCLI(t *testing.T) string {
+	t.Helper()
+	cliBin.once.Do(func() {
+		if cliBin.dir, cliBin.err = os.MkdirTemp("", "candor-cli-"); cliBin.err != nil {
+			return
+		}
+		cliBin.path = filepath.Join(cliBin.dir, "candor")
+		// -buildvcs=false: the version says "devel", as the test binary's, for the runs made in-process.
+		out, err := exec.Command("go", "build", "-buildvcs=false", "-o", cliBin.path, ".").CombinedOutput()
+		if err != nil {
+			cliBin.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if cliBin.err != nil {
+		t.Fatalf("building candor for the tests' child processes: %v", cliBin.err)
+	}
+	return cliBin.path
+}
 
 func TestMain(m *testing.M) {
-	if os.Getenv(envAsCLI) == "1" {
-		os.Exit(execute(os.Args[1:]))
-	}
 	// Every test marked parallel starts at once, unless -parallel is given: their candor calls take
 	// turns for the call slots (calls, main_test.go), so a test of many calls does not wait for a
 	// test slot behind tests of few, and the package ends with its longest test, not after it.
@@ -36,14 +63,16 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	removeTemplates() // template_test.go
+	if cliBin.dir != "" {
+		os.RemoveAll(cliBin.dir)
+	}
 	os.Exit(code)
 }
 
 // maxParallel is how many tests marked parallel run at once (TestMain): more than this package has.
 const maxParallel = 256
 
-// startChildCLI starts candor as a child process (the test binary, envAsCLI) with args and its output in
-// the file log.
+// startChildCLI starts candor as a child process (childCLI) with args and its output in the file log.
 func startChildCLI(t *testing.T, log string, env []string, args ...string) *exec.Cmd {
 	t.Helper()
 	f, err := os.Create(log)
@@ -51,8 +80,8 @@ func startChildCLI(t *testing.T, log string, env []string, args ...string) *exec
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	c := exec.Command(os.Args[0], args...)
-	c.Env = append(append(os.Environ(), envAsCLI+"=1"), env...)
+	c := exec.Command(childCLI(t), args...)
+	c.Env = append(os.Environ(), env...)
 	c.Stdout, c.Stderr = f, f
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
