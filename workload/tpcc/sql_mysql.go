@@ -109,8 +109,10 @@ ORDER BY s_w_id, s_i_id FOR UPDATE`
 // stock rows were left unchanged and every New-Order failed with "updated 2 stock rows, expected
 // 10"), and go-mysql-server v0.20.0 clamped even literals to the TINYINT of a first row's 1. This
 // form means the same on MySQL, MariaDB, TiDB and Dolt. Its text differs from order to order, so it
-// goes as a plain query (no statement to prepare and cache): one round trip, as before.
-func appendNOStockUpdate(b []byte, st *newOrderState) ([]byte, int) {
+// goes as a plain query (no statement to prepare and cache): one round trip, as before. cast is the
+// integer type of the first value's CAST: SIGNED in the MySQL family, INTEGER on Doltgres
+// (sql_doltgres.go).
+func appendNOStockUpdate(b []byte, st *newOrderState, cast string) ([]byte, int) {
 	b = append(b, "UPDATE stock SET "...)
 	for j, col := range mysqlNOStockSet {
 		if j > 0 {
@@ -133,7 +135,9 @@ func appendNOStockUpdate(b []byte, st *newOrderState) ([]byte, int) {
 			if first {
 				b = append(b, "CAST("...)
 				b = strconv.AppendInt(b, int64(v), 10)
-				b = append(b, " AS SIGNED)"...)
+				b = append(b, " AS "...)
+				b = append(b, cast...)
+				b = append(b, ')')
 				first = false
 			} else {
 				b = strconv.AppendInt(b, int64(v), 10)
@@ -278,7 +282,7 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 	p := cl.pipe(c)
 	defer p.Close()
 	var found int
-	cl.my.stmt, found = appendNOStockUpdate(cl.my.stmt[:0], st)
+	cl.my.stmt, found = appendNOStockUpdate(cl.my.stmt[:0], st, "SIGNED")
 	if found > 0 {
 		// the text lives in cl.my.stmt until the pipeline is read: a pipeline sends it at once,
 		// driver.SeqPipe when its answer is read, before the next New-Order builds its own
