@@ -109,10 +109,9 @@ ORDER BY s_w_id, s_i_id FOR UPDATE`
 // stock rows were left unchanged and every New-Order failed with "updated 2 stock rows, expected
 // 10"), and go-mysql-server v0.20.0 clamped even literals to the TINYINT of a first row's 1. This
 // form means the same on MySQL, MariaDB, TiDB and Dolt. Its text differs from order to order, so it
-// goes as a plain query (no statement to prepare and cache): one round trip, as before. cast is the
-// integer type of the first value's CAST: SIGNED in the MySQL family, INTEGER on Doltgres
-// (sql_doltgres.go).
-func appendNOStockUpdate(b []byte, st *newOrderState, cast string) ([]byte, int) {
+// goes as a plain query (no statement to prepare and cache): one round trip, as before. f is the
+// form's SQL: mysqlStockForm, or Doltgres's (sql_doltgres.go).
+func appendNOStockUpdate(b []byte, st *newOrderState, f *stockUpdateForm) ([]byte, int) {
 	b = append(b, "UPDATE stock SET "...)
 	for j, col := range mysqlNOStockSet {
 		if j > 0 {
@@ -135,9 +134,7 @@ func appendNOStockUpdate(b []byte, st *newOrderState, cast string) ([]byte, int)
 			if first {
 				b = append(b, "CAST("...)
 				b = strconv.AppendInt(b, int64(v), 10)
-				b = append(b, " AS "...)
-				b = append(b, cast...)
-				b = append(b, ')')
+				b = append(b, f.cast...)
 				first = false
 			} else {
 				b = strconv.AppendInt(b, int64(v), 10)
@@ -145,7 +142,7 @@ func appendNOStockUpdate(b []byte, st *newOrderState, cast string) ([]byte, int)
 		}
 		b = append(b, " END"...)
 	}
-	b = append(b, " WHERE (s_w_id, s_i_id) IN ("...)
+	b = append(b, f.where...)
 	n := 0
 	for k := 0; k < st.nRows; k++ {
 		r := &st.rows[k]
@@ -153,18 +150,26 @@ func appendNOStockUpdate(b []byte, st *newOrderState, cast string) ([]byte, int)
 			continue
 		}
 		if n > 0 {
-			b = append(b, ", "...)
+			b = append(b, f.sep...)
 		}
-		b = append(b, '(')
+		b = append(b, f.open...)
 		b = strconv.AppendInt(b, int64(r.w), 10)
-		b = append(b, ", "...)
+		b = append(b, f.mid...)
 		b = strconv.AppendInt(b, int64(r.i), 10)
 		b = append(b, ')')
 		n++
 	}
-	b = append(b, ')')
+	b = append(b, f.end...)
 	return b, n
 }
+
+// stockUpdateForm is the SQL of appendNOStockUpdate's statement: cast closes the CAST of each
+// column's first value, where opens the rows' condition, each row is open w mid i ')' after sep, and
+// end closes the condition.
+type stockUpdateForm struct{ cast, where, sep, open, mid, end string }
+
+// mysqlStockForm: the rows as a list of row values, (s_w_id, s_i_id) IN ((1, 2), (1, 7)).
+var mysqlStockForm = &stockUpdateForm{cast: " AS SIGNED)", where: " WHERE (s_w_id, s_i_id) IN (", sep: ", ", open: "(", mid: ", ", end: ")"}
 
 // mysqlNOStockSet are the columns appendNOStockUpdate sets, each followed by its CASE.
 var mysqlNOStockSet = [...]string{"s_quantity = ", "s_ytd = s_ytd + ", "s_order_cnt = s_order_cnt + ", "s_remote_cnt = s_remote_cnt + "}
@@ -282,7 +287,7 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 	p := cl.pipe(c)
 	defer p.Close()
 	var found int
-	cl.my.stmt, found = appendNOStockUpdate(cl.my.stmt[:0], st, "SIGNED")
+	cl.my.stmt, found = appendNOStockUpdate(cl.my.stmt[:0], st, mysqlStockForm)
 	if found > 0 {
 		// the text lives in cl.my.stmt until the pipeline is read: a pipeline sends it at once,
 		// driver.SeqPipe when its answer is read, before the next New-Order builds its own
