@@ -182,14 +182,17 @@ RETURNING d_name::text, d_street_1::text, d_street_2::text, d_city::text, d_stat
 	// $1 c_w_id, $2 c_d_id, $3 c_last: the matching customers sorted by c_first (clause 2.5.2.2).
 	dgByName = `SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3::text ORDER BY c_first`
 	// $1 amount, $2 d_id, $3 w_id, $4 c_w_id, $5 c_d_id, $6 c_id. For bad credit, "C_ID C_D_ID
-	// C_W_ID D_ID W_ID H_AMOUNT " goes in front of C_DATA, cut to 500 characters.
+	// C_W_ID D_ID W_ID H_AMOUNT " goes in front of C_DATA, cut to 500 characters. The columns read
+	// back are named apart from the table's (c_credit::text named c_credit made the CASE's c_credit
+	// "ambiguous" on Doltgres 1.2.0).
 	dgPayCustomer = `UPDATE customer SET c_balance = c_balance - $1::int8 * 0.01,
 	c_ytd_payment = c_ytd_payment + $1::int8 * 0.01, c_payment_cnt = c_payment_cnt + 1,
 	c_data = CASE WHEN c_credit = 'BC' THEN left(c_id::text || ' ' || c_d_id::text || ' ' || c_w_id::text || ' ' ||
 		$2::int4::text || ' ' || $3::int4::text || ' ' || ($1::int8 * 0.01)::text || ' ' || c_data, 500) ELSE c_data END
 WHERE c_w_id = $4 AND c_d_id = $5 AND c_id = $6
-RETURNING c_first::text, c_middle::text, c_last::text, c_street_1::text, c_street_2::text, c_city::text,
-	c_state::text, c_zip::text, c_phone::text, c_since, c_credit::text, (c_credit_lim * 100)::int8,
+RETURNING c_first::text AS first, c_middle::text AS middle, c_last::text AS last, c_street_1::text AS street_1,
+	c_street_2::text AS street_2, c_city::text AS city, c_state::text AS state, c_zip::text AS zip,
+	c_phone::text AS phone, c_since, c_credit::text AS credit, (c_credit_lim * 100)::int8,
 	(c_discount * 10000)::int8, (c_balance * 100)::int8, CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END`
 	// $1 c_id, $2 c_d_id, $3 c_w_id, $4 d_id, $5 w_id, $6 date, $7 amount, $8 W_NAME, $9 D_NAME
 	dgPayHistory = `INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
