@@ -130,7 +130,6 @@ func (doltgresTxOps) newOrderRead(ctx context.Context, c driver.Conn, cl *Client
 
 func (doltgresTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) error {
 	st := &cl.no
-	in := st.in
 	var found int
 	cl.my.stmt, found = appendNOStockUpdate(cl.my.stmt[:0], st, dgStockForm)
 	if found > 0 {
@@ -142,25 +141,14 @@ func (doltgresTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Clien
 			return driver.Checkf("tpcc: new-order updated %d stock rows, expected %d", n, found)
 		}
 	}
-	args := cl.args[:0]
-	lines := 0
-	for l := 0; l < in.OLCnt; l++ {
-		if l == st.missing {
-			continue
-		}
-		line := &in.Lines[l]
-		args = append(args, st.oID, in.DID, in.WID, l+1, line.ItemID, line.SupplyWID, line.Quantity,
-			st.amount[l], st.rows[st.lineRow[l]].dist)
-		lines++
-	}
-	cl.args = args
+	lines := cl.orderLineArgs()
 	if lines == 0 {
 		return nil
 	}
 	if st.missing < 0 { // an order with an unused item rolls back after this (clause 2.4.2.3)
 		carryCommit(c)
 	}
-	n, err := c.Exec(ctx, dgNOLines[lines-1], args...)
+	n, err := c.Exec(ctx, dgNOLines[lines-1], cl.args...)
 	if err != nil {
 		return err
 	}

@@ -299,20 +299,9 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 	}
 	p.Exec(mysqlNOOrder, cl.argList(st.oID, in.DID, in.WID, in.CID, in.EntryD, in.OLCnt, allLocal)...)
 	p.Exec(mysqlNONewOrder, cl.argList(st.oID, in.DID, in.WID)...)
-	args := cl.args[:0]
-	lines := 0
-	for l := 0; l < in.OLCnt; l++ {
-		if l == st.missing {
-			continue
-		}
-		line := &in.Lines[l]
-		args = append(args, st.oID, in.DID, in.WID, l+1, line.ItemID, line.SupplyWID, line.Quantity,
-			st.amount[l], st.rows[st.lineRow[l]].dist)
-		lines++
-	}
-	cl.args = args
+	lines := cl.orderLineArgs()
 	if lines > 0 {
-		p.Exec(mysqlNOLines[lines-1], args...)
+		p.Exec(mysqlNOLines[lines-1], cl.args...)
 	}
 	if err := p.Send(ctx); err != nil {
 		return err
@@ -337,6 +326,27 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 		}
 	}
 	return p.Close()
+}
+
+// orderLineArgs puts the parameters of a New-Order's order lines in cl.args, nine a line (o_id,
+// d_id, w_id, number, i_id, supply_w_id, quantity, amount in cents, dist_info; the unused item's
+// left out), and returns the number of lines.
+func (cl *Client) orderLineArgs() int {
+	st := &cl.no
+	in := st.in
+	args := cl.args[:0]
+	lines := 0
+	for l := 0; l < in.OLCnt; l++ {
+		if l == st.missing {
+			continue
+		}
+		line := &in.Lines[l]
+		args = append(args, st.oID, in.DID, in.WID, l+1, line.ItemID, line.SupplyWID, line.Quantity,
+			st.amount[l], st.rows[st.lineRow[l]].dist)
+		lines++
+	}
+	cl.args = args
+	return lines
 }
 
 // Payment, clause 2.5.2.2: the rows are locked in the order warehouse, district, customer.
