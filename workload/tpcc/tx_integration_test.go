@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,9 +28,18 @@ func TestTransactionsPostgres(t *testing.T) { txExercise(t, pgTestDB(t)) }
 func TestTransactionsMySQL(t *testing.T)    { txExercise(t, mysqlTestDB(t)) }
 
 // TestTransactionsDoltgresOnPostgres: Doltgres's statement forms (sql_doltgres.go), run on
-// PostgreSQL (Doltgres has no package the tests can install).
+// PostgreSQL (Doltgres has no package the tests can install). The load takes COPY (bulk=copy):
+// Doltgres's INSERT path gives the same rows (workload/all TestBulkInsertLoadsTheSameRows) and
+// takes twice as long.
 func TestTransactionsDoltgresOnPostgres(t *testing.T) {
-	txExercise(t, openAs(t, dbtest.FreshPostgresURL(t, "candor_test"), dialectDoltgres))
+	u, err := url.Parse(dbtest.FreshPostgresURL(t, "candor_test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("bulk", "copy")
+	u.RawQuery = q.Encode()
+	txExercise(t, openAs(t, u.String(), dialectDoltgres))
 }
 
 // TestTransactionsMySQLBatches: the same with batches=on (sql_mysql_batch.go).
