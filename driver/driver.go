@@ -272,7 +272,8 @@ func Open(ctx context.Context, raw string) (DB, error) {
 	return open(ctx, u, raw)
 }
 
-// Retry runs fn in a transaction until it commits, fails with a non-retryable error, or the context
+// Retry runs fn in a transaction until it commits, fails with a non-retryable error (retryable: the
+// engine's ErrRetry, or a workload's ConflictError), or the context
 // ends. It returns the number of retries. A lost connection is reported to the caller (who owns the
 // connection and must replace it) as an error of class ErrConnLost. The first retried attempt's
 // error goes into the RetryNote ctx carries, if any.
@@ -282,7 +283,7 @@ func Retry(ctx context.Context, db DB, c Conn, opts TxOptions, maxRetries int, f
 		if err == nil {
 			return retries, nil
 		}
-		if db.Classify(err) != ErrRetry || retries >= maxRetries || ctx.Err() != nil {
+		if !retryable(db, err) || retries >= maxRetries || ctx.Err() != nil {
 			return retries, err
 		}
 		retries++

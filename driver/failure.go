@@ -99,6 +99,24 @@ func (e *CheckError) Error() string { return e.Msg }
 // Checkf returns a CheckError with the formatted message.
 func Checkf(format string, a ...any) error { return &CheckError{Msg: fmt.Sprintf(format, a...)} }
 
+// ConflictError is a workload's own finding that a concurrent transaction changed a row the
+// transaction read, which the engine did not report (it has no locking reads to wait on: a row read
+// was gone when the transaction came to delete it). Like a serialization failure, the transaction
+// is rolled back and retried whole (Retry), and after the retries it is the class FailSerialization.
+type ConflictError struct{ Msg string }
+
+func (e *ConflictError) Error() string { return e.Msg }
+
+// Conflictf returns a ConflictError with the formatted message.
+func Conflictf(format string, a ...any) error { return &ConflictError{Msg: fmt.Sprintf(format, a...)} }
+
+// retryable reports whether err ends a transaction that is retried: the engine's class ErrRetry, or
+// a ConflictError.
+func retryable(db DB, err error) bool {
+	var ce *ConflictError
+	return errors.As(err, &ce) || db.Classify(err) == ErrRetry
+}
+
 // FailureClassifier is an optional ability of a DB: the class of an error from the engine's own
 // codes (SQLSTATE, error numbers), with false when the engine's codes do not decide it.
 type FailureClassifier interface {
@@ -110,7 +128,7 @@ type sqlStater interface{ SQLState() string }
 
 // FailureOf is the class of err, an operation's final error, seen by db (nil when unknown): the
 // one place failures are classified.
-//  1. a CheckError is FailCheck;
+//  1. a CheckError is FailCheck, a ConflictError FailSerialization;
 //  2. the engine's own codes (FailureClassifier), then a SQLSTATE the error answers with: class 23
 //     is a constraint, 57014 (query canceled: statement_timeout) and 55P03 (lock not available)
 //     a timeout;
@@ -125,6 +143,10 @@ func FailureOf(db DB, err error) FailureClass {
 	var ce *CheckError
 	if errors.As(err, &ce) {
 		return FailCheck
+	}
+	var conflict *ConflictError
+	if errors.As(err, &conflict) {
+		return FailSerialization
 	}
 	if fc, ok := db.(FailureClassifier); ok {
 		if c, ok := fc.FailureClass(err); ok {

@@ -44,6 +44,7 @@ func TestFailureOf(t *testing.T) {
 		{"connection lost", classDB{class: ErrConnLost}, plain, FailConnLost},
 		{"the driver's check", classDB{class: ErrFatal}, Checkf("tpcc: new-order updated %d stock rows, expected %d", 4, 10), FailCheck},
 		{"the driver's check, wrapped", classDB{class: ErrRetry}, fmt.Errorf("op: %w", &CheckError{Msg: "x"}), FailCheck},
+		{"a workload's conflict: a serialization failure", classDB{class: ErrFatal}, fmt.Errorf("tx: %w", Conflictf("deleted %d of %d", 9, 10)), FailSerialization},
 		{"SQLSTATE 23505: constraint", classDB{class: ErrFatal}, stateErr("23505"), FailConstraint},
 		{"SQLSTATE 57014: statement timeout", classDB{class: ErrFatal}, fmt.Errorf("q: %w", stateErr("57014")), FailTimeout},
 		{"SQLSTATE 55P03: lock timeout before the retry class", classDB{class: ErrRetry}, stateErr("55P03"), FailTimeout},

@@ -98,7 +98,7 @@ func Check(ctx context.Context, db driver.DB, o CheckOptions) ([]CheckResult, er
 			r.Skipped, r.Reason = true, "holds on the initial population only, and "+strconv.Itoa(li.Runs)+" run(s) have changed the data since the load"
 		default:
 			start := time.Now()
-			if err := runCondition(ctx, c, dialect, cd, &r); err != nil {
+			if err := runCondition(ctx, c, cd.sql(dialect, engineName(db)), cd, &r); err != nil {
 				return out, fmt.Errorf("checking condition %d (%s): %w", cd.n, cd.name, err)
 			}
 			r.Duration = time.Since(start)
@@ -115,8 +115,9 @@ func Check(ctx context.Context, db driver.DB, o CheckOptions) ([]CheckResult, er
 	return out, nil
 }
 
-func runCondition(ctx context.Context, c driver.Conn, dialect string, cd *condition, r *CheckResult) error {
-	rows, err := c.Query(ctx, cd.sql(dialect))
+// runCondition runs condition cd's query q (cd.sql's) into r.
+func runCondition(ctx context.Context, c driver.Conn, q string, cd *condition, r *CheckResult) error {
+	rows, err := c.Query(ctx, q)
 	if err != nil {
 		return err
 	}

@@ -138,9 +138,9 @@ var conditions = []condition{
 // maxShown is how many offending rows a check reports.
 const maxShown = 10
 
-// sql is the condition's query for a dialect: the offending rows, the first maxShown in key order,
-// each with the total number of offending rows in front.
-func (c *condition) sql(dialect string) string {
+// sql is the condition's query for a dialect and engine (Dialect.Name): the offending rows, the
+// first maxShown in key order, each with the total number of offending rows in front.
+func (c *condition) sql(dialect, engine string) string {
 	var b strings.Builder
 	b.WriteString("SELECT count(*) OVER (), q.* FROM (SELECT ")
 	for i, col := range c.cols {
@@ -153,7 +153,7 @@ func (c *condition) sql(dialect string) string {
 	}
 	b.WriteString("\n  ")
 	from := c.from
-	if f, ok := mysqlCheckFrom[c.n]; ok && dialect == dialectMySQL {
+	if f, ok := mysqlCheckFrom[c.n]; ok && (dialect == dialectMySQL || engine == dialectDoltgres) {
 		from = f // check_mysql.go
 	}
 	b.WriteString(from)
@@ -166,6 +166,9 @@ func (c *condition) sql(dialect string) string {
 	}
 	b.WriteString(" LIMIT ")
 	b.WriteString(strconv.Itoa(maxShown))
+	if engine == dialectDoltgres {
+		return doltgresCheckSQL(b.String()) // sql_doltgres.go
+	}
 	return b.String()
 }
 

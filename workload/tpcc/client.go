@@ -95,8 +95,11 @@ func NewClient(db driver.DB) *Client {
 	switch name := db.Dialect().SQLFamily(); name {
 	case "postgres":
 		cl.ops = pgTxOps{}
-		// Implicit single-statement transactions on PostgreSQL itself only (distsql.go).
-		cl.pg = !distributed(db.Dialect().Name)
+		if db.Dialect().Name == dialectDoltgres {
+			cl.ops = doltgresTxOps{} // sql_doltgres.go
+		}
+		// Implicit single-statement transactions on PostgreSQL itself only (distsql.go, sql_doltgres.go).
+		cl.pg = !ownKeys(db.Dialect().Name)
 	case "sqlite":
 		cl.ops = sqliteTxOps{}
 	case "mysql":

@@ -62,7 +62,12 @@ func distributed(engine string) bool { return engine == dialectCockroach || engi
 func engineName(db driver.DB) string { return db.Dialect().Name }
 
 // keysAtCreate reports whether the engine's tables get their primary keys in CREATE TABLE.
-func keysAtCreate(dialect, engine string) bool { return keysFirst(dialect) || distributed(engine) }
+func keysAtCreate(dialect, engine string) bool { return keysFirst(dialect) || ownKeys(engine) }
+
+// ownKeys reports whether engine, of the PostgreSQL family, creates its tables with their keys, each
+// statement on its own, and follows the load with ANALYZE rather than VACUUM: the distributed engines
+// and Doltgres (doltgres.go).
+func ownKeys(engine string) bool { return distributed(engine) || engine == dialectDoltgres }
 
 // historyKeyColumn is the surrogate key CockroachDB's history table gets (see above).
 const historyKeyColumn = "h_id UUID NOT NULL DEFAULT gen_random_uuid() PRIMARY KEY"
@@ -82,7 +87,7 @@ func createTableSQL(t *table, dialect, engine string) string {
 // EngineSchemaSQL returns the statements that create the TPC-C schema on an engine as a load
 // leaves it: SchemaSQL's, with the overrides of the distributed engines.
 func EngineSchemaSQL(dialect, engine string) ([]string, error) {
-	if !distributed(engine) {
+	if !ownKeys(engine) {
 		return SchemaSQL(dialect)
 	}
 	if err := checkDialect(dialect); err != nil {

@@ -26,7 +26,7 @@ func (w *Workload) Drop(ctx context.Context, db driver.DB) (bool, error) {
 		return false, fmt.Errorf("looking for the TPC-C tables: %w", err)
 	}
 	if len(have) > 0 {
-		if err := dropTables(ctx, ctl, dialect); err != nil {
+		if err := dropTables(ctx, ctl, db.Dialect()); err != nil {
 			return true, fmt.Errorf("dropping the TPC-C tables: %w", err)
 		}
 	}

@@ -91,7 +91,7 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 		if !o.Drop {
 			return LoadInfo{}, refusal(ctx, db, ctl, have)
 		}
-		if err := dropTables(ctx, ctl, dialect); err != nil {
+		if err := dropTables(ctx, ctl, db.Dialect()); err != nil {
 			return LoadInfo{}, fmt.Errorf("dropping the old TPC-C tables: %w", err)
 		}
 	}
@@ -110,7 +110,7 @@ func Load(ctx context.Context, db driver.DB, o LoadOptions) (LoadInfo, error) {
 	if len(o.Tablespaces) > 0 {
 		info.Placement = planPlacement(dialect, o.Tablespaces)
 	}
-	if distributed(engine) {
+	if ownKeys(engine) {
 		err = createSchemaDistributed(ctx, ctl, dialect, engine, info)
 	} else {
 		err = createSchema(ctx, ctl, dialect, info)
@@ -203,9 +203,11 @@ func refusal(ctx context.Context, db driver.DB, c driver.Conn, have []string) er
 	return userr.Errorf("the database at %s already holds TPC-C tables (%s): pass --drop to replace them", u, strings.Join(have, ", "))
 }
 
-func dropTables(ctx context.Context, c driver.Conn, dialect string) error {
+// dropTables drops the TPC-C tables and candor_load: on PostgreSQL in one statement, with CASCADE
+// (what depends on them: views, a user's foreign keys); Doltgres has no CASCADE, and drops them one by one.
+func dropTables(ctx context.Context, c driver.Conn, d driver.Dialect) error {
 	all := append(append([]string{}, TableNames...), metaTable)
-	if dialect == dialectPostgres {
+	if d.SQLFamily() == dialectPostgres && d.Name != dialectDoltgres {
 		_, err := c.Exec(ctx, "DROP TABLE IF EXISTS "+strings.Join(all, ", ")+" CASCADE")
 		return err
 	}
@@ -454,7 +456,7 @@ func buildKeys(ctx context.Context, db driver.DB, ctl driver.Conn, dialect strin
 	}
 	phase := time.Now()
 	setup := []string{"SET statement_timeout = 0", "SET maintenance_work_mem = '512MB'"}
-	if distributed(engine) {
+	if ownKeys(engine) {
 		// Keys came with the tables; the secondary indexes, then statistics (distsql.go).
 		if err := runStatements(ctx, db, loaders, driver.NewSettings(note, setup[:1]...), tasks); err != nil {
 			return fmt.Errorf("building indexes: %w", err)

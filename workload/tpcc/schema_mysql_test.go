@@ -89,7 +89,7 @@ func TestMySQLStockUpdateText(t *testing.T) {
 	st.rows[0] = noStock{w: 1, i: 5, qty: 40, ytd: 5, orderCnt: 1, found: true}
 	st.rows[1] = noStock{w: 1, i: UnusedItemID}
 	st.rows[2] = noStock{w: 2, i: 99999, qty: 91, ytd: 10, orderCnt: 1, remoteCnt: 1, found: true}
-	b, n := appendNOStockUpdate(nil, &st)
+	b, n := appendNOStockUpdate(nil, &st, mysqlStockForm)
 	want := "UPDATE stock SET s_quantity = CASE WHEN s_w_id = 1 AND s_i_id = 5 THEN CAST(40 AS SIGNED) " +
 		"WHEN s_w_id = 2 AND s_i_id = 99999 THEN 91 END, s_ytd = s_ytd + CASE WHEN s_w_id = 1 AND s_i_id = 5 THEN CAST(5 AS SIGNED) " +
 		"WHEN s_w_id = 2 AND s_i_id = 99999 THEN 10 END, s_order_cnt = s_order_cnt + CASE WHEN s_w_id = 1 AND s_i_id = 5 THEN CAST(1 AS SIGNED) " +

@@ -109,8 +109,9 @@ ORDER BY s_w_id, s_i_id FOR UPDATE`
 // stock rows were left unchanged and every New-Order failed with "updated 2 stock rows, expected
 // 10"), and go-mysql-server v0.20.0 clamped even literals to the TINYINT of a first row's 1. This
 // form means the same on MySQL, MariaDB, TiDB and Dolt. Its text differs from order to order, so it
-// goes as a plain query (no statement to prepare and cache): one round trip, as before.
-func appendNOStockUpdate(b []byte, st *newOrderState) ([]byte, int) {
+// goes as a plain query (no statement to prepare and cache): one round trip, as before. f is the
+// form's SQL: mysqlStockForm, or Doltgres's (sql_doltgres.go).
+func appendNOStockUpdate(b []byte, st *newOrderState, f *stockUpdateForm) ([]byte, int) {
 	b = append(b, "UPDATE stock SET "...)
 	for j, col := range mysqlNOStockSet {
 		if j > 0 {
@@ -133,7 +134,7 @@ func appendNOStockUpdate(b []byte, st *newOrderState) ([]byte, int) {
 			if first {
 				b = append(b, "CAST("...)
 				b = strconv.AppendInt(b, int64(v), 10)
-				b = append(b, " AS SIGNED)"...)
+				b = append(b, f.cast...)
 				first = false
 			} else {
 				b = strconv.AppendInt(b, int64(v), 10)
@@ -141,7 +142,7 @@ func appendNOStockUpdate(b []byte, st *newOrderState) ([]byte, int) {
 		}
 		b = append(b, " END"...)
 	}
-	b = append(b, " WHERE (s_w_id, s_i_id) IN ("...)
+	b = append(b, f.where...)
 	n := 0
 	for k := 0; k < st.nRows; k++ {
 		r := &st.rows[k]
@@ -149,18 +150,26 @@ func appendNOStockUpdate(b []byte, st *newOrderState) ([]byte, int) {
 			continue
 		}
 		if n > 0 {
-			b = append(b, ", "...)
+			b = append(b, f.sep...)
 		}
-		b = append(b, '(')
+		b = append(b, f.open...)
 		b = strconv.AppendInt(b, int64(r.w), 10)
-		b = append(b, ", "...)
+		b = append(b, f.mid...)
 		b = strconv.AppendInt(b, int64(r.i), 10)
 		b = append(b, ')')
 		n++
 	}
-	b = append(b, ')')
+	b = append(b, f.end...)
 	return b, n
 }
+
+// stockUpdateForm is the SQL of appendNOStockUpdate's statement: cast closes the CAST of each
+// column's first value, where opens the rows' condition, each row is open w mid i ')' after sep, and
+// end closes the condition.
+type stockUpdateForm struct{ cast, where, sep, open, mid, end string }
+
+// mysqlStockForm: the rows as a list of row values, (s_w_id, s_i_id) IN ((1, 2), (1, 7)).
+var mysqlStockForm = &stockUpdateForm{cast: " AS SIGNED)", where: " WHERE (s_w_id, s_i_id) IN (", sep: ", ", open: "(", mid: ", ", end: ")"}
 
 // mysqlNOStockSet are the columns appendNOStockUpdate sets, each followed by its CASE.
 var mysqlNOStockSet = [...]string{"s_quantity = ", "s_ytd = s_ytd + ", "s_order_cnt = s_order_cnt + ", "s_remote_cnt = s_remote_cnt + "}
@@ -278,7 +287,7 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 	p := cl.pipe(c)
 	defer p.Close()
 	var found int
-	cl.my.stmt, found = appendNOStockUpdate(cl.my.stmt[:0], st)
+	cl.my.stmt, found = appendNOStockUpdate(cl.my.stmt[:0], st, mysqlStockForm)
 	if found > 0 {
 		// the text lives in cl.my.stmt until the pipeline is read: a pipeline sends it at once,
 		// driver.SeqPipe when its answer is read, before the next New-Order builds its own
@@ -290,20 +299,9 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 	}
 	p.Exec(mysqlNOOrder, cl.argList(st.oID, in.DID, in.WID, in.CID, in.EntryD, in.OLCnt, allLocal)...)
 	p.Exec(mysqlNONewOrder, cl.argList(st.oID, in.DID, in.WID)...)
-	args := cl.args[:0]
-	lines := 0
-	for l := 0; l < in.OLCnt; l++ {
-		if l == st.missing {
-			continue
-		}
-		line := &in.Lines[l]
-		args = append(args, st.oID, in.DID, in.WID, l+1, line.ItemID, line.SupplyWID, line.Quantity,
-			st.amount[l], st.rows[st.lineRow[l]].dist)
-		lines++
-	}
-	cl.args = args
+	lines := cl.orderLineArgs()
 	if lines > 0 {
-		p.Exec(mysqlNOLines[lines-1], args...)
+		p.Exec(mysqlNOLines[lines-1], cl.args...)
 	}
 	if err := p.Send(ctx); err != nil {
 		return err
@@ -328,6 +326,27 @@ func (mysqlTxOps) newOrderWrite(ctx context.Context, c driver.Conn, cl *Client) 
 		}
 	}
 	return p.Close()
+}
+
+// orderLineArgs puts the parameters of a New-Order's order lines in cl.args, nine a line (o_id,
+// d_id, w_id, number, i_id, supply_w_id, quantity, amount in cents, dist_info; the unused item's
+// left out), and returns the number of lines.
+func (cl *Client) orderLineArgs() int {
+	st := &cl.no
+	in := st.in
+	args := cl.args[:0]
+	lines := 0
+	for l := 0; l < in.OLCnt; l++ {
+		if l == st.missing {
+			continue
+		}
+		line := &in.Lines[l]
+		args = append(args, st.oID, in.DID, in.WID, l+1, line.ItemID, line.SupplyWID, line.Quantity,
+			st.amount[l], st.rows[st.lineRow[l]].dist)
+		lines++
+	}
+	cl.args = args
+	return lines
 }
 
 // Payment, clause 2.5.2.2: the rows are locked in the order warehouse, district, customer.

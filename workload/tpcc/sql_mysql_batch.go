@@ -182,7 +182,7 @@ func (cl *Client) newOrderWriteBatch(ctx context.Context, b driver.Batcher) erro
 	st, my := &cl.no, &cl.my
 	in := st.in
 	var found int
-	my.stmt, found = appendNOStockUpdate(my.stmt[:0], st)
+	my.stmt, found = appendNOStockUpdate(my.stmt[:0], st, mysqlStockForm)
 	t := my.text.reset()
 	if found > 0 {
 		t.b = append(append(t.b, my.stmt...), "; "...)

@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	_ "github.com/candor-bench/candor/driver/postgres"
 	_ "github.com/candor-bench/candor/driver/sqlite"
 	"github.com/candor-bench/candor/gen"
+	"github.com/candor-bench/candor/internal/dbtest"
 )
 
 // Integration tests of the five transactions on real engines: a database loaded by Load with one
@@ -24,6 +26,21 @@ const txTestSeed = 20240601
 func TestTransactionsSQLite(t *testing.T)   { txExercise(t, sqliteTestDB(t)) }
 func TestTransactionsPostgres(t *testing.T) { txExercise(t, pgTestDB(t)) }
 func TestTransactionsMySQL(t *testing.T)    { txExercise(t, mysqlTestDB(t)) }
+
+// TestTransactionsDoltgresOnPostgres: Doltgres's statement forms (sql_doltgres.go), run on
+// PostgreSQL (Doltgres has no package the tests can install). The load takes COPY (bulk=copy):
+// Doltgres's INSERT path gives the same rows (workload/all TestBulkInsertLoadsTheSameRows) and
+// takes twice as long.
+func TestTransactionsDoltgresOnPostgres(t *testing.T) {
+	u, err := url.Parse(dbtest.FreshPostgresURL(t, "candor_test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("bulk", "copy")
+	u.RawQuery = q.Encode()
+	txExercise(t, openAs(t, u.String(), dialectDoltgres))
+}
 
 // TestTransactionsMySQLBatches: the same with batches=on (sql_mysql_batch.go).
 func TestTransactionsMySQLBatches(t *testing.T) {
@@ -187,7 +204,7 @@ func txExerciseWith(t *testing.T, db driver.DB, newClient func(driver.DB) *Clien
 		t.Fatal(err)
 	}
 	defer look.Close()
-	e := &txEnv{t: t, ctx: ctx, db: db, pg: db.Dialect().Name == "postgres", my: db.Dialect().Name == "mysql", conn: conn, look: look,
+	e := &txEnv{t: t, ctx: ctx, db: db, pg: db.Dialect().SQLFamily() == "postgres", my: db.Dialect().Name == "mysql", conn: conn, look: look,
 		cl: cl, newClient: newClient, c: RunConstants(txTestSeed, info.C), r: gen.New(gen.Derive(txTestSeed, "tx-test")),
 		iso: db.DefaultIsolation()}
 
@@ -476,7 +493,7 @@ func (e *txEnv) testPaymentMissingCustomer(t *testing.T) {
 	if w1, d1, h1 := e.one(wytd), e.one(dytd), e.one("SELECT count(*) FROM history"); w1 != w0 || d1 != d0 || h1 != h0 {
 		t.Errorf("a failed payment left changes: w_ytd %d -> %d, d_ytd %d -> %d, history %d -> %d", w0, w1, d0, d1, h0, h1)
 	}
-	if e.pg && (e.cl.rcConn != e.conn || !e.cl.rcOK) {
+	if e.cl.pg && (e.cl.rcConn != e.conn || !e.cl.rcOK) {
 		t.Errorf("at read committed the single-statement path was not taken")
 	}
 	// and the connection is usable afterwards
