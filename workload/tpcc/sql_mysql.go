@@ -26,13 +26,14 @@ import (
 // URL) each goes in a round trip of its own (driver.SeqPipe). Round trips, COMMIT included,
 // pipelined and one by one: New-Order 3 and 8, Payment 2 (3 by last name) and 6 (7), Order-Status
 // 1 (2) and 3 (4: its START TRANSACTION READ ONLY, which a pipeline carries in front), Delivery 4
-// and 7 for all ten districts, Stock-Level 1 and 3 (read-only too). A read-write transaction sends
-// no BEGIN: driver/mysql turns the session's autocommit off once, and the transaction's first
-// statement starts it. A read-write transaction's COMMIT is never pipelined: the server goes on
-// after a failed statement, and candor rolls back what ran. The read-only ones (Order-Status,
-// Stock-Level) carry their COMMIT behind their last pipeline (carryCommit): committing a read-only
-// transaction changes nothing, whichever statement failed. With batches=on in the URL, MySQL,
-// MariaDB and TiDB send them in batches (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
+// and 7 for all ten districts, Stock-Level 1 and 3 (read-only too; 4 on Dolt: stockLevelDolt). A
+// read-write transaction sends no BEGIN: driver/mysql turns the session's autocommit off once, and
+// the transaction's first statement starts it. A read-write transaction's COMMIT is never
+// pipelined: the server goes on after a failed statement, and candor rolls back what ran. The
+// read-only ones (Order-Status, Stock-Level) carry their COMMIT behind their last pipeline
+// (carryCommit): committing a read-only transaction changes nothing, whichever statement failed.
+// With batches=on in the URL, MySQL, MariaDB and TiDB send them in batches (sql_mysql_batch.go):
+// 2, 2 (3), 1 (2), 4 and 1.
 
 type mysqlTxOps struct{}
 
