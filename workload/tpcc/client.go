@@ -61,6 +61,9 @@ type Client struct {
 	// batches: the engine sends several statements in one round trip (driver.Dialect.Batches;
 	// sql_mysql_batch.go).
 	batches bool
+	// doltPlans: Order-Status and Stock-Level in the forms Dolt's planner reads by the keys
+	// (mysqlOrderStatusDolt, stockLevelDolt); set for the dolt dialect.
+	doltPlans bool
 	// seq runs a pipeline's statements one by one on a connection without pipelines (sql_mysql.go);
 	// noPipes makes every connection do so (tests).
 	seq     driver.SeqPipe
@@ -105,6 +108,7 @@ func NewClient(db driver.DB) *Client {
 	case "mysql":
 		cl.ops = mysqlTxOps{}
 		cl.batches = db.Dialect().Batches
+		cl.doltPlans = db.Dialect().Name == "dolt"
 	default:
 		cl.ops = unsupportedTxOps{name: name}
 	}

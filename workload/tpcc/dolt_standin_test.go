@@ -99,9 +99,11 @@ func TestTransactionsDoltStandin(t *testing.T) {
 
 	// Order-Status by id and by name: the customer's latest order (the New-Order above for
 	// customer 2 of district 3).
-	for _, os := range []OrderStatusInput{{WID: 1, DID: 3, CID: 2}, {WID: 1, DID: 5, ByName: true, CLast: LastName(1)}} {
+	for k, os := range []OrderStatusInput{{WID: 1, DID: 3, CID: 2}, {WID: 1, DID: 5, ByName: true, CLast: LastName(1)}} {
 		if o := cl.OrderStatus(ctx, tc, &os, iso); o.Err != nil {
 			t.Errorf("Order-Status %+v: %v", os, o.Err)
+		} else if k == 0 && (cl.os.oID != next || cl.os.nLines != 10) {
+			t.Errorf("Order-Status of customer 2 in district 3: order %d with %d lines, want the New-Order above, %d with 10", cl.os.oID, cl.os.nLines, next)
 		}
 	}
 

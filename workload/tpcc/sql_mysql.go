@@ -26,13 +26,14 @@ import (
 // URL) each goes in a round trip of its own (driver.SeqPipe). Round trips, COMMIT included,
 // pipelined and one by one: New-Order 3 and 8, Payment 2 (3 by last name) and 6 (7), Order-Status
 // 1 (2) and 3 (4: its START TRANSACTION READ ONLY, which a pipeline carries in front), Delivery 4
-// and 7 for all ten districts, Stock-Level 1 and 3 (read-only too). A read-write transaction sends
-// no BEGIN: driver/mysql turns the session's autocommit off once, and the transaction's first
-// statement starts it. A read-write transaction's COMMIT is never pipelined: the server goes on
-// after a failed statement, and candor rolls back what ran. The read-only ones (Order-Status,
-// Stock-Level) carry their COMMIT behind their last pipeline (carryCommit): committing a read-only
-// transaction changes nothing, whichever statement failed. With batches=on in the URL, MySQL,
-// MariaDB and TiDB send them in batches (sql_mysql_batch.go): 2, 2 (3), 1 (2), 4 and 1.
+// and 7 for all ten districts, Stock-Level 1 and 3 (read-only too; 4 on Dolt: stockLevelDolt). A
+// read-write transaction sends no BEGIN: driver/mysql turns the session's autocommit off once, and
+// the transaction's first statement starts it. A read-write transaction's COMMIT is never
+// pipelined: the server goes on after a failed statement, and candor rolls back what ran. The
+// read-only ones (Order-Status, Stock-Level) carry their COMMIT behind their last pipeline
+// (carryCommit): committing a read-only transaction changes nothing, whichever statement failed.
+// With batches=on in the URL, MySQL, MariaDB and TiDB send them in batches (sql_mysql_batch.go):
+// 2, 2 (3), 1 (2), 4 and 1.
 
 type mysqlTxOps struct{}
 
@@ -454,6 +455,21 @@ LEFT JOIN order_line ol ON ol.ol_w_id = o.o_w_id AND ol.ol_d_id = o.o_d_id AND o
 WHERE c.c_w_id = ? AND c.c_d_id = ? AND c.c_id = ?
 ORDER BY ol.ol_number`
 
+// mysqlOrderStatusDolt is mysqlOrderStatus for Dolt's planner, with the same parameters and
+// columns: the latest order is a derived table (ORDER BY o_id DESC LIMIT 1 over the customer's
+// index), which Dolt 2.3.1 reads by the index, where it runs mysqlOrderStatus's join condition
+// with MAX(o_id) against a full scan of orders (EXPLAIN PLAN: "Table orders"), which grows with
+// the run. MySQL and MariaDB plan both forms by the indexes.
+const mysqlOrderStatusDolt = `SELECT CAST(c.c_balance * 100 AS SIGNED), c.c_first, c.c_middle, c.c_last,
+	o.o_id, o.o_entry_d, o.o_carrier_id,
+	ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, CAST(ol.ol_amount * 100 AS SIGNED), ol.ol_delivery_d
+FROM customer c
+LEFT JOIN (SELECT o_w_id, o_d_id, o_id, o_entry_d, o_carrier_id FROM orders
+	WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1) o ON TRUE
+LEFT JOIN order_line ol ON ol.ol_w_id = o.o_w_id AND ol.ol_d_id = o.o_d_id AND ol.ol_o_id = o.o_id
+WHERE c.c_w_id = ? AND c.c_d_id = ? AND c.c_id = ?
+ORDER BY ol.ol_number`
+
 func (mysqlTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) error {
 	if b, ok := cl.batcher(c); ok {
 		return cl.orderStatusBatch(ctx, b)
@@ -477,7 +493,11 @@ func (mysqlTxOps) orderStatus(ctx context.Context, c driver.Conn, cl *Client) er
 	}
 	st.cID = cID
 	carryCommit(c) // read-only: COMMIT goes behind the last pipeline
-	p.Query(mysqlOrderStatus, cl.argList(in.WID, in.DID, cID, in.WID, in.DID, cID)...)
+	q := mysqlOrderStatus
+	if cl.doltPlans {
+		q = mysqlOrderStatusDolt
+	}
+	p.Query(q, cl.argList(in.WID, in.DID, cID, in.WID, in.DID, cID)...)
 	if err := p.Send(ctx); err != nil {
 		return err
 	}
@@ -674,17 +694,64 @@ JOIN order_line ON ol_w_id = ? AND ol_d_id = ? AND ol_o_id < d_next_o_id AND ol_
 JOIN stock ON s_w_id = ? AND s_i_id = ol_i_id
 WHERE d_w_id = ? AND d_id = ? AND s_quantity < ?`
 
+// Stock-Level for Dolt's planner, clause 2.8.2.2 as two statements: D_NEXT_O_ID first, then the
+// count over the order lines of its last 20 orders, their range bound as parameters. Dolt 2.3.1
+// plans mysqlStockLevel's join as a scan of the district's every order line joined to district
+// afterwards (its range on ol_o_id is not used: EXPLAIN PLAN shows the filter [NULL, inf)), about
+// 30,000 rows and growing, where the two statements read 20 orders' lines by the key. One round
+// trip more; Dolt gets none of the pipelines or batches that would carry it.
+const (
+	// ? w_id, d_id
+	mysqlSLNextOrder = `SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?`
+	// ? w_id, w_id, d_id, d_next_o_id, d_next_o_id - 20, threshold
+	mysqlSLCount = `SELECT COUNT(DISTINCT s_i_id)
+FROM order_line JOIN stock ON s_w_id = ? AND s_i_id = ol_i_id
+WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ? AND s_quantity < ?`
+)
+
 func (mysqlTxOps) stockLevel(ctx context.Context, c driver.Conn, cl *Client) error {
 	if b, ok := cl.batcher(c); ok {
 		return cl.stockLevelBatch(ctx, b)
 	}
 	st := &cl.sl
+	if cl.doltPlans {
+		return cl.stockLevelDolt(ctx, c)
+	}
 	// a pipeline of one statement: it carries the transaction's START TRANSACTION READ ONLY in
 	// front and, read-only, its COMMIT behind
 	p := cl.pipe(c)
 	defer p.Close()
 	carryCommit(c)
 	p.Query(mysqlStockLevel, cl.argList(st.w, st.d, st.w, st.w, st.d, st.in.Threshold)...)
+	if err := p.Send(ctx); err != nil {
+		return err
+	}
+	if err := oneRow(p, &st.count); err != nil {
+		return err
+	}
+	return p.Close()
+}
+
+// stockLevelDolt is Stock-Level in two statements (mysqlSLNextOrder, mysqlSLCount), in one
+// read-only transaction: the first carries its START TRANSACTION READ ONLY, the second its COMMIT.
+func (cl *Client) stockLevelDolt(ctx context.Context, c driver.Conn) error {
+	st := &cl.sl
+	p := cl.pipe(c)
+	defer func() { p.Close() }()
+	p.Query(mysqlSLNextOrder, cl.argList(st.w, st.d)...)
+	if err := p.Send(ctx); err != nil {
+		return err
+	}
+	var next int64
+	if err := oneRow(p, &next); err != nil {
+		return notFound(err)
+	}
+	if err := p.Close(); err != nil {
+		return err
+	}
+	p = cl.pipe(c)
+	carryCommit(c)
+	p.Query(mysqlSLCount, cl.argList(st.w, st.w, st.d, next, next-stockLevelOrders, st.in.Threshold)...)
 	if err := p.Send(ctx); err != nil {
 		return err
 	}

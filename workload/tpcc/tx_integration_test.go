@@ -215,6 +215,18 @@ func txExerciseWith(t *testing.T, db driver.DB, newClient func(driver.DB) *Clien
 	t.Run("PaymentMissingCustomer", e.testPaymentMissingCustomer)
 	t.Run("OrderStatus", e.testOrderStatus)
 	t.Run("StockLevel", e.testStockLevel)
+	if e.my && !cl.batches && !cl.Procedures() {
+		// The dolt dialect's Order-Status and Stock-Level (mysqlOrderStatusDolt, stockLevelDolt),
+		// their answers checked against the same references on MySQL's engine.
+		t.Run("DoltPlans", func(t *testing.T) {
+			saved := e.cl
+			defer func() { e.cl = saved }()
+			e.cl = newClient(db)
+			e.cl.doltPlans = true
+			e.testOrderStatus(t)
+			e.testStockLevel(t)
+		})
+	}
 	t.Run("Delivery", e.testDelivery)
 	t.Run("RoundTrips", e.testRoundTrips)
 	t.Run("Concurrent", func(t *testing.T) { e.testConcurrent(t, e.iso, 150) })
