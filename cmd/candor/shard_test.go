@@ -48,6 +48,9 @@ func runShardCLI(t *testing.T, name string, args ...string) (int, string) {
 // their own seeds and warehouses, and no consistency check.
 func TestShardsLoadAndRun(t *testing.T) {
 	parallel(t)
+	// Its candor calls run in this process, up to three at once (runShardCLI): they hold three call
+	// slots throughout, as three child processes would.
+	defer holdSlots(3)()
 	db := dbtest.FreshPostgresURL(t, "candor_shard")
 	load := func(i int) []string {
 		return []string{"tpcc", "load", "--db", db, "--warehouses", "3", "--seed", "7", "--loaders", "2",
