@@ -11,14 +11,20 @@ import (
 )
 
 // TestQueryAnswersAfterLoad loads TPC-H with the workload's own load (loadData: package dbgen's
-// rows, the schema and indexes of schema.go) at SF 0.01 and 0.1 on every engine, runs the 22
-// queries of package queries in validation mode, each on its own, and compares every row with the
-// reference answers (DuckDB over tpchgen-cli's data, scripts/tpch-answers) under clause 2.1.3.5's
-// precision rules. Package queries' own test does the same over tpchgen-cli's data loaded by a
-// loader of the test's own; this one ties the answers to the data and schema candor really loads.
+// rows, the schema and indexes of schema.go) at SF 0.01 on every engine and at SF 0.1 on
+// PostgreSQL, runs the 22 queries of package queries in validation mode, each on its own, and
+// compares every row with the reference answers (DuckDB over tpchgen-cli's data,
+// scripts/tpch-answers) under clause 2.1.3.5's precision rules. Package queries' own test does the
+// same over tpchgen-cli's data loaded by a loader of the test's own; this one ties the answers to
+// the data and schema candor really loads. SF 0.1 checks what scales with SF (the validation
+// parameters, answers that are near empty at 0.01), which is the same for every family: each
+// family's statement texts are checked at 0.01 on its engine.
 func TestQueryAnswersAfterLoad(t *testing.T) {
 	for _, sf := range []float64{0.01, 0.1} {
 		for _, e := range loadDBs {
+			if sf != 0.01 && e.name != "postgres" {
+				continue
+			}
 			t.Run(fmt.Sprintf("%s/sf%g", e.name, sf), func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 				defer cancel()
