@@ -25,8 +25,12 @@ func procClient(t testing.TB) func(driver.DB) *Client {
 	}
 }
 
-func TestProceduresPostgres(t *testing.T) { txExerciseWith(t, pgTestDB(t), procClient(t)) }
-func TestProceduresMySQL(t *testing.T)    { txExerciseWith(t, mysqlTestDB(t), procClient(t)) }
+func TestProceduresPostgres(t *testing.T) {
+	db, info := pgLoadedTestDB(t)
+	txExerciseLoaded(t, db, info, procClient(t))
+}
+
+func TestProceduresMySQL(t *testing.T) { txExerciseWith(t, mysqlTestDB(t), procClient(t)) }
 
 // SQLite has no procedure mode: a user error naming the reason.
 func TestProceduresSQLiteRefused(t *testing.T) {
@@ -102,13 +106,20 @@ func procInstall(t *testing.T, db driver.DB) {
 // database: the procedure returns what the interactive statements return (the stock quantities
 // differ only by the first order's own effect, so they are not compared), and a rolled-back
 // New-Order reports the o_id it used, the customer's last name and credit.
-func TestProceduresMatchInteractivePostgres(t *testing.T) { procMatch(t, pgTestDB(t)) }
-func TestProceduresMatchInteractiveMySQL(t *testing.T)    { procMatch(t, mysqlTestDB(t)) }
+func TestProceduresMatchInteractivePostgres(t *testing.T) {
+	db, info := pgLoadedTestDB(t)
+	procMatch(t, db, info)
+}
 
-func procMatch(t *testing.T, db driver.DB) {
+func TestProceduresMatchInteractiveMySQL(t *testing.T) {
+	db := mysqlTestDB(t)
+	procMatch(t, db, txLoad(t, db))
+}
+
+// procMatch is the test on db, which holds txLoad's load (info its LoadInfo).
+func procMatch(t *testing.T, db driver.DB, info LoadInfo) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	info := txLoad(t, db)
 	if _, err := CreateProcedures(ctx, db); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,13 @@ package tpcc
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"sync"
 	"testing"
 
 	"github.com/candor-bench/candor/driver"
@@ -40,4 +47,86 @@ var testDBs = []struct {
 	{"postgres", pgTestDB},
 	{"sqlite", sqliteTestDB},
 	{"mysql", mysqlTestDB},
+}
+
+// pgLoadedTestDB is pgTestDB holding txLoad's warehouse already: a copy (CREATE DATABASE ...
+// TEMPLATE, a file copy) of one load made by the first test that asks, instead of a load of its
+// own. It returns the load's LoadInfo as txLoad does. TestMain drops the template.
+func pgLoadedTestDB(t testing.TB) (driver.DB, LoadInfo) {
+	t.Helper()
+	func() {
+		pgTemplate.mu.Lock()
+		defer pgTemplate.mu.Unlock() // also when make's load fails the test (t.Fatal)
+		if !pgTemplate.made {
+			pgTemplate.made = true
+			pgTemplate.err = errors.New("its load failed in the test that made it")
+			pgTemplate.err = pgTemplate.make(t)
+		}
+	}()
+	if pgTemplate.err != nil {
+		t.Fatalf("the loaded template database: %v", pgTemplate.err)
+	}
+	u := dbtest.FreshPostgresCopyURL(t, "candor_test", pgTemplate.name)
+	db, err := driver.Open(context.Background(), u)
+	if err != nil {
+		t.Fatalf("opening a copy of the template database: %v", err)
+	}
+	t.Cleanup(func() { db.Close() }) // before the drop FreshPostgresCopyURL registered
+	return db, pgTemplate.info
+}
+
+// loadedTemplate is pgLoadedTestDB's source database on the test server.
+type loadedTemplate struct {
+	mu     sync.Mutex
+	made   bool
+	err    error
+	name   string // the database's name, once created
+	server string // the test server's URL
+	info   LoadInfo
+}
+
+var pgTemplate loadedTemplate
+
+// make creates the template database and loads it as txLoad does, its connections closed after (a
+// database copied with TEMPLATE must have none).
+func (tp *loadedTemplate) make(t testing.TB) error {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return err
+	}
+	tp.server = dbtest.PostgresURL(t)
+	name := "candor_tpl_tx_" + hex.EncodeToString(b[:])
+	if err := dbtest.Exec(tp.server, "CREATE DATABASE "+name); err != nil {
+		return err
+	}
+	tp.name = name
+	u, err := url.Parse(tp.server)
+	if err != nil {
+		return err
+	}
+	u.Path = "/" + name
+	ctx := context.Background()
+	db, err := driver.Open(ctx, u.String())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tp.info = txLoad(t, db)
+	return nil
+}
+
+// drop drops the template database, if made (TestMain).
+func (tp *loadedTemplate) drop() {
+	if tp.name == "" {
+		return
+	}
+	if err := dbtest.Exec(tp.server, "DROP DATABASE IF EXISTS "+tp.name+" WITH (FORCE)"); err != nil {
+		fmt.Fprintf(os.Stderr, "dropping the template database %s: %v\n", tp.name, err)
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgTemplate.drop()
+	os.Exit(code)
 }

@@ -23,9 +23,12 @@ import (
 
 const txTestSeed = 20240601
 
-func TestTransactionsSQLite(t *testing.T)   { txExercise(t, sqliteTestDB(t)) }
-func TestTransactionsPostgres(t *testing.T) { txExercise(t, pgTestDB(t)) }
-func TestTransactionsMySQL(t *testing.T)    { txExercise(t, mysqlTestDB(t)) }
+func TestTransactionsSQLite(t *testing.T) { txExercise(t, sqliteTestDB(t)) }
+func TestTransactionsPostgres(t *testing.T) {
+	db, info := pgLoadedTestDB(t)
+	txExerciseLoaded(t, db, info, NewClient)
+}
+func TestTransactionsMySQL(t *testing.T) { txExercise(t, mysqlTestDB(t)) }
 
 // TestTransactionsDoltgresOnPostgres: Doltgres's statement forms (sql_doltgres.go), run on
 // PostgreSQL (Doltgres has no package the tests can install). The load takes COPY (bulk=copy):
@@ -185,9 +188,13 @@ func txExercise(t *testing.T, db driver.DB) { txExerciseWith(t, db, NewClient) }
 // txExerciseWith runs the tests with the clients newClient makes (the procedure mode's too: it
 // creates the procedures after the load).
 func txExerciseWith(t *testing.T, db driver.DB, newClient func(driver.DB) *Client) {
+	txExerciseLoaded(t, db, txLoad(t, db), newClient)
+}
+
+// txExerciseLoaded is txExerciseWith on db holding txLoad's load already (info its LoadInfo).
+func txExerciseLoaded(t *testing.T, db driver.DB, info LoadInfo, newClient func(driver.DB) *Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	info := txLoad(t, db)
 	cl := newClient(db)
 	if cl.Procedures() {
 		if _, err := CreateProcedures(ctx, db); err != nil {
