@@ -47,10 +47,10 @@ var inChild sync.Map
 // parallel marks t (a top-level test) to run beside the other parallel tests: t.Parallel, so after
 // every serial test of the package, all at once (TestMain), its candor calls taking turns for
 // the call slots and its runs that depend on the machine's capacity one at a time (see calls). Its
-// runCLI calls run candor as a child process (childCLI), so that what a run sets for its whole process stays its own: a GOMAXPROCS raised
-// while held sockets are open (CANDOR_PG_SOCKET=held), the handlers of Ctrl-C. A test that sets
-// the environment, the working directory or GOMAXPROCS, sends signals, or asserts timings a busy
-// machine would spoil stays serial (no call to parallel).
+// runCLI calls run candor as a child process (childCLI), so that what a run sets for its whole
+// process stays its own: a GOMAXPROCS raised while held sockets are open (CANDOR_PG_SOCKET=held),
+// the handlers of Ctrl-C. A test that sets the environment, the working directory or GOMAXPROCS,
+// sends signals, or asserts timings a busy machine would spoil stays serial (no call to parallel).
 func parallel(t *testing.T) { parallelIn(t, "") }
 
 // parallelIn is parallel with candor's working directory dir (t.Chdir cannot be used beside
@@ -72,8 +72,8 @@ func parallelIn(t *testing.T, dir string) {
 // Exclusive calls still run beside other packages' tests, as they did serially.
 var calls = semaphore.NewWeighted(callSlots)
 
-// callSlots is how many candor calls of parallel tests run at once: most of a call's time is a run
-// waiting out its --duration, not CPU.
+// callSlots is how many candor calls of parallel tests run at once. The suite keeps this 2-CPU
+// machine's CPUs busy throughout: more calls at once would only make each one slower.
 const callSlots = 6
 
 // exclusively holds every call slot until the returned function is called.
