@@ -30,10 +30,21 @@ var cliBin struct {
 	err  error
 }
 
-// childCLI returns the path of candor built from this package (once per test binary, with go
-// build: the packages are in the build cache after go test's own build).
+// childCLI returns the path of candor built from this package (buildCLI).
 func childCLI(t *testing.T) string {
 	t.Helper()
+	buildCLI()
+	if cliBin.err != nil {
+		t.Fatalf("building candor for the tests' child processes: %v", cliBin.err)
+	}
+	return cliBin.path
+}
+
+// buildCLI builds candor from this package once per test binary, with go build (the packages are
+// in the build cache after go test's own build); TestMain calls it before any test, so that a
+// test's first child process does not wait for the build (shards given a common --start-at would
+// miss it).
+func buildCLI() {
 	cliBin.once.Do(func() {
 		if cliBin.dir, cliBin.err = os.MkdirTemp("", "candor-cli-"); cliBin.err != nil {
 			return
@@ -45,10 +56,6 @@ func childCLI(t *testing.T) string {
 			cliBin.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if cliBin.err != nil {
-		t.Fatalf("building candor for the tests' child processes: %v", cliBin.err)
-	}
-	return cliBin.path
 }
 
 func TestMain(m *testing.M) {
@@ -61,6 +68,7 @@ func TestMain(m *testing.M) {
 	if !given {
 		flag.Set("test.parallel", strconv.Itoa(max(runtime.GOMAXPROCS(0), maxParallel)))
 	}
+	buildCLI() // a failed build fails each test that runs a child process, with the build's output
 	code := m.Run()
 	removeTemplates() // template_test.go
 	if cliBin.dir != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -180,16 +181,33 @@ func TestOpenLoopCLISQLite(t *testing.T) {
 		t.Errorf("search.json slo %v, want the budgets as given", sr["slo"])
 	}
 	probes := sr["probes"].([]any)
-	if len(probes) != 3 || sr["max_rate"].(float64) != 20 || sr["search_rate"].(float64) != 20 {
+	// The budgets are generous: a probe fails only when the host leaves it unsustained (its own
+	// load: other packages' tests run beside this one), and then the search steps down instead of
+	// up. Either way the answer is confirmed by a 3 s probe at it with a seed of its own; with every
+	// probe passing it is 20/s, resting on two probes.
+	allPassed := true
+	for _, p := range probes {
+		if p := p.(map[string]any); p["pass"] != true {
+			allPassed = false
+			if p["sustained"] != false {
+				t.Fatalf("a probe failed its generous budgets while sustained: %v", p)
+			}
+			t.Logf("probe %v (%v/s) was not sustained on this host: the search stepped down", p["probe"], p["rate"])
+		}
+	}
+	answer := 20.0
+	if !allPassed {
+		answer = sr["max_rate"].(float64)
+	}
+	if allPassed && (len(probes) != 3 || sr["max_rate"].(float64) != 20 || sr["search_rate"].(float64) != 20) {
 		t.Errorf("search: %d probes, max rate %v (search's %v); want 3 probes (10/s, 20/s, a confirming 20/s) all passing", len(probes), sr["max_rate"], sr["search_rate"])
 	}
-	// The confirmation: one 3 s probe at 20/s with a seed of its own; the answer rests on two.
-	if conf, _ := sr["confirmation"].(map[string]any); conf == nil || conf["confirmed"] != true || conf["rests_on"] != 2.0 || conf["probe_seconds"] != 3.0 ||
-		len(conf["spread"].([]any)) != 2 {
-		t.Errorf("search.json confirmation %v; want confirmed, resting on 2 probes, a spread per budget", sr["confirmation"])
+	if conf, _ := sr["confirmation"].(map[string]any); conf == nil || conf["confirmed"] != true || conf["probe_seconds"] != 3.0 ||
+		len(conf["spread"].([]any)) != 2 || allPassed && conf["rests_on"] != 2.0 {
+		t.Errorf("search.json confirmation %v; want confirmed (resting on 2 probes when all passed), a spread per budget", sr["confirmation"])
 	}
-	if last := probes[len(probes)-1].(map[string]any); last["confirm"] != true || last["seconds"] != 3.0 || last["rate"] != 20.0 {
-		t.Errorf("last probe %v: want the confirming one, 3 s at 20/s", last)
+	if last := probes[len(probes)-1].(map[string]any); answer <= 0 || last["confirm"] != true || last["pass"] != true || last["seconds"] != 3.0 || last["rate"] != answer {
+		t.Errorf("last probe %v: want the passing confirmation, 3 s at the answer %g/s", last, answer)
 	}
 	for _, p := range probes {
 		p := p.(map[string]any)
@@ -202,8 +220,8 @@ func TestOpenLoopCLISQLite(t *testing.T) {
 			t.Errorf("probe %v: %v", p["probe"], err)
 		}
 	}
-	if !strings.Contains(out, "max rate: at least 20.0 operations/s") {
-		t.Error("the search does not print its answer")
+	if want := fmt.Sprintf("max rate: %.1f operations/s", answer); answer == 20 && !strings.Contains(out, "max rate: at least 20.0 operations/s") || answer != 20 && !strings.Contains(out, want) {
+		t.Errorf("the search does not print its answer (%g/s)", answer)
 	}
 	// The consistency check after the last probe, by default: printed and in search.json.
 	if checks, _ := sr["checks"].([]any); len(checks) == 0 || !strings.Contains(out, "consistency checks") {
