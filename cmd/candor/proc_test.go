@@ -77,7 +77,8 @@ func procedureCLI(t *testing.T, db string, loaded bool) {
 	// 1% of the New-Orders roll back (clause 2.4.1.4): with n of them, none rolls back with
 	// probability 0.99^n, under 0.1% from 700 on. A shorter run's count is judged only for its
 	// bound; the rollbacks themselves, procedure against interactive, are workload/tpcc's
-	// TestProceduresMatchInteractive*, on drawn inputs.
+	// TestProceduresMatchInteractivePostgres and TestProceduresInstallMySQL/MatchInteractive, on
+	// drawn inputs.
 	no := txs["new_order"].(map[string]any)
 	if n, rb := no["count"].(float64), no["rollbacks"].(float64); rb > 0.05*n || n >= 700 && rb == 0 {
 		t.Errorf("new_order rollbacks %v of %v, want about 1%% of the orders", rb, n)
