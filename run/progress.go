@@ -24,8 +24,9 @@ type progress struct {
 	key    int
 	keyOp  string
 	header string
-	// longest is the longest interval printed.
+	// longest is the longest interval printed; label the last line's elapsed time.
 	longest time.Duration
+	label   string
 }
 
 func newProgress(out Out, quiet bool, in workload.Info, ops []string) *progress {
@@ -74,8 +75,16 @@ func (p *progress) line(iv *measure.Interval, start time.Time) {
 			p99 = fmtMs(measure.ValueAt(h, 0.99))
 		}
 	}
-	fmt.Fprintf(p.out.Stderr, "%7.0fs %-7s │%s │ p50 %7s  p99 %7s │ %d %d\n",
-		iv.End.Sub(start).Seconds(), iv.Phase, p.sb.String(), p50, p99, errs, retries)
+	// A short last interval that ends within the same second as the line before it (a run that
+	// ends 0.4 s after a tick) shows its elapsed time to a tenth: two lines never share a label.
+	el := iv.End.Sub(start).Seconds()
+	label := fmt.Sprintf("%.0fs %s", el, iv.Phase)
+	if label == p.label {
+		label = fmt.Sprintf("%.1fs %s", el, iv.Phase)
+	}
+	p.label = label
+	fmt.Fprintf(p.out.Stderr, "%8s %-7s │%s │ p50 %7s  p99 %7s │ %d %d\n",
+		label[:strings.IndexByte(label, ' ')], iv.Phase, p.sb.String(), p50, p99, errs, retries)
 }
 
 func fmtMs(us int64) string {

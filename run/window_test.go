@@ -46,4 +46,11 @@ func TestProgressSliver(t *testing.T) {
 	if len(lines) != 3 || !strings.Contains(lines[1], "1s measure") || !strings.Contains(lines[2], "2s measure") {
 		t.Errorf("progress lines:\n%s\nwant the header, 1s and 2s, and no sliver after 2s", b.String())
 	}
+	// A short last interval with work in it, ending in the same whole second as the line before,
+	// keeps its line and says its elapsed time to a tenth.
+	p.line(iv(2*time.Second, 2*time.Second+400*time.Millisecond, 3), start)
+	lines = strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[3], "2.4s measure") {
+		t.Errorf("progress lines:\n%s\nwant a last line labelled 2.4s", b.String())
+	}
 }
