@@ -215,6 +215,11 @@ func newCompareEngines(out run.Out, reg workload.Registration) *cobra.Command {
 				if ctx.Err() != nil {
 					return err
 				}
+				if res == nil && userr.Is(err) {
+					// Input the run refuses against the loaded data (spec mode's --terminals against
+					// the warehouses loaded): every later run would be refused the same way.
+					return userr.Errorf("%s on %s: %v (compare-engines stopped: the other runs would be refused the same way)", map[bool]string{true: "round ", false: "test "}[es.rounds()]+j.test, cmp.Engines[j.side].Label, err)
+				}
 				if res != nil {
 					// the run's own figures, as its result.json gives them
 					res, err = runResult(j.plan.Out, err)

@@ -211,6 +211,15 @@ func TestTPCCCompareEngines(t *testing.T) {
 	if err != nil || !strings.Contains(string(page), `data-test="overall/delivery_deferred"`) || !strings.Contains(string(page), "02-round-B/report.html") {
 		t.Errorf("index.html (%v) lacks the overall rows or a run's link", err)
 	}
+
+	// Spec mode's --terminals checked against the warehouses loaded (no --warehouses): the first
+	// run refuses it, and compare-engines stops there, with the run's sentence, instead of failing
+	// round after round.
+	code, got = runCLI(t, "tpcc", "compare-engines", "--db", a, "--db", b, "--mode", "spec", "--terminals", "2",
+		"--rounds", "3", "--duration", "2s", "--out", filepath.Join(t.TempDir(), "spec"), "-q")
+	if code != 2 || !strings.Contains(got, "round 1 on A: --terminals 2 does not fit spec mode") || strings.Contains(got, "round 1 on B") {
+		t.Errorf("spec mode with --terminals 2 on 1 loaded warehouse: exit %d, want 2, the refusal once and no other run:\n%s", code, got)
+	}
 }
 
 // says fails t unless the output got says each of wants.

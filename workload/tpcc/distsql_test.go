@@ -91,6 +91,7 @@ func openAs(t *testing.T, raw, engine string) driver.DB {
 // (serializable), runs end to end through the CLI in cmd/candor's TestDialectCockroachCLI, which
 // asserts the same: each engine's path runs once per scripts/test.
 func TestDistributedPathsOnPostgres(t *testing.T) {
+	parallel(t)
 	for _, engine := range []string{dialectYugabyte} {
 		t.Run(engine, func(t *testing.T) {
 			raw := dbtest.FreshPostgresURL(t, "candor_dist")

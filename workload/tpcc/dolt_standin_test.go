@@ -20,6 +20,7 @@ import (
 // purpose: a derived table typed by its first row once left most stock rows of every New-Order
 // unchanged on Dolt ("new-order updated 2 stock rows, expected 10").
 func TestTransactionsDoltStandin(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	db, err := driver.Open(ctx, gmsstandin.FreshDoltURL(t, "candor_tpcc"))
 	if err != nil {

@@ -139,6 +139,7 @@ func (c *rowChecker) address(tb string, row []any, at int) {
 
 // TestGenerateRules checks the initial population of 2 warehouses against clause 4.3.3.1.
 func TestGenerateRules(t *testing.T) {
+	parallel(t)
 	const W = 2
 	g := newGenConfig(42, testNow, dialectSQLite)
 	c := &rowChecker{t: t}
@@ -406,6 +407,7 @@ func unitHashes(t testing.TB, g *genConfig, us []unit) map[unit]uint64 {
 // TestGenerateDeterministic: a unit's rows depend on the seed, the timestamp and the unit only, not
 // on the order units are generated in; the data of a seed is pinned by a known hash.
 func TestGenerateDeterministic(t *testing.T) {
+	parallel(t)
 	us := slices.Collect(loadUnits(1))
 	g := newGenConfig(42, testNow, dialectSQLite)
 	a := unitHashes(t, g, us)

@@ -63,8 +63,10 @@ func checkAll(t *testing.T, db driver.DB, full bool) []CheckResult {
 // TestLoadAndCheck loads 2 warehouses into each engine, checks every condition, refuses a second
 // load without Drop, and sees a corrupted warehouse in conditions 1 and 8.
 func TestLoadAndCheck(t *testing.T) {
+	parallel(t)
 	for _, e := range testDBs {
 		t.Run(e.name, func(t *testing.T) {
+			parallel(t)
 			db := e.open(t)
 			ctx := context.Background()
 			var rows atomic.Int64
@@ -272,6 +274,7 @@ func tableHashes(t *testing.T, db driver.DB) map[string]uint64 {
 // TestLoadDeterministic: the same seed and timestamp give the same table contents with 1 loader
 // and with 3.
 func TestLoadDeterministic(t *testing.T) {
+	parallel(t)
 	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	var hashes []map[string]uint64
 	for _, loaders := range []int{1, 3} {

@@ -26,11 +26,15 @@ func procClient(t testing.TB) func(driver.DB) *Client {
 }
 
 func TestProceduresPostgres(t *testing.T) {
+	parallel(t)
 	db, info := pgLoadedTestDB(t)
 	txExerciseLoaded(t, db, info, procClient(t))
 }
 
-func TestProceduresMySQL(t *testing.T) { txExerciseWith(t, mysqlTestDB(t), procClient(t)) }
+func TestProceduresMySQL(t *testing.T) {
+	parallel(t)
+	txExerciseWith(t, mysqlTestDB(t), procClient(t))
+}
 
 // SQLite has no procedure mode: a user error naming the reason.
 func TestProceduresSQLiteRefused(t *testing.T) {
@@ -51,16 +55,57 @@ func TestProceduresSQLiteRefused(t *testing.T) {
 // a loaded one, refused again when the recorded version is not this candor's; recreating is
 // idempotent. On MySQL the same loaded database then serves procMatch (one load of MariaDB's
 // instead of two: the package's longest part).
+// Last, `candor tpcc drop` (Workload.Drop) removes the procedures with the tables.
 func TestProceduresInstallPostgres(t *testing.T) {
+	parallel(t)
 	db, _ := pgLoadedTestDB(t)
 	procInstall(t, pgTestDB(t), db)
+	procDrop(t, db)
 }
 
 func TestProceduresInstallMySQL(t *testing.T) {
+	parallel(t)
 	db := mysqlTestDB(t)
 	info := txLoad(t, db)
 	procInstall(t, mysqlTestDB(t), db)
 	t.Run("MatchInteractive", func(t *testing.T) { procMatch(t, db, info) })
+	procDrop(t, db)
+}
+
+// procDrop drops db's TPC-C load, which has procedures (on PostgreSQL one more of another
+// signature, as an older candor's), and asserts that no routine named candor_% is left.
+func procDrop(t *testing.T, db driver.DB) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	family := db.Dialect().SQLFamily()
+	c, err := db.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	q := "SELECT count(*) FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_name LIKE 'candor\\_%'"
+	if family == dialectPostgres {
+		if _, err := c.Exec(ctx, "CREATE FUNCTION candor_payment(p int) RETURNS int LANGUAGE sql AS 'SELECT 1'"); err != nil {
+			t.Fatal(err)
+		}
+		q = "SELECT count(*) FROM pg_proc WHERE pronamespace = current_schema()::regnamespace AND proname LIKE 'candor\\_%'"
+	}
+	routines := func() int64 {
+		var n int64
+		if err := c.QueryRow(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := routines(); n < 5 {
+		t.Fatalf("%d candor routines before the drop, want at least the five transactions'", n)
+	}
+	if had, err := (&Workload{}).Drop(ctx, db); err != nil || !had {
+		t.Fatalf("Drop: %v, %v; want the load dropped", had, err)
+	}
+	if n := routines(); n != 0 {
+		t.Errorf("%d candor routines left after the drop, want none", n)
+	}
 }
 
 // procInstall is the test with empty an empty database and db one holding txLoad's load, without
@@ -120,6 +165,7 @@ func procInstall(t *testing.T, empty, db driver.DB) {
 // New-Order reports the o_id it used, the customer's last name and credit.
 // On MySQL, TestProceduresInstallMySQL runs it on its loaded database.
 func TestProceduresMatchInteractivePostgres(t *testing.T) {
+	parallel(t)
 	db, info := pgLoadedTestDB(t)
 	procMatch(t, db, info)
 }

@@ -85,8 +85,10 @@ func TestShardRows(t *testing.T) {
 // told its part is complete; shard 0 started again without --drop resumes (no --drop, no rows
 // written twice), builds the keys and completes the load, which passes the consistency check.
 func TestShardRestarts(t *testing.T) {
+	parallel(t)
 	for _, e := range testDBs {
 		t.Run(e.name, func(t *testing.T) {
+			parallel(t)
 			ctx := context.Background()
 			db := e.open(t)
 			w := &Workload{Options: Options{Warehouses: 2}}
@@ -173,8 +175,10 @@ func TestShardRestarts(t *testing.T) {
 // is started again without --drop: it builds only what is missing, completes the load, and the
 // load passes the consistency check. Built twice, an index or a key would fail ("already exists").
 func TestShardKeysResumed(t *testing.T) {
+	parallel(t)
 	for _, e := range testDBs {
 		t.Run(e.name, func(t *testing.T) {
+			parallel(t)
 			ctx := context.Background()
 			db := e.open(t)
 			shard := func(i int) LoadOptions {

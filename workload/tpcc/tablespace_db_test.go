@@ -103,6 +103,7 @@ func pgTablespaces(t *testing.T, db driver.DB, raw string, n int) (names, dirs [
 // there, the load records its placement; a second load naming a tablespace that does not exist is
 // refused before it drops anything.
 func TestTablespacesPostgres(t *testing.T) {
+	parallel(t)
 	raw := dbtest.FreshPostgresURL(t, "candor_tblspc")
 	ctx := context.Background()
 	db, err := driver.Open(ctx, raw)
@@ -234,6 +235,7 @@ WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'i')`)
 // there; a directory the server cannot make is refused, with the reason, before anything is
 // dropped.
 func TestTablespacesMariaDB(t *testing.T) {
+	parallel(t)
 	db := mysqlTestDB(t)
 	ctx := context.Background()
 	base, err := os.MkdirTemp("", "candor-datadir-")

@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
+	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -125,7 +128,22 @@ func (tp *loadedTemplate) drop() {
 	}
 }
 
+// parallel marks a test (or an engine's subtest) to run beside the package's other parallel
+// tests: the ones that load or exercise a database of their own and assert no timing. Tests that
+// stall a server, bound memory or time a run stay serial.
+func parallel(t *testing.T) { t.Parallel() }
+
+// testParallel is how many parallel tests run at once unless -parallel says (go test's default
+// is one per CPU): the tests wait on their databases a good part of the time.
+const testParallel = 4
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(max(runtime.GOMAXPROCS(0), testParallel)))
+	}
 	code := m.Run()
 	pgTemplate.drop()
 	os.Exit(code)

@@ -23,18 +23,26 @@ import (
 
 const txTestSeed = 20240601
 
-func TestTransactionsSQLite(t *testing.T) { txExercise(t, sqliteTestDB(t)) }
+func TestTransactionsSQLite(t *testing.T) {
+	parallel(t)
+	txExercise(t, sqliteTestDB(t))
+}
 func TestTransactionsPostgres(t *testing.T) {
+	parallel(t)
 	db, info := pgLoadedTestDB(t)
 	txExerciseLoaded(t, db, info, NewClient)
 }
-func TestTransactionsMySQL(t *testing.T) { txExercise(t, mysqlTestDB(t)) }
+func TestTransactionsMySQL(t *testing.T) {
+	parallel(t)
+	txExercise(t, mysqlTestDB(t))
+}
 
 // TestTransactionsDoltgresOnPostgres: Doltgres's statement forms (sql_doltgres.go), run on
 // PostgreSQL (Doltgres has no package the tests can install). The load takes COPY (bulk=copy):
 // Doltgres's INSERT path gives the same rows (workload/all TestBulkInsertLoadsTheSameRows) and
 // takes twice as long.
 func TestTransactionsDoltgresOnPostgres(t *testing.T) {
+	parallel(t)
 	u, err := url.Parse(dbtest.FreshPostgresURL(t, "candor_test"))
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +55,7 @@ func TestTransactionsDoltgresOnPostgres(t *testing.T) {
 
 // TestTransactionsMySQLBatches: the same with batches=on (sql_mysql_batch.go).
 func TestTransactionsMySQLBatches(t *testing.T) {
+	parallel(t)
 	txExercise(t, mysqlBatchesTestDB(t))
 }
 
