@@ -116,10 +116,10 @@ func TestOutHoldingARun(t *testing.T) {
 	}
 	sameFiles(t, "refused run", before, snapshot(t, out))
 	// A search and a one-shot refuse it too.
-	if code, text := runCLI(t, "tpcc", "search", "--db", db, "--slo", "new_order.p99<=1s", "--out", out); code != 2 || !strings.Contains(text, "holds a saved run already") {
+	if code, text := refusedCLI(t, "tpcc", "search", "--db", db, "--slo", "new_order.p99<=1s", "--out", out); code != 2 || !strings.Contains(text, "holds a saved run already") {
 		t.Errorf("search into an --out holding a run: exit %d, want 2", code)
 	}
-	if code, text := runCLI(t, "tpcc", "--db", db, "--out", filepath.Dir(out)); code != 2 || !strings.Contains(text, "holds a saved run already (out/result.json)") {
+	if code, text := refusedCLI(t, "tpcc", "--db", db, "--out", filepath.Dir(out)); code != 2 || !strings.Contains(text, "holds a saved run already (out/result.json)") {
 		t.Errorf("one-shot into a directory holding a run: exit %d, want 2", code)
 	}
 	sameFiles(t, "refused search and one-shot", before, snapshot(t, out))

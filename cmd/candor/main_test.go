@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sync/semaphore"
-
 	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/internal/dbtest"
 	"github.com/candor-bench/candor/report"
@@ -30,8 +28,25 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	top, _, _ := strings.Cut(t.Name(), "/")
 	if dir, ok := inChild.Load(top); ok {
-		return runChild(t, dir.(string), args...)
+		return runChild(t, dir.(string), false, args...)
 	}
+	return runInProcess(t, args...)
+}
+
+// refusedCLI is runCLI for a call the test expects candor to refuse before it runs anything
+// (exit status 2): it takes one call slot, whatever the arguments would measure.
+func refusedCLI(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if dir, ok := inChild.Load(top); ok {
+		return runChild(t, dir.(string), true, args...)
+	}
+	return runInProcess(t, args...)
+}
+
+// runInProcess is runCLI in this process (a serial test).
+func runInProcess(t *testing.T, args ...string) (int, string) {
+	t.Helper()
 	var buf syncBuffer
 	started := time.Now()
 	code := executeTo(args, &buf, &buf, false)
@@ -63,14 +78,16 @@ func parallelIn(t *testing.T, dir string) {
 }
 
 // calls are the slots of the candor calls of parallel tests: every call takes one (shared), so at
-// most callSlots run at once whatever the number of tests started (TestMain starts them all), in
-// the order they asked; the runs whose assertions depend on the machine's capacity take them all
-// (exclusive), so they overlap no other call of this package: an open-loop run (its rate must be
-// sustained), a search (its probes must pass), the one-shot (open-loop runs at 50% and 80% of its
-// peak), the selftest, and every run of a test marked with quietRuns. A call waiting for all the
-// slots holds back the calls that ask after it (semaphore.Weighted is first come, first served).
-// Exclusive calls still run beside other packages' tests, as they did serially.
-var calls = semaphore.NewWeighted(callSlots)
+// most callSlots run at once whatever the number of tests started (TestMain starts them all); the
+// runs whose assertions depend on the machine's capacity take them all (exclusive), so they overlap
+// no other call of this package: an open-loop run (its rate must be sustained), a search (its
+// probes must pass), the one-shot (open-loop runs at 50% and 80% of its peak), the selftest, and
+// every run of a test marked with quietRuns. Waiting calls are served by priority (slotSem,
+// slots_test.go): exclusive ones first, so that the package drains once for those waiting
+// together; then those of the tests that have made the most calls, whose chains of calls would
+// otherwise end the package alone; then in the order they asked. A call waiting for every slot
+// holds back the ones after it. Exclusive calls still run beside other packages' tests.
+var calls = newSlotSem(callSlots)
 
 // callSlots is how many candor calls of parallel tests run at once. The suite keeps this 2-CPU
 // machine's CPUs busy throughout: more calls at once would only make each one slower.
@@ -84,9 +101,9 @@ func exclusively() func() { return holdSlots(callSlots) }
 // A test must not call runCLI while it holds slots: a call waiting for every slot would wait for
 // them, and they for it. The function gives them back once, however often it is called.
 func holdSlots(n int64) func() {
-	calls.Acquire(context.Background(), n)
+	calls.acquire(n, exclusivePrio)
 	var once sync.Once
-	return func() { once.Do(func() { calls.Release(n) }) }
+	return func() { once.Do(func() { calls.release(n) }) }
 }
 
 // quietTests holds the names of the top-level tests whose every run takes the call slots exclusively.
@@ -196,18 +213,18 @@ func capacityBound(args []string) bool {
 
 // runChild runs candor as a child process with args in dir ("": this process's working
 // directory), as runCLI does for a parallel test.
-func runChild(t *testing.T, dir string, args ...string) (int, string) {
+func runChild(t *testing.T, dir string, refused bool, args ...string) (int, string) {
 	t.Helper()
 	top, _, _ := strings.Cut(t.Name(), "/")
 	asked := time.Now()
 	exclusive := false
 	_, shared := sharedRateTests.Load(top)
-	if _, q := quietTests.Load(top); q && measures(args) || capacityBound(args) && !(shared && openLoopRun(args)) {
+	if _, q := quietTests.Load(top); !refused && (q && measures(args) || capacityBound(args) && !(shared && openLoopRun(args))) {
 		exclusive = true
 		defer exclusively()()
 	} else {
-		calls.Acquire(context.Background(), 1)
-		defer calls.Release(1)
+		calls.acquire(1, callPrio(t))
+		defer calls.release(1)
 	}
 	started := time.Now()
 	var buf syncBuffer

@@ -117,7 +117,7 @@ func TestProceduresSQLiteRefused(t *testing.T) {
 		{"tpcc", "procedures", "--db", db},
 		{"tpcc", "--db", db, "--procedures", "--duration", "1s"},
 	} {
-		code, out := runCLI(t, args...)
+		code, out := refusedCLI(t, args...)
 		if code != 2 || !strings.Contains(out, "SQLite") || !strings.Contains(out, "drop --procedures") {
 			t.Errorf("candor %v: exit %d, want 2 and the reason", args, code)
 		}

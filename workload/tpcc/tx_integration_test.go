@@ -202,7 +202,7 @@ func txExerciseWith(t *testing.T, db driver.DB, newClient func(driver.DB) *Clien
 
 // txExerciseLoaded is txExerciseWith on db holding txLoad's load already (info its LoadInfo).
 func txExerciseLoaded(t *testing.T, db driver.DB, info LoadInfo, newClient func(driver.DB) *Client) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a hang's bound, not a timing
 	defer cancel()
 	cl := newClient(db)
 	if cl.Procedures() {
