@@ -173,8 +173,10 @@ func TestLoadAndCheck(t *testing.T) {
 // TestLoadInterrupted: a load cancelled half way leaves completed_at null, which ReadLoadInfo
 // reports and Check refuses.
 func TestLoadInterrupted(t *testing.T) {
+	parallel(t)
 	for _, e := range testDBs {
 		t.Run(e.name, func(t *testing.T) {
+			parallel(t)
 			db := e.open(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

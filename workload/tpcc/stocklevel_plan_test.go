@@ -15,6 +15,7 @@ import (
 // same statement without the LIMIT turns into a hash join over a scan of the warehouse's whole
 // stock (seen at 60 ms instead of 1.5 in a long run), which shows the test can fail.
 func TestStockLevelPlanStablePostgres(t *testing.T) {
+	parallel(t)
 	db, _ := pgLoadedTestDB(t)
 	ctx := context.Background()
 	c, err := db.Connect(ctx)

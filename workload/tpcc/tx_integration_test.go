@@ -638,7 +638,16 @@ func (e *txEnv) testDelivery(t *testing.T) {
 			t.Errorf("district %d: new_order rows up to %d remain", d, o)
 		}
 	}
+	// Then Delivery after Delivery until every district is empty: each names, per district, the
+	// oldest order still undelivered (the one after the order it named before) or none, and the
+	// carrier each order got is read back at the end, in one query per district.
 	delivered := int64(res.Delivered)
+	carrier := make([]map[int64]int64, DistrictsPerWarehouse) // per district: o_id -> carrier
+	last := make([]int64, DistrictsPerWarehouse)              // per district: the last o_id delivered
+	for d := range carrier {
+		carrier[d] = map[int64]int64{oldest[d]: int64(in.CarrierID)}
+		last[d] = oldest[d]
+	}
 	for i := 0; ; i++ {
 		if i > 2000 {
 			t.Fatalf("still delivering after %d deliveries", i)
@@ -651,16 +660,15 @@ func (e *txEnv) testDelivery(t *testing.T) {
 		if res.Delivered+res.Skipped != DistrictsPerWarehouse {
 			t.Fatalf("delivery result %+v", res)
 		}
-		for d, o := range res.OIDs { // each O_ID named was delivered by this Delivery, the others not
+		for d, o := range res.OIDs {
 			if o == 0 {
 				continue
 			}
-			if c := e.one("SELECT o_carrier_id FROM orders WHERE o_w_id = 1 AND o_d_id = $1 AND o_id = $2", d+1, o); c != int64(in.CarrierID) {
-				t.Fatalf("district %d order %d: carrier %d, want %d", d+1, o, c, in.CarrierID)
+			if int64(o) != last[d]+1 {
+				t.Fatalf("district %d: delivery %d took order %d after %d, not the oldest undelivered", d+1, i+2, o, last[d])
 			}
-			if n := e.one("SELECT count(*) FROM new_order WHERE no_w_id = 1 AND no_d_id = $1 AND no_o_id <= $2", d+1, o); n != 0 {
-				t.Fatalf("district %d: new_order rows up to %d remain after delivering %d", d+1, o, o)
-			}
+			last[d] = int64(o)
+			carrier[d][int64(o)] = int64(in.CarrierID)
 		}
 		delivered += int64(res.Delivered)
 		if res.Skipped == DistrictsPerWarehouse {
@@ -672,6 +680,21 @@ func (e *txEnv) testDelivery(t *testing.T) {
 	}
 	if n := e.one("SELECT count(*) FROM new_order"); n != 0 {
 		t.Errorf("%d new_order rows left", n)
+	}
+	for d := range carrier {
+		ids := e.int64s("SELECT o_id FROM orders WHERE o_w_id = 1 AND o_d_id = $1 AND o_id >= $2 ORDER BY o_id", d+1, oldest[d])
+		cs := e.int64s("SELECT o_carrier_id FROM orders WHERE o_w_id = 1 AND o_d_id = $1 AND o_id >= $2 ORDER BY o_id", d+1, oldest[d])
+		if len(ids) != len(carrier[d]) || len(cs) != len(ids) {
+			t.Fatalf("district %d: %d orders from %d on, %d delivered", d+1, len(ids), oldest[d], len(carrier[d]))
+		}
+		for k, o := range ids {
+			if want, ok := carrier[d][o]; !ok || cs[k] != want {
+				t.Fatalf("district %d order %d: carrier %d, want %d (delivered: %v)", d+1, o, cs[k], want, ok)
+			}
+		}
+		if n := e.one("SELECT count(*) FROM order_line WHERE ol_w_id = 1 AND ol_d_id = $1 AND ol_o_id >= $2 AND ol_delivery_d IS NULL", d+1, oldest[d]); n != 0 {
+			t.Errorf("district %d: %d lines of delivered orders undelivered", d+1, n)
+		}
 	}
 	// one new order in district 5: the next delivery takes it and skips the nine others
 	var no NewOrderInput
