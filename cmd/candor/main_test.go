@@ -28,7 +28,7 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	top, _, _ := strings.Cut(t.Name(), "/")
 	if dir, ok := inChild.Load(top); ok {
-		return runChild(t, dir.(string), false, args...)
+		return runChild(t, dir.(string), callAuto, args...)
 	}
 	return runInProcess(t, args...)
 }
@@ -39,10 +39,32 @@ func refusedCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	top, _, _ := strings.Cut(t.Name(), "/")
 	if dir, ok := inChild.Load(top); ok {
-		return runChild(t, dir.(string), true, args...)
+		return runChild(t, dir.(string), callRefused, args...)
 	}
 	return runInProcess(t, args...)
 }
+
+// urgentCLI is runCLI for a call other tests wait for (the load of a template database they
+// copy): it takes one call slot before any other shared call.
+func urgentCLI(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if dir, ok := inChild.Load(top); ok {
+		return runChild(t, dir.(string), callUrgent, args...)
+	}
+	return runInProcess(t, args...)
+}
+
+// callKind is how a call takes its call slots: by its arguments (callAuto: every slot for a
+// capacity-bound run, else one), or one slot whatever they say (a call refused before it runs
+// anything), or one slot ahead of the other shared calls (callUrgent).
+type callKind int
+
+const (
+	callAuto callKind = iota
+	callRefused
+	callUrgent
+)
 
 // runInProcess is runCLI in this process (a serial test).
 func runInProcess(t *testing.T, args ...string) (int, string) {
@@ -84,9 +106,10 @@ func parallelIn(t *testing.T, dir string) {
 // probes must pass), the one-shot (open-loop runs at 50% and 80% of its peak), the selftest, and
 // every run of a test marked with quietRuns. Waiting calls are served by priority (slotSem,
 // slots_test.go): exclusive ones first, so that the package drains once for those waiting
-// together; then those of the tests that have made the most calls, whose chains of calls would
-// otherwise end the package alone; then in the order they asked. A call waiting for every slot
-// holds back the ones after it. Exclusive calls still run beside other packages' tests.
+// together; then a template's load, which other tests wait for (urgentCLI); then those of the
+// tests that have made the most calls, whose chains of calls would otherwise end the package
+// alone; then in the order they asked. A call waiting for every slot lets the others pass for its
+// first 30 s, then holds them back. Exclusive calls still run beside other packages' tests.
 var calls = newSlotSem(callSlots)
 
 // callSlots is how many candor calls of parallel tests run at once. The suite keeps this 2-CPU
@@ -213,17 +236,21 @@ func capacityBound(args []string) bool {
 
 // runChild runs candor as a child process with args in dir ("": this process's working
 // directory), as runCLI does for a parallel test.
-func runChild(t *testing.T, dir string, refused bool, args ...string) (int, string) {
+func runChild(t *testing.T, dir string, kind callKind, args ...string) (int, string) {
 	t.Helper()
 	top, _, _ := strings.Cut(t.Name(), "/")
 	asked := time.Now()
 	exclusive := false
 	_, shared := sharedRateTests.Load(top)
-	if _, q := quietTests.Load(top); !refused && (q && measures(args) || capacityBound(args) && !(shared && openLoopRun(args))) {
+	if _, q := quietTests.Load(top); kind == callAuto && (q && measures(args) || capacityBound(args) && !(shared && openLoopRun(args))) {
 		exclusive = true
 		defer exclusively()()
 	} else {
-		calls.acquire(1, callPrio(t))
+		prio := callPrio(t)
+		if kind == callUrgent {
+			prio = exclusivePrio - 1
+		}
+		calls.acquire(1, prio)
 		defer calls.release(1)
 	}
 	started := time.Now()

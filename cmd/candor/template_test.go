@@ -99,7 +99,7 @@ func (tp *tpccTemplate) get(t *testing.T, make func() (string, error)) string {
 // templateLoad loads 1 TPC-C warehouse into db, as a child process (runChild) when t is parallel.
 func templateLoad(t *testing.T, db string) error {
 	t.Helper()
-	if code, out := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 0 {
+	if code, out := urgentCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1"); code != 0 { // the tests that copy it wait for it
 		return fmt.Errorf("candor tpcc load --db %s: exit %d: %s", db, code, strings.TrimSpace(out))
 	}
 	return nil
