@@ -182,8 +182,10 @@ func TestShardKeysResumed(t *testing.T) {
 			ctx := context.Background()
 			db := e.open(t)
 			shard := func(i int) LoadOptions {
+				// ShardWait bounds a hang; the shards load at once, beside the package's other
+				// parallel tests: on SQLite (one writer) shard 1's part once took over a minute.
 				return LoadOptions{Warehouses: 2, Loaders: 2, Seed: 5, ToolVersion: "test", Shard: workload.Shard{Index: i, Count: 2},
-					ShardWait: time.Minute}
+					ShardWait: 10 * time.Minute}
 			}
 			other := make(chan error, 1)
 			go func() { _, err := Load(ctx, db, shard(1)); other <- err }()
