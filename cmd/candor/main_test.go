@@ -26,31 +26,30 @@ import (
 // os.Stdout.
 func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	top, _, _ := strings.Cut(t.Name(), "/")
-	if dir, ok := inChild.Load(top); ok {
-		return runChild(t, dir.(string), callAuto, args...)
-	}
-	return runInProcess(t, args...)
+	return callAs(t, callAuto, args...)
 }
 
 // refusedCLI is runCLI for a call the test expects candor to refuse before it runs anything
 // (exit status 2): it takes one call slot, whatever the arguments would measure.
 func refusedCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	top, _, _ := strings.Cut(t.Name(), "/")
-	if dir, ok := inChild.Load(top); ok {
-		return runChild(t, dir.(string), callRefused, args...)
-	}
-	return runInProcess(t, args...)
+	return callAs(t, callRefused, args...)
 }
 
 // urgentCLI is runCLI for a call other tests wait for (the load of a template database they
 // copy): it takes one call slot before any other shared call.
 func urgentCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	return callAs(t, callUrgent, args...)
+}
+
+// callAs runs candor with args: as a child process taking its call slots as kind says in a
+// parallel test, else in this process.
+func callAs(t *testing.T, kind callKind, args ...string) (int, string) {
+	t.Helper()
 	top, _, _ := strings.Cut(t.Name(), "/")
 	if dir, ok := inChild.Load(top); ok {
-		return runChild(t, dir.(string), callUrgent, args...)
+		return runChild(t, dir.(string), kind, args...)
 	}
 	return runInProcess(t, args...)
 }
