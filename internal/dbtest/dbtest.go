@@ -163,7 +163,7 @@ func open(t testing.TB, u string) driver.DB {
 // Exec runs one statement on the database at raw, on a connection of its own (a test's setup or
 // teardown: creating and dropping databases and roles, probing a server).
 func Exec(raw, sql string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang's bound: a DROP on the busy suite once took longer than 30 s
 	defer cancel()
 	db, err := driver.Open(ctx, raw)
 	if err != nil {
