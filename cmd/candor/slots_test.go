@@ -87,19 +87,18 @@ const exclusivePrio = math.MaxInt32
 // callsMade counts each top-level test's calls so far: a shared call's priority. A test that has
 // made many calls is likely to make many more (the end-to-end flows, TPC-H's, the compare gates):
 // served first, its chain of calls starts early instead of ending the package alone.
-var callsMade sync.Map // top-level test name -> *int64 under callsMadeMu
-
-var callsMadeMu sync.Mutex
+var (
+	callsMadeMu sync.Mutex
+	callsMade   = map[string]int64{} // top-level test name -> calls so far
+)
 
 // callPrio is the priority of t's next shared call, and counts the call.
 func callPrio(t *testing.T) int64 {
 	top, _, _ := strings.Cut(t.Name(), "/")
 	callsMadeMu.Lock()
 	defer callsMadeMu.Unlock()
-	v, _ := callsMade.LoadOrStore(top, new(int64))
-	p := v.(*int64)
-	*p++
-	return *p - 1
+	callsMade[top]++
+	return callsMade[top] - 1
 }
 
 // TestSlotSem: waiters are served by priority, then in the order they asked; a call for every
