@@ -2,35 +2,67 @@ package schedule
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/candor-bench/candor/measure"
 )
 
-// TestPreciseWaits, in real time: 500 arrivals per second on an idle process (operations take no
-// time). With Go's timers alone the median arrival is about half a millisecond late (the runtime
-// oversleeps to the next millisecond); with the dispatcher's precise waits it is a small fraction
-// of that.
+// alternate measures the same thing with Go's timers alone and with the precise waits, in
+// alternating windows (rounds of each), and returns the median over each mode's windows: both modes
+// see the same host, so a busy machine raises both and the comparison stays fair.
+func alternate(rounds int, window func(precise bool) float64) (timers, precise float64) {
+	old := usePreciseWaits
+	defer func() { usePreciseWaits = old }()
+	var ts, ps []float64
+	for range rounds {
+		for _, p := range []bool{false, true} {
+			usePreciseWaits = p
+			v := window(p)
+			if p {
+				ps = append(ps, v)
+			} else {
+				ts = append(ts, v)
+			}
+		}
+	}
+	return median(ts), median(ps)
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// preciseGain is how much lower the precise waits' median lateness must be than Go's timers'
+// measured beside them: on an idle 2-CPU host about 50 µs against 370 (the runtime oversleeps to
+// the next millisecond); on a saturated one both carry the wait for a CPU, and the timers' extra
+// half millisecond still shows.
+const preciseGain = 0.6
+
+// TestPreciseWaits, in real time: 500 arrivals per second, operations taking no time, in
+// alternating half-second windows with Go's timers alone and with the dispatcher's precise waits.
+// The precise waits' median timer lateness is well below the timers'.
 func TestPreciseWaits(t *testing.T) {
 	if !preciseWaits {
 		t.Fatal("Linux has precise waits")
 	}
-	usePreciseWaits = true
-	defer func() { usePreciseWaits = false }()
-	rec := measure.NewRecorder(ops, 1)
-	_, rs, err := RunRate(context.Background(), RateConfig{Source: &fakeSource{}, Workers: 2, Exec: constant(0), Rec: rec,
-		Process: Poisson, Seed: 1, Steps: []Step{{Rate: 500, Duration: 2 * time.Second}}, MaxBacklog: 10, Tick: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p50, p90 := measure.ValueAt(rs.Lateness, measure.Q50), measure.ValueAt(rs.Lateness, measure.Q90)
-	t.Logf("%d arrivals: timer lateness p50 %d µs, p90 %d µs, p99 %d µs", rs.Lateness.TotalCount(), p50, p90, measure.ValueAt(rs.Lateness, measure.Q99))
-	if rs.Lateness.TotalCount() < 800 {
-		t.Fatalf("%d arrivals in 2 s at 500/s", rs.Lateness.TotalCount())
-	}
-	if p50 > 250 {
-		t.Errorf("median timer lateness %d µs: the precise waits should keep it well below Go's timers' 500", p50)
+	timers, precise := alternate(5, func(p bool) float64 {
+		rec := measure.NewRecorder(ops, 1)
+		_, rs, err := RunRate(context.Background(), RateConfig{Source: &fakeSource{}, Workers: 2, Exec: constant(0), Rec: rec,
+			Process: Poisson, Seed: 1, Steps: []Step{{Rate: 500, Duration: 500 * time.Millisecond}}, MaxBacklog: 10, Tick: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := rs.Lateness.TotalCount(); n < 150 {
+			t.Fatalf("%d arrivals in 0.5 s at 500/s (precise waits %v)", n, p)
+		}
+		return float64(measure.ValueAt(rs.Lateness, measure.Q50))
+	})
+	t.Logf("median timer lateness over 5 windows each: Go's timers %.0f µs, precise waits %.0f µs", timers, precise)
+	if precise > preciseGain*timers {
+		t.Errorf("median timer lateness with the precise waits %.0f µs, with Go's timers %.0f µs: want at most %.0f%% of it", precise, timers, preciseGain*100)
 	}
 }
 
@@ -61,20 +93,20 @@ func closedIdle(tb testing.TB, precise bool, n int, cycle, measured time.Duratio
 	return sum, sum.Completed, cpu
 }
 
-// TestClosedPreciseWaits, in real time: 100 terminals at 500 operations per second on an idle
-// process. With Go's timers alone the median dispatch is about half a millisecond late (the
-// runtime oversleeps to the next millisecond); with the wakers' precise waits it is a small
-// fraction of that.
+// TestClosedPreciseWaits, in real time: 100 terminals at 500 operations per second, in
+// alternating half-second windows with Go's timers alone and with the wakers' precise waits. The
+// precise waits' median dispatch lag is well below the timers'.
 func TestClosedPreciseWaits(t *testing.T) {
-	sum, done, cpu := closedIdle(t, true, 100, 200*time.Millisecond, 2*time.Second)
-	lag := sum.TimerLag
-	t.Logf("%d dispatches: timer lag p50 %.3f ms, p90 %.3f ms, p99 %.3f ms; CPU %v, %.0f µs per operation",
-		lag.Count, lag.Ms.P50, lag.Ms.P90, lag.Ms.P99, cpu, float64(cpu.Microseconds())/float64(max(done, 1)))
-	if lag.Count < 800 {
-		t.Fatalf("%d measured dispatches in 2 s at 500/s", lag.Count)
-	}
-	if lag.Ms.P50 > 0.25 {
-		t.Errorf("median timer lag %.3f ms: the precise waits should keep it well below Go's timers' 0.5", lag.Ms.P50)
+	timers, precise := alternate(5, func(p bool) float64 {
+		sum, _, _ := closedIdle(t, p, 100, 200*time.Millisecond, 500*time.Millisecond)
+		if sum.TimerLag.Count < 150 {
+			t.Fatalf("%d measured dispatches in 0.5 s at 500/s (precise waits %v)", sum.TimerLag.Count, p)
+		}
+		return sum.TimerLag.Ms.P50 * 1000
+	})
+	t.Logf("median timer lag over 5 windows each: Go's timers %.0f µs, precise waits %.0f µs", timers, precise)
+	if precise > preciseGain*timers {
+		t.Errorf("median timer lag with the precise waits %.0f µs, with Go's timers %.0f µs: want at most %.0f%% of it", precise, timers, preciseGain*100)
 	}
 }
 
