@@ -80,9 +80,11 @@ func TestDriveClosedLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := o.Totals.Counts[0].Completed
-	// 2 workers, 1 ms each: about 1,000 in 500 ms; well above 300 even on a slow machine.
-	if a < 300 || o.Totals.Counts[1].Completed != 0 || o.Summary.Partial {
-		t.Errorf("closed loop: %d of a, %d of b, partial %v", a, o.Totals.Counts[1].Completed, o.Summary.Partial)
+	// 2 workers, 1 ms each: about 1,000 in the 500 ms window on an idle machine (171 on a saturated
+	// one), of about 1,200 over the run. What the window counts is its share of the run's, whatever
+	// the machine's speed: most of it (5/6 of the time), never all of it (the warm-up is left out).
+	if a < 20 || 3*a < o.Completed || a >= o.Completed || o.Totals.Counts[1].Completed != 0 || o.Summary.Partial {
+		t.Errorf("closed loop: %d of a in the window, %d over the run, %d of b, partial %v", a, o.Completed, o.Totals.Counts[1].Completed, o.Summary.Partial)
 	}
 	if s.drained.Load() != 1 || s.ticks.Load() < 5 || o.Completed < a {
 		t.Errorf("drained %d times, %d ticks, %d completed over the run", s.drained.Load(), s.ticks.Load(), o.Completed)
