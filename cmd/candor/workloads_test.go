@@ -33,6 +33,9 @@ type workloadFlow struct {
 	// engine, and both hold the machine to themselves (calls): each workload runs them on different
 	// engines, rotating over the workloads, so that every workload and every engine meets both once.
 	searchOn, oneShotOn string
+	// searchArgs are added to the search's arguments: a lighter test where the flow's own would make
+	// the search a test of the busy machine's capacity.
+	searchArgs []string
 }
 
 // engineOf names db's engine as searchOn and oneShotOn do.
@@ -162,7 +165,7 @@ func (f workloadFlow) search(t *testing.T, db, dir string) {
 	_, searchRate := f.rates()
 	srch := filepath.Join(dir, "search")
 	out := f.cli(t, 0, append([]string{f.name, "search", "--db", db, "--slo", f.slo, "--probe", "2s", "--warmup", "1s",
-		"--start-rate", searchRate, "--max-probes", "2", "--confirm", "1", "--confirm-probe", "2s", "--out", srch}, f.runArgs...)...)
+		"--start-rate", searchRate, "--max-probes", "2", "--confirm", "1", "--confirm-probe", "2s", "--out", srch}, append(f.runArgs, f.searchArgs...)...)...)
 	// The answer is "at least" the start rate when the first probe passes; on a busy host a 2 s
 	// probe of a few Poisson arrivals may fall short of its rate, and the search steps down: either
 	// way it states a max rate.
