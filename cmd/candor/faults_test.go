@@ -154,17 +154,15 @@ func TestOutKeptWhenConnectFails(t *testing.T) {
 	role := "candor_limited_" + hex.EncodeToString(b[:])
 	pgExec(t, admin, "CREATE ROLE "+role+" LOGIN")
 	t.Cleanup(func() { dbtest.Exec(admin, "DROP ROLE IF EXISTS "+role) }) // after the database's drop
-	fresh := dbtest.FreshPostgresURL(t, "faults_out")
-	u, err := url.Parse(fresh)
+	// A copy of the loaded template, its tables the role's to use.
+	copied := tpccPostgresCopy(t, "faults_out")
+	pgExec(t, copied, "GRANT ALL ON ALL TABLES IN SCHEMA public TO "+role)
+	u, err := url.Parse(copied)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgExec(t, admin, "ALTER DATABASE "+strings.TrimPrefix(u.Path, "/")+" OWNER TO "+role)
 	u.User = url.User(role)
 	db := u.String()
-	if code, _ := runCLI(t, "tpcc", "load", "--db", db, "--warehouses", "1", "--loaders", "1"); code != 0 {
-		t.Fatalf("load: exit %d", code)
-	}
 	out := filepath.Join(t.TempDir(), "out")
 	args := func(extra ...string) []string {
 		return append([]string{"tpcc", "run", "--mode", "throughput", "--db", db, "--duration", "2s", "--warmup", "0s",

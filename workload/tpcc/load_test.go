@@ -161,9 +161,10 @@ func TestLoadAndCheck(t *testing.T) {
 			if n := count(t, db, "warehouse"); n != 1 || info.Warehouses != 1 {
 				t.Errorf("after the load with Drop: %d warehouses", n)
 			}
-			for _, r := range checkAll(t, db, true) {
-				if r.Skipped || !r.OK {
-					t.Errorf("condition %d after reload: skipped=%v ok=%v %v", r.Condition, r.Skipped, r.OK, r.Violations)
+			// The quick conditions: the full ones passed on the first load, by the same code.
+			for _, r := range checkAll(t, db, false) {
+				if !r.Skipped && !r.OK {
+					t.Errorf("condition %d after reload: %v", r.Condition, r.Violations)
 				}
 			}
 		})

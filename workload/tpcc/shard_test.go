@@ -2,11 +2,13 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/candor-bench/candor/driver"
 	"github.com/candor-bench/candor/userr"
 	"github.com/candor-bench/candor/workload"
 	"github.com/candor-bench/candor/workload/loadstate"
@@ -83,7 +85,9 @@ func TestShardRows(t *testing.T) {
 // waiting for shard 1 with its part in; a run is refused naming shard 1/2; shard 1 loads its part,
 // after which a run is refused saying shard 0 must finish; shard 1 started again without --drop is
 // told its part is complete; shard 0 started again without --drop resumes (no --drop, no rows
-// written twice), builds the keys and completes the load, which passes the consistency check.
+// written twice), builds the keys and completes the load. Then shard 0 is stopped again, this
+// time in the middle of its key build (keysResumed), and restarted; the load passes the
+// consistency check. (Shards loading at once: cmd/candor's TestShardsLoadAndRun.)
 func TestShardRestarts(t *testing.T) {
 	parallel(t)
 	for _, e := range testDBs {
@@ -149,19 +153,19 @@ func TestShardRestarts(t *testing.T) {
 			if n := count(t, db, "item"); n != Items {
 				t.Errorf("%d items after the resumed load, want %d (ITEM once)", n, Items)
 			}
-			for _, r := range checkAll(t, db, true) {
-				if !r.Skipped && !r.OK {
-					t.Errorf("condition %d after the resumed load: %v", r.Condition, r.Violations)
-				}
-			}
 			if s, err := w.Open(ctx, db, sc); err != nil {
 				t.Errorf("a run on the completed load: %v", err)
 			} else {
 				s.Close()
 			}
-			// A new load with --drop forgets the sharded load's rows.
-			if _, err := Load(ctx, db, LoadOptions{Warehouses: 1, Loaders: 1, Seed: 3, Drop: true, ToolVersion: "test"}); err != nil {
-				t.Fatal(err)
+			keysResumed(t, db, shard(0, time.Minute)) // and the whole consistency check
+			// A new load with --drop forgets the sharded load's rows: they are gone once it writes
+			// its own (it is stopped there; the rest of a load is TestLoadAndCheck's).
+			stopped, stop := context.WithCancel(ctx)
+			defer stop()
+			if _, err := Load(stopped, db, LoadOptions{Warehouses: 1, Loaders: 1, Seed: 3, Drop: true, ToolVersion: "test",
+				Progress: func(int64) { stop() }}); !errors.Is(err, context.Canceled) {
+				t.Fatalf("an unsharded load with Drop, stopped at its first rows: %v", err)
 			}
 			if n, m, err := parts.Begun(ctx, db); err != nil || n != 0 || len(m) != 0 {
 				t.Errorf("after an unsharded load: the parts' rows %d, %v, %v; want none", n, m, err)
@@ -170,86 +174,67 @@ func TestShardRestarts(t *testing.T) {
 	}
 }
 
-// TestShardKeysResumed: shard 0 stopped while it built the keys of a sharded load (some built,
-// some not; on PostgreSQL one table's unique index built and not yet attached as its primary key)
-// is started again without --drop: it builds only what is missing, completes the load, and the
-// load passes the consistency check. Built twice, an index or a key would fail ("already exists").
-func TestShardKeysResumed(t *testing.T) {
-	parallel(t)
-	for _, e := range testDBs {
-		t.Run(e.name, func(t *testing.T) {
-			parallel(t)
-			ctx := context.Background()
-			db := e.open(t)
-			shard := func(i int) LoadOptions {
-				// ShardWait bounds a hang; the shards load at once, beside the package's other
-				// parallel tests: on SQLite (one writer) shard 1's part once took over a minute.
-				return LoadOptions{Warehouses: 2, Loaders: 2, Seed: 5, ToolVersion: "test", Shard: workload.Shard{Index: i, Count: 2},
-					ShardWait: 10 * time.Minute}
-			}
-			other := make(chan error, 1)
-			go func() { _, err := Load(ctx, db, shard(1)); other <- err }()
-			if _, err := Load(ctx, db, shard(0)); err != nil {
-				t.Fatalf("shard 0: %v", err)
-			}
-			if err := <-other; err != nil {
-				t.Fatalf("shard 1: %v", err)
-			}
-			// The state a stop in the middle of the key build leaves: the load not complete, the
-			// customers' index not built, and on PostgreSQL district without its key and stock
-			// with its unique index but without the key made from it.
-			exec(t, db, "UPDATE "+metaTable+" SET completed_at = NULL WHERE workload = 'tpcc'")
-			dialect := db.Dialect().SQLFamily()
-			switch dialect {
-			case dialectMySQL:
-				exec(t, db, "DROP INDEX customer_name_idx ON customer")
-			default:
-				exec(t, db, "DROP INDEX customer_name_idx")
-			}
-			if dialect == dialectPostgres {
-				exec(t, db, "ALTER TABLE district DROP CONSTRAINT district_pkey")
-				exec(t, db, "ALTER TABLE stock DROP CONSTRAINT stock_pkey")
-				exec(t, db, "CREATE UNIQUE INDEX stock_pkey ON stock (s_w_id, s_i_id)")
-			}
-			c, err := db.Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			before, err := loadstate.ReadKeys(ctx, c, dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if before.Indexes["customer_name_idx"] || !before.Indexes["orders_customer_idx"] {
-				t.Fatalf("before the restart: indexes %v, want orders_customer_idx and not customer_name_idx", before.Indexes)
-			}
-			if dialect == dialectPostgres && (before.PrimaryKeys["district"] || before.PrimaryKeys["stock"] || !before.Indexes["stock_pkey"] || !before.PrimaryKeys["customer"]) {
-				t.Fatalf("before the restart: keys %v, indexes %v", before.PrimaryKeys, before.Indexes)
-			}
+// keysResumed: shard0 (shard 0 of a sharded load that completed on db) stopped while it built the
+// keys (some built, some not; on PostgreSQL one table's unique index built and not yet attached as
+// its primary key) is started again without --drop: it builds only what is missing, completes the
+// load, and the load passes the consistency check. Built twice, an index or a key would fail
+// ("already exists").
+func keysResumed(t *testing.T, db driver.DB, shard0 LoadOptions) {
+	t.Helper()
+	ctx := context.Background()
+	// The state a stop in the middle of the key build leaves: the load not complete, the
+	// customers' index not built, and on PostgreSQL district without its key and stock
+	// with its unique index but without the key made from it.
+	exec(t, db, "UPDATE "+metaTable+" SET completed_at = NULL WHERE workload = 'tpcc'")
+	dialect := db.Dialect().SQLFamily()
+	switch dialect {
+	case dialectMySQL:
+		exec(t, db, "DROP INDEX customer_name_idx ON customer")
+	default:
+		exec(t, db, "DROP INDEX customer_name_idx")
+	}
+	if dialect == dialectPostgres {
+		exec(t, db, "ALTER TABLE district DROP CONSTRAINT district_pkey")
+		exec(t, db, "ALTER TABLE stock DROP CONSTRAINT stock_pkey")
+		exec(t, db, "CREATE UNIQUE INDEX stock_pkey ON stock (s_w_id, s_i_id)")
+	}
+	c, err := db.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	before, err := loadstate.ReadKeys(ctx, c, dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Indexes["customer_name_idx"] || !before.Indexes["orders_customer_idx"] {
+		t.Fatalf("before the restart: indexes %v, want orders_customer_idx and not customer_name_idx", before.Indexes)
+	}
+	if dialect == dialectPostgres && (before.PrimaryKeys["district"] || before.PrimaryKeys["stock"] || !before.Indexes["stock_pkey"] || !before.PrimaryKeys["customer"]) {
+		t.Fatalf("before the restart: keys %v, indexes %v", before.PrimaryKeys, before.Indexes)
+	}
 
-			info, err := Load(ctx, db, shard(0))
-			if err != nil || !info.Resumed || !info.Completed {
-				t.Fatalf("shard 0 restarted during its key build: %+v, %v; want it resumed and complete", info, err)
-			}
-			after, err := loadstate.ReadKeys(ctx, c, dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, x := range indexes {
-				if !after.Indexes[x.name] {
-					t.Errorf("index %s missing after the resumed key build (indexes %v)", x.name, after.Indexes)
-				}
-			}
-			for _, tb := range tables {
-				if len(tb.pk) > 0 && !keyBuilt(after, dialect, tb) {
-					t.Errorf("%s has no primary key after the resumed key build (keys %v, indexes %v)", tb.name, after.PrimaryKeys, after.Indexes)
-				}
-			}
-			for _, r := range checkAll(t, db, true) {
-				if !r.Skipped && !r.OK {
-					t.Errorf("condition %d after the resumed key build: %v", r.Condition, r.Violations)
-				}
-			}
-		})
+	info, err := Load(ctx, db, shard0)
+	if err != nil || !info.Resumed || !info.Completed {
+		t.Fatalf("shard 0 restarted during its key build: %+v, %v; want it resumed and complete", info, err)
+	}
+	after, err := loadstate.ReadKeys(ctx, c, dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range indexes {
+		if !after.Indexes[x.name] {
+			t.Errorf("index %s missing after the resumed key build (indexes %v)", x.name, after.Indexes)
+		}
+	}
+	for _, tb := range tables {
+		if len(tb.pk) > 0 && !keyBuilt(after, dialect, tb) {
+			t.Errorf("%s has no primary key after the resumed key build (keys %v, indexes %v)", tb.name, after.PrimaryKeys, after.Indexes)
+		}
+	}
+	for _, r := range checkAll(t, db, true) {
+		if !r.Skipped && !r.OK {
+			t.Errorf("condition %d after the resumed key build: %v", r.Condition, r.Violations)
+		}
 	}
 }
