@@ -242,8 +242,9 @@ func TestDiskFull(t *testing.T) {
 	}
 }
 
-// startCLI runs candor as a child process in the background (childCLI), so that its Ctrl-C is its own and the test may run beside others; wait returns its
-// exit status, what it printed and how long it ran after signalled (see interrupt).
+// bgCLI is candor running in the background as a child process (startCLI): its Ctrl-C is its own,
+// and the test may run beside others; wait returns its exit status, what it printed and how long it
+// ran after signalled (see interrupt).
 type bgCLI struct {
 	cmd      *exec.Cmd
 	done     chan struct{}
@@ -252,6 +253,8 @@ type bgCLI struct {
 	signaled time.Time
 }
 
+// startCLI starts candor with args in the background (childCLI), holding one call slot until it
+// exits. (startChildCLI writes to a file and leaves the slots to its caller, which starts several.)
 func startCLI(t *testing.T, args ...string) *bgCLI {
 	t.Helper()
 	b := &bgCLI{done: make(chan struct{})}
