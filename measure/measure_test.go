@@ -558,3 +558,27 @@ func BenchmarkTick(b *testing.B) {
 		r.Tick(time.Now())
 	}
 }
+
+// TestPhaseOfLateTicks: ticks fire a little late, so the warm-up's last interval ends a few
+// milliseconds into the window and the window's last one a few after it: each is labelled by
+// where most of it lies (warmup, then measure), and what counts is still Measured's.
+func TestPhaseOfLateTicks(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	r := NewRecorder(testOps, 1)
+	r.Begin(t0, t0.Add(10*time.Second), t0.Add(20*time.Second))
+	late := 3 * time.Millisecond
+	for _, c := range []struct {
+		end  time.Duration
+		want Phase
+	}{
+		{5*time.Second + late, PhaseWarmup},
+		{10*time.Second + late, PhaseWarmup},
+		{15*time.Second + late, PhaseMeasure},
+		{20*time.Second + late, PhaseMeasure},
+		{20*time.Second + 400*time.Millisecond, PhaseDrain},
+	} {
+		if iv := r.Tick(t0.Add(c.end)); iv.Phase != c.want {
+			t.Errorf("the interval ending at %v: %v, want %v", c.end, iv.Phase, c.want)
+		}
+	}
+}
