@@ -206,6 +206,12 @@ func driverSaturated(r *report.Result) string {
 	if len(reasons) == 0 {
 		return ""
 	}
+	if r.Database.Kind == "sqlite" {
+		// The engine runs in the driver's process: its work is the process's, and no other host
+		// can take the driver's share.
+		return "the driver process, the database's own work included, is likely short of CPU: " + strings.Join(reasons, "; ") +
+			"; latencies include its waits for a CPU, not only the database's own (give the process more CPU, or fewer terminals or a lower rate)"
+	}
 	return "the driver is likely a bottleneck: " + strings.Join(reasons, "; ") + "; latencies may include the driver's own delays, not only the database's (give it more CPU, or run it on another host)"
 }
 

@@ -103,7 +103,7 @@ func TestDriverSaturated(t *testing.T) {
 			[]string{"host's CPU was 95% busy and the driver took 39% of that"}},
 		{"host saturated by the database", res("postgres", 4, 4, &report.DriverWatch{CPUPct: 40, HostCPUBusyPct: 95}), nil},
 		{"SQLite says the engine is in the process", res("sqlite", 2, 2, &report.DriverWatch{CPUPct: 190, HostCPUBusyPct: 97}),
-			[]string{"the driver process (the embedded SQLite included) used 190% CPU"}},
+			[]string{"the driver process (the embedded SQLite included) used 190% CPU", "the database's own work included", "give the process more CPU"}},
 		{"no samples: CPU time over the run", func() *report.Result {
 			r := res("postgres", 2, 2, nil)
 			r.Driver.CPUSeconds = 90
