@@ -14,7 +14,7 @@ type dbFlags struct {
 	dialect string
 }
 
-const dbUsage = "database URL: postgres://USER:PASS@HOST:PORT/DB, mysql://... or sqlite:PATH (also cockroachdb://, yugabytedb://, mariadb://, tidb://, dolt://)"
+const dbUsage = "database URL: postgres://USER:PASS@HOST:PORT/DB, mysql://... or sqlite:PATH (also cockroachdb://, yugabytedb://, doltgres://, mariadb://, tidb://, dolt://; null: runs no database, to measure candor itself)"
 
 // add declares --db and --dialect on c. many: run takes several --db, one per endpoint (node) of
 // the database; load and check use the first.
@@ -28,7 +28,7 @@ func (d *dbFlags) add(c *cobra.Command, def string, many bool) {
 		usage = dbUsage + "; repeat it for several nodes of one database: the terminals are spread over them"
 	}
 	c.Flags().StringArrayVar(&d.urls, "db", defs, usage)
-	c.Flags().StringVar(&d.dialect, "dialect", "", "the engine, when the URL's scheme does not name it: postgres, cockroachdb or yugabytedb (PostgreSQL wire protocol); mysql, mariadb, tidb or dolt (MySQL wire protocol)")
+	c.Flags().StringVar(&d.dialect, "dialect", "", "the engine, when the URL's scheme does not name it: postgres, cockroachdb, yugabytedb or doltgres (PostgreSQL wire protocol); mysql, mariadb, tidb or dolt (MySQL wire protocol)")
 }
 
 // all returns every --db with --dialect applied.
