@@ -167,9 +167,13 @@ func fitsInMemory(r *report.Result) string {
 
 // driverSaturated says, with the figures, why the driver is likely the bottleneck, or "".
 func driverSaturated(r *report.Result) string {
-	who := "the driver process"
+	// On SQLite the engine runs in the driver's process: its work is the process's, and no other
+	// host can take the driver's share.
+	who, lead, advice := "the driver process", "the driver is likely a bottleneck: ",
+		"; latencies may include the driver's own delays, not only the database's (give it more CPU, or run it on another host)"
 	if r.Database.Kind == "sqlite" {
-		who = "the driver process (the embedded SQLite included)"
+		who, lead = "the driver process (the embedded SQLite included)", "the driver process, the database's own work included, is likely short of CPU: "
+		advice = "; latencies include its waits for a CPU, not only the database's own (give the process more CPU, or fewer terminals or a lower rate)"
 	}
 	cpus := float64(max(1, r.Driver.CPUs))
 	cores := float64(r.Driver.GOMAXPROCS)
@@ -206,13 +210,7 @@ func driverSaturated(r *report.Result) string {
 	if len(reasons) == 0 {
 		return ""
 	}
-	if r.Database.Kind == "sqlite" {
-		// The engine runs in the driver's process: its work is the process's, and no other host
-		// can take the driver's share.
-		return "the driver process, the database's own work included, is likely short of CPU: " + strings.Join(reasons, "; ") +
-			"; latencies include its waits for a CPU, not only the database's own (give the process more CPU, or fewer terminals or a lower rate)"
-	}
-	return "the driver is likely a bottleneck: " + strings.Join(reasons, "; ") + "; latencies may include the driver's own delays, not only the database's (give it more CPU, or run it on another host)"
+	return lead + strings.Join(reasons, "; ") + advice
 }
 
 func pluralF(n float64) string {

@@ -86,8 +86,8 @@ func TestDriveClosedLoop(t *testing.T) {
 	if a < 20 || 3*a < o.Completed || a >= o.Completed || o.Totals.Counts[1].Completed != 0 || o.Summary.Partial {
 		t.Errorf("closed loop: %d of a in the window, %d over the run, %d of b, partial %v", a, o.Completed, o.Totals.Counts[1].Completed, o.Summary.Partial)
 	}
-	if s.drained.Load() != 1 || s.ticks.Load() < 5 || o.Completed < a {
-		t.Errorf("drained %d times, %d ticks, %d completed over the run", s.drained.Load(), s.ticks.Load(), o.Completed)
+	if s.drained.Load() != 1 || s.ticks.Load() < 5 {
+		t.Errorf("drained %d times, %d ticks", s.drained.Load(), s.ticks.Load())
 	}
 }
 

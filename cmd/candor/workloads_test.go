@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,7 +166,7 @@ func (f workloadFlow) search(t *testing.T, db, dir string) {
 	_, searchRate := f.rates()
 	srch := filepath.Join(dir, "search")
 	out := f.cli(t, 0, append([]string{f.name, "search", "--db", db, "--slo", f.slo, "--probe", "2s", "--warmup", "1s",
-		"--start-rate", searchRate, "--max-probes", "2", "--confirm", "1", "--confirm-probe", "2s", "--out", srch}, append(f.runArgs, f.searchArgs...)...)...)
+		"--start-rate", searchRate, "--max-probes", "2", "--confirm", "1", "--confirm-probe", "2s", "--out", srch}, slices.Concat(f.runArgs, f.searchArgs)...)...)
 	// The answer is "at least" the start rate when the first probe passes; on a busy host a 2 s
 	// probe of a few Poisson arrivals may fall short of its rate, and the search steps down: either
 	// way it states a max rate.
